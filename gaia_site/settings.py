@@ -1,0 +1,214 @@
+"""Gaia Memory Server settings: every knob is an environment variable (see README)."""
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from gaia_site.env import envbool, envfloat, envint, envlist, envstr
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(envstr("GAIA_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    given = envstr("GAIA_SECRET_KEY")
+    if given:
+        return given
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = envbool("GAIA_DEBUG", False)
+ALLOWED_HOSTS = envlist("GAIA_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = envlist("GAIA_CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_q",
+    "memory",
+    "conversations",
+    "discovery",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "gaia_site.urls"
+WSGI_APPLICATION = "gaia_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: SQLite (WAL) in the data directory unless DATABASE_URL says otherwise.
+DATABASES = {
+    "default": dj_database_url.parse(
+        envstr("DATABASE_URL", f"sqlite:///{DATA_DIR / 'gaia.sqlite3'}"),
+        conn_max_age=envint("GAIA_DB_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # IMMEDIATE avoids "database is locked" on concurrent read-then-write transactions.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;"
+        ),
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = Path(envstr("GAIA_STATIC_ROOT", str(DATA_DIR / "static")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+# --- Security: production turns these on through GAIA_SECURE=1 (behind HTTPS).
+_SECURE = envbool("GAIA_SECURE", False)
+SESSION_COOKIE_SECURE = _SECURE
+CSRF_COOKIE_SECURE = _SECURE
+SECURE_SSL_REDIRECT = _SECURE and envbool("GAIA_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = envint("GAIA_HSTS_SECONDS", 31536000 if _SECURE else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _SECURE
+SECURE_HSTS_PRELOAD = _SECURE
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if envbool("GAIA_BEHIND_PROXY", False) else None
+)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("GAIA_MAX_BODY_BYTES", 2 * 1024 * 1024)
+
+# --- REST API
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memory.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {
+        "token": envstr("GAIA_THROTTLE_RATE", "6000/min"),
+        "login": envstr("GAIA_LOGIN_THROTTLE_RATE", "10/min"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Gaia Memory Server API",
+    "DESCRIPTION": "Long-term memory for AI agents: remember, recall, update, forget.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Background tasks (django-q2). ORM broker by default; Redis when GAIA_REDIS_URL is set.
+GAIA_REDIS_URL = envstr("GAIA_REDIS_URL", "")
+Q_CLUSTER = {
+    "name": envstr("GAIA_Q_NAME", "gaia"),
+    "workers": envint("GAIA_Q_WORKERS", 2),
+    "timeout": envint("GAIA_Q_TIMEOUT", 120),
+    "retry": envint("GAIA_Q_RETRY", 180),
+    "max_attempts": envint("GAIA_Q_MAX_ATTEMPTS", 3),
+    "ack_failures": True,
+    "catch_up": False,
+    "save_limit": envint("GAIA_Q_SAVE_LIMIT", 1000),
+    "label": "Tasks",
+    "poll": 0.5,
+}
+if GAIA_REDIS_URL:
+    Q_CLUSTER["redis"] = GAIA_REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+GAIA_SYNC_TASKS = envbool("GAIA_SYNC_TASKS", False)  # run tasks inline (tests, debugging)
+if GAIA_SYNC_TASKS:
+    Q_CLUSTER["sync"] = True
+
+# --- Embeddings
+GAIA_EMBEDDER = envstr("GAIA_EMBEDDER", "local")  # local | openai
+GAIA_EMBED_URL = envstr("GAIA_EMBED_URL", "")
+GAIA_EMBED_MODEL = envstr("GAIA_EMBED_MODEL", "")
+GAIA_EMBED_API_KEY = envstr("GAIA_EMBED_API_KEY", "")
+GAIA_EMBED_DIM = envint("GAIA_EMBED_DIM", 384)
+GAIA_EMBED_TIMEOUT = envfloat("GAIA_EMBED_TIMEOUT", 10.0)
+GAIA_EMBED_BATCH = envint("GAIA_EMBED_BATCH", 32)
+GAIA_EMBED_MODEL_PATH = envstr("GAIA_EMBED_MODEL_PATH", "")
+GAIA_EMBED_TOKENIZER_PATH = envstr("GAIA_EMBED_TOKENIZER_PATH", "")
+
+# --- Recall
+GAIA_INDEX_CACHE_MB = envint("GAIA_INDEX_CACHE_MB", 256)
+GAIA_RRF_K = envint("GAIA_RRF_K", 60)
+GAIA_RRF_VECTOR_WEIGHT = envfloat("GAIA_RRF_VECTOR_WEIGHT", 0.6)
+GAIA_RRF_KEYWORD_WEIGHT = envfloat("GAIA_RRF_KEYWORD_WEIGHT", 0.4)
+GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
+GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
+GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")
+GAIA_RERANK_TIMEOUT = envfloat("GAIA_RERANK_TIMEOUT", 5.0)
+
+# --- LLM (any OpenAI-compatible /v1/chat/completions server); empty URL = no LLM.
+GAIA_LLM_URL = envstr("GAIA_LLM_URL", "")
+GAIA_LLM_MODEL = envstr("GAIA_LLM_MODEL", "")
+GAIA_LLM_API_KEY = envstr("GAIA_LLM_API_KEY", "")
+GAIA_LLM_TIMEOUT = envfloat("GAIA_LLM_TIMEOUT", 60.0)
+GAIA_LLM_RETRIES = envint("GAIA_LLM_RETRIES", 3)
+GAIA_IDLE_CONSOLIDATE_MINUTES = envint("GAIA_IDLE_CONSOLIDATE_MINUTES", 30)
+
+# --- Web app
+GAIA_ALLOW_SIGNUP = envbool("GAIA_ALLOW_SIGNUP", False)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": envstr("GAIA_LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

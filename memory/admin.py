@@ -1,0 +1,180 @@
+"""Staff curation of every user's memory; actions go through the services."""
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from memory import services
+from memory.models import ApiToken, KnowledgeItem, UserSettings
+from memory.tokens import token_revoke
+
+MASK = "•••• sensitive ••••"
+
+
+class ForgottenFilter(admin.SimpleListFilter):
+    title = "forgotten"
+    parameter_name = "forgotten"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Forgotten"), ("no", "Not forgotten")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(forgotten_at__isnull=self.value() == "no")
+        return queryset
+
+
+class SupersededFilter(admin.SimpleListFilter):
+    title = "superseded"
+    parameter_name = "superseded"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Superseded"), ("no", "Current")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(superseded_by__isnull=self.value() == "no")
+        return queryset
+
+
+def _each(request: HttpRequest, queryset: QuerySet, action, verb: str) -> None:
+    done = 0
+    for item in queryset.select_related("owner"):
+        action(user=item.owner, item_id=item.pk)
+        done += 1
+    messages.success(request, f"{verb} {done} item(s).")
+
+
+@admin.register(KnowledgeItem)
+class KnowledgeItemAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "owner",
+        "category",
+        "shown_content",
+        "context",
+        "entity",
+        "source",
+        "confidence",
+        "sensitive",
+        "updated_at",
+    )
+    list_filter = (
+        "owner",
+        "category",
+        "context",
+        "source",
+        "sensitive",
+        ForgottenFilter,
+        SupersededFilter,
+    )
+    search_fields = ("content", "entity", "domain", "owner__username")
+    readonly_fields = (
+        "owner",
+        "embedding_model",
+        "importance",
+        "use_count",
+        "last_used",
+        "created_at",
+        "updated_at",
+        "superseded_by",
+        "forgotten_at",
+        "source_turn",
+    )
+    list_select_related = ("owner",)
+    actions = ("forget_items", "restore_items", "erase_items", "mark_sensitive")
+
+    @admin.display(description="content")
+    def shown_content(self, item: KnowledgeItem) -> str:
+        return MASK if item.sensitive else item.content[:120]
+
+    def save_model(self, request, obj, form, change):
+        fields = {
+            name: form.cleaned_data[name]
+            for name in form.changed_data
+            if name in services.UPDATABLE
+        }
+        if change:
+            if fields:
+                services.memory_update(user=obj.owner, item_id=obj.pk, source="user", **fields)
+            return
+        created = services.memory_create(
+            user=form.cleaned_data["owner"] if "owner" in form.cleaned_data else request.user,
+            source="user",
+            **{
+                k: form.cleaned_data.get(k)
+                for k in (
+                    "content",
+                    "category",
+                    "domain",
+                    "context",
+                    "entity",
+                    "sensitive",
+                    "metadata",
+                    "due_at",
+                )
+            },
+        )
+        obj.pk = created.pk
+
+    def get_readonly_fields(self, request, obj=None):
+        return (
+            self.readonly_fields if obj else tuple(f for f in self.readonly_fields if f != "owner")
+        )
+
+    @admin.action(description="Forget (soft delete, restorable)")
+    def forget_items(self, request, queryset):
+        _each(request, queryset, services.memory_forget, "Forgot")
+
+    @admin.action(description="Restore forgotten items")
+    def restore_items(self, request, queryset):
+        _each(request, queryset, services.memory_restore, "Restored")
+
+    @admin.action(description="Erase for good (hard delete)")
+    def erase_items(self, request, queryset):
+        _each(request, queryset, services.memory_erase, "Erased")
+
+    @admin.action(description="Mark sensitive")
+    def mark_sensitive(self, request, queryset):
+        for item in queryset.select_related("owner"):
+            services.memory_update(user=item.owner, item_id=item.pk, source="user", sensitive=True)
+        messages.success(request, f"Marked {queryset.count()} item(s) sensitive.")
+
+    def delete_model(self, request, obj):
+        services.memory_erase(user=obj.owner, item_id=obj.pk)
+
+    def delete_queryset(self, request, queryset):
+        for item in queryset.select_related("owner"):
+            services.memory_erase(user=item.owner, item_id=item.pk)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "owner",
+        "prefix",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    list_filter = ("owner",)
+    search_fields = ("name", "owner__username", "prefix")
+    readonly_fields = ("owner", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at")
+    actions = ("revoke",)
+
+    def has_add_permission(self, request):
+        return False  # secrets are shown once: create tokens in the web app or by command
+
+    @admin.action(description="Revoke")
+    def revoke(self, request, queryset):
+        for token in queryset.select_related("owner"):
+            token_revoke(user=token.owner, token_id=token.pk)
+        messages.success(request, "Revoked.")
+
+
+@admin.register(UserSettings)
+class UserSettingsAdmin(admin.ModelAdmin):
+    list_display = ("user", "timezone", "memory_enabled", "auto_extract", "discovery_consent")
+    search_fields = ("user__username",)

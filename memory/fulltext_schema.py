@@ -1,0 +1,91 @@
+"""Full-text index DDL per database backend, used by the migrations of both stores.
+
+SQLite: an external-content FTS5 table (porter unicode61) kept in sync by triggers, so
+every write path (ORM, admin, bulk updates, raw deletes) updates it.
+PostgreSQL: a stored generated tsvector column with a GIN index.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FullTextSpec:
+    table: str  # the model's table
+    fts: str  # SQLite FTS5 table name
+    columns: tuple[str, ...]  # indexed columns, most important first
+    weights: tuple[str, ...]  # PostgreSQL weight letter per column
+
+
+def sqlite_create(spec: FullTextSpec) -> list[str]:
+    cols = ", ".join(spec.columns)
+    new = ", ".join(f"new.{c}" for c in spec.columns)
+    old = ", ".join(f"old.{c}" for c in spec.columns)
+    return [
+        f"CREATE VIRTUAL TABLE {spec.fts} USING fts5({cols}, content='{spec.table}', "
+        f"content_rowid='id', tokenize='porter unicode61')",
+        f"CREATE TRIGGER {spec.fts}_ai AFTER INSERT ON {spec.table} BEGIN "
+        f"INSERT INTO {spec.fts}(rowid, {cols}) VALUES (new.id, {new}); END",
+        f"CREATE TRIGGER {spec.fts}_ad AFTER DELETE ON {spec.table} BEGIN "
+        f"INSERT INTO {spec.fts}({spec.fts}, rowid, {cols}) VALUES ('delete', old.id, {old}); END",
+        f"CREATE TRIGGER {spec.fts}_au AFTER UPDATE OF {cols} ON {spec.table} BEGIN "
+        f"INSERT INTO {spec.fts}({spec.fts}, rowid, {cols}) VALUES ('delete', old.id, {old}); "
+        f"INSERT INTO {spec.fts}(rowid, {cols}) VALUES (new.id, {new}); END",
+        f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('rebuild')",
+    ]
+
+
+def sqlite_drop(spec: FullTextSpec) -> list[str]:
+    return [f"DROP TRIGGER IF EXISTS {spec.fts}_{s}" for s in ("ai", "ad", "au")] + [
+        f"DROP TABLE IF EXISTS {spec.fts}"
+    ]
+
+
+def postgres_create(spec: FullTextSpec) -> list[str]:
+    parts = " || ".join(
+        f"setweight(to_tsvector('english', coalesce({c}, '')), '{w}')"
+        for c, w in zip(spec.columns, spec.weights, strict=True)
+    )
+    return [
+        f"ALTER TABLE {spec.table} ADD COLUMN search_tsv tsvector "
+        f"GENERATED ALWAYS AS ({parts}) STORED",
+        f"CREATE INDEX {spec.table}_tsv ON {spec.table} USING GIN (search_tsv)",
+    ]
+
+
+def postgres_drop(spec: FullTextSpec) -> list[str]:
+    return [
+        f"DROP INDEX IF EXISTS {spec.table}_tsv",
+        f"ALTER TABLE {spec.table} DROP COLUMN IF EXISTS search_tsv",
+    ]
+
+
+def operations(spec: FullTextSpec):  # -> list[migrations.RunPython]
+    from django.db import migrations
+
+    def forward(apps, schema_editor) -> None:
+        vendor = schema_editor.connection.vendor
+        statements = {"sqlite": sqlite_create, "postgresql": postgres_create}.get(vendor)
+        for sql in statements(spec) if statements else []:
+            schema_editor.execute(sql)
+
+    def backward(apps, schema_editor) -> None:
+        vendor = schema_editor.connection.vendor
+        statements = {"sqlite": sqlite_drop, "postgresql": postgres_drop}.get(vendor)
+        for sql in statements(spec) if statements else []:
+            schema_editor.execute(sql)
+
+    return [migrations.RunPython(forward, backward)]
+
+
+KNOWLEDGE_FTS = FullTextSpec(
+    table="memory_knowledgeitem",
+    fts="memory_knowledge_fts",
+    columns=("content", "entity", "domain", "category"),
+    weights=("A", "B", "C", "C"),
+)
+TURN_FTS = FullTextSpec(
+    table="conversations_turn",
+    fts="conversations_turn_fts",
+    columns=("content", "speaker"),
+    weights=("A", "B"),
+)

@@ -1,0 +1,8 @@
+from django.db import migrations
+
+from memory.fulltext_schema import KNOWLEDGE_FTS, operations
+
+
+class Migration(migrations.Migration):
+    dependencies = [("memory", "0001_initial")]
+    operations = operations(KNOWLEDGE_FTS)

@@ -1,0 +1,135 @@
+"""The knowledge store, API tokens, per-user settings and the vector-index generation."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from memory.ownership import OwnedModel, OwnedQuerySet
+
+CATEGORIES = ["fact", "preference", "error", "skill", "note", "reminder"]
+PRIVILEGED_CATEGORIES = ["profile", "permission", "system"]
+SOURCE_CONFIDENCE = {
+    "user": 0.8,
+    "tool": 0.7,
+    "llm_extract": 0.4,
+    "error_auto": 0.5,
+    "discovery": 0.4,
+    "consolidation": 0.5,
+}
+CONTENT_MAX = 2000
+
+
+class KnowledgeQuerySet(OwnedQuerySet):
+    def active(self) -> "KnowledgeQuerySet":
+        """Neither forgotten nor superseded: what search, listings and prompts show."""
+        return self.filter(forgotten_at__isnull=True, superseded_by__isnull=True)
+
+
+class KnowledgeItem(OwnedModel):
+    category = models.CharField(
+        max_length=20,
+        choices=[(c, c) for c in CATEGORIES + PRIVILEGED_CATEGORIES],
+        default="fact",
+        db_index=True,
+    )
+    content = models.TextField()
+    domain = models.CharField(max_length=100, blank=True, default="")
+    context = models.CharField(max_length=100, default="global", db_index=True)
+    entity = models.CharField(max_length=200, blank=True, default="", db_index=True)
+    sensitive = models.BooleanField(default=False)
+    source = models.CharField(
+        max_length=20, choices=[(s, s) for s in SOURCE_CONFIDENCE], default="tool"
+    )
+    confidence = models.FloatField(default=0.7)
+    importance = models.FloatField(default=1.0)
+    metadata = models.JSONField(default=dict, blank=True)
+    use_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+    last_used = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(null=True, blank=True)
+    reminded_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    forgotten_at = models.DateTimeField(null=True, blank=True)
+    embedding = models.BinaryField(null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    source_turn = models.ForeignKey(
+        "conversations.Turn",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="knowledge_items",
+    )
+
+    objects = KnowledgeQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner", "forgotten_at", "superseded_by"], name="ki_active"),
+            models.Index(fields=["owner", "category", "context", "entity"], name="ki_scope"),
+            models.Index(fields=["owner", "due_at"], name="ki_due"),
+            models.Index(fields=["owner", "embedding_model"], name="ki_embedded"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.category}: {self.content[:60]}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.forgotten_at is None and self.superseded_by_id is None
+
+
+class ApiToken(OwnedModel):
+    """A named bearer token for one agent; only a hash of the secret is stored."""
+
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16, db_index=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_usable(self) -> bool:
+        if self.revoked_at is not None:
+            return False
+        return self.expires_at is None or self.expires_at > timezone.now()
+
+
+class UserSettings(models.Model):
+    """One row per user, created on demand by `user_settings_get`."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="gaia_settings"
+    )
+    timezone = models.CharField(max_length=64, default="UTC")
+    memory_enabled = models.BooleanField(default=True)
+    auto_extract = models.BooleanField(default=True)
+    extraction_steering = models.TextField(blank=True, default="")
+    discovery_consent = models.BooleanField(default=False)
+    contexts = models.JSONField(default=list, blank=True)
+
+    def __str__(self) -> str:
+        return f"settings of {self.user_id}"
+
+
+class IndexGeneration(models.Model):
+    """Per-user counter bumped on every write that changes what search can return.
+
+    Each serving process compares it with the generation its cached vector index was
+    built at, so a write in any process is seen by the next search in every process.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    value = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"generation {self.value} of user {self.user_id}"

@@ -1,0 +1,98 @@
+"""Keyword stage: BM25 over SQLite FTS5, or PostgreSQL full-text search.
+
+User text never reaches the query syntax: it is reduced to plain word terms, each
+quoted, so quotes, `AND (`, `*`, `NEAR` or emoji are just words (or nothing).
+AND of the terms first; OR when AND finds nothing.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS, FullTextSpec
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 48
+# Column weights for bm25(): content counts most (see fulltext_schema column order).
+_SQLITE_WEIGHTS = {KNOWLEDGE_FTS.fts: (1.0, 0.5, 0.3, 0.3), TURN_FTS.fts: (1.0, 0.5)}
+STOPWORDS = frozenset(
+    "a an and are as at be but by did do does for from had has have he her his how i if in "
+    "is it its me my of on or our she so that the their them they this to was we were what "
+    "when where which who whom why will with you your".split()
+)
+
+
+def query_terms(text: str, *, drop_stopwords: bool = False) -> list[str]:
+    """Distinct lower-case word terms of `text`, in order, at most MAX_TERMS."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if drop_stopwords and word in STOPWORDS:
+            continue
+        seen.setdefault(word, None)
+        if len(seen) >= MAX_TERMS:
+            break
+    return list(seen)
+
+
+@dataclass
+class Where:
+    """SQL conditions on the model table (aliased `t`), with their parameters."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: list = field(default_factory=list)
+
+    def add(self, clause: str, *params: object) -> "Where":
+        self.clauses.append(clause)
+        self.params.extend(params)
+        return self
+
+    def sql(self) -> str:
+        return "".join(f" AND {c}" for c in self.clauses)
+
+
+def search(
+    spec: FullTextSpec, text: str, where: Where, limit: int, *, any_term: bool = False
+) -> list[tuple[int, float]]:
+    """(row id, score) best first; higher score is better. `where` must scope the owner.
+
+    `any_term` skips the AND pass (dedup wants every item sharing a word).
+    """
+    if not any(c.startswith("t.owner_id") for c in where.clauses):
+        raise ValueError("keyword search must be scoped to one owner")
+    terms = query_terms(text)
+    if not terms or limit <= 0:
+        return []
+    run = _sqlite if connection.vendor == "sqlite" else _postgres
+    hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
+    if not hits:
+        meaningful = query_terms(text, drop_stopwords=True) or terms
+        hits = run(spec, meaningful, "OR", where, limit)
+    return hits
+
+
+def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+    match = f" {op} ".join(f'"{t}"' for t in terms)
+    weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec.fts])
+    sql = (
+        f"SELECT t.id, bm25({spec.fts}, {weights}) AS rank FROM {spec.fts} "
+        f"JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
+        f"WHERE {spec.fts} MATCH %s{where.sql()} ORDER BY rank LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [match, *where.params, limit])
+        return [(row[0], -float(row[1])) for row in cursor.fetchall()]
+
+
+def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+    text = " ".join(terms)
+    query = "plainto_tsquery('english', %s)"
+    if op == "OR":
+        query = f"replace({query}::text, ' & ', ' | ')::tsquery"
+    sql = (
+        f"SELECT t.id, ts_rank_cd(t.search_tsv, q) AS rank FROM {spec.table} t, {query} q "
+        f"WHERE t.search_tsv @@ q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [text, *where.params, limit])
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]

@@ -1,0 +1,148 @@
+"""Read-only views of one user's memory: stats, entities, contexts, activity."""
+
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import Avg, Count, Max, Q
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from conversations.models import Session, ToolCall, Turn
+from memory.models import KnowledgeItem
+
+
+def _counts(qs, field: str) -> dict[str, int]:
+    rows = qs.values(field).annotate(n=Count("pk")).order_by("-n", field)
+    return {row[field] or "": row["n"] for row in rows}
+
+
+def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, Any]:
+    """Counts of everything the user has, for the stats API, dashboard and command."""
+    items = KnowledgeItem.objects.for_user(user)
+    active = items.active()
+    embedded = active.exclude(embedding__isnull=True)
+    if embedding_model:
+        embedded = embedded.filter(embedding_model=embedding_model)
+    active_count = active.count()
+    turns = Turn.objects.for_user(user)
+    tool_calls = ToolCall.objects.for_user(user)
+    return {
+        "knowledge": {
+            "active": active_count,
+            "forgotten": items.filter(forgotten_at__isnull=False).count(),
+            "superseded": items.filter(superseded_by__isnull=False).count(),
+            "sensitive": active.filter(sensitive=True).count(),
+            "by_category": _counts(active, "category"),
+            "by_context": _counts(active, "context"),
+            "by_source": _counts(active, "source"),
+        },
+        "conversations": {
+            "sessions": Session.objects.for_user(user).count(),
+            "turns": turns.count(),
+        },
+        "tool_calls": {
+            "total": tool_calls.count(),
+            "failed": tool_calls.filter(success=False).count(),
+        },
+        "embeddings": {
+            "embedded": embedded.count(),
+            "coverage": round(embedded.count() / active_count, 4) if active_count else 1.0,
+        },
+        "extraction": {
+            "pending": turns.filter(extraction_status="pending").count(),
+            "failed": turns.filter(extraction_status="failed").count(),
+            "done": turns.filter(extraction_status="done").count(),
+        },
+    }
+
+
+def entities_list(*, user: Any, limit: int = 100) -> list[dict[str, Any]]:
+    rows = (
+        KnowledgeItem.objects.for_user(user)
+        .active()
+        .exclude(entity="")
+        .values("entity")
+        .annotate(count=Count("pk"), last_updated=Max("updated_at"))
+        .order_by("-count", "entity")[:limit]
+    )
+    return list(rows)
+
+
+def contexts_list(*, user: Any, limit: int = 100) -> list[dict[str, Any]]:
+    rows = (
+        KnowledgeItem.objects.for_user(user)
+        .active()
+        .values("context")
+        .annotate(count=Count("pk"))
+        .order_by("-count", "context")[:limit]
+    )
+    return list(rows)
+
+
+def _daily(qs, field: str, since) -> dict[str, int]:
+    rows = (
+        qs.filter(**{f"{field}__gte": since})
+        .annotate(day=TruncDate(field))
+        .values("day")
+        .annotate(n=Count("pk"))
+    )
+    return {row["day"].isoformat(): row["n"] for row in rows}
+
+
+def activity_timeline(*, user: Any, days: int = 30) -> list[dict[str, Any]]:
+    """Daily counts of turns, new memories and tool calls, oldest first, no gaps."""
+    days = max(1, min(days, 365))
+    today = timezone.now().date()
+    since = timezone.now() - timedelta(days=days)
+    turns = _daily(Turn.objects.for_user(user), "timestamp", since)
+    memories = _daily(KnowledgeItem.objects.for_user(user), "created_at", since)
+    calls = _daily(ToolCall.objects.for_user(user), "timestamp", since)
+    out = []
+    for offset in range(days - 1, -1, -1):
+        day = (today - timedelta(days=offset)).isoformat()
+        out.append(
+            {
+                "date": day,
+                "turns": turns.get(day, 0),
+                "memories": memories.get(day, 0),
+                "tool_calls": calls.get(day, 0),
+            }
+        )
+    return out
+
+
+def tool_summary(*, user: Any) -> list[dict[str, Any]]:
+    """Per tool: calls, success rate, mean duration, last error."""
+    rows = (
+        ToolCall.objects.for_user(user)
+        .values("tool_name")
+        .annotate(
+            calls=Count("pk"),
+            successes=Count("pk", filter=Q(success=True)),
+            mean_duration_ms=Avg("duration_ms"),
+        )
+        .order_by("-calls", "tool_name")
+    )
+    out = []
+    for row in rows:
+        last_error = (
+            ToolCall.objects.for_user(user)
+            .filter(tool_name=row["tool_name"], success=False)
+            .order_by("-timestamp")
+            .values_list("error", flat=True)
+            .first()
+        )
+        out.append(
+            {
+                "tool_name": row["tool_name"],
+                "calls": row["calls"],
+                "success_rate": round(row["successes"] / row["calls"], 4),
+                "mean_duration_ms": (
+                    round(row["mean_duration_ms"], 1)
+                    if row["mean_duration_ms"] is not None
+                    else None
+                ),
+                "last_error": last_error or "",
+            }
+        )
+    return out

@@ -1,0 +1,358 @@
+"""The one write path for knowledge: API, web, admin, commands and tasks all call these.
+
+Each service takes the acting `user` and reaches rows only through `for_user`, so an id
+of another user's item behaves exactly like a missing one (`KnowledgeItem.DoesNotExist`).
+"""
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Least
+from django.utils import timezone
+
+from memory import events
+from memory.dedup import find_duplicate
+from memory.models import (
+    CATEGORIES,
+    CONTENT_MAX,
+    PRIVILEGED_CATEGORIES,
+    SOURCE_CONFIDENCE,
+    KnowledgeItem,
+)
+from memory.user_settings import user_settings_get
+from memory.validation import (
+    clean_confidence,
+    clean_short,
+    clean_text,
+    parse_duration,
+    parse_when,
+    refuse_credentials,
+)
+
+AUTOMATIC_SOURCES = {"llm_extract", "consolidation", "error_auto", "discovery"}
+UPDATABLE = (
+    "content",
+    "category",
+    "domain",
+    "context",
+    "entity",
+    "sensitive",
+    "confidence",
+    "metadata",
+    "due_at",
+    "reminded_at",
+)
+RECALL_CONFIDENCE_BUMP = 0.02
+
+
+def _clean_category(category: Any, source: str) -> str:
+    category = (category or "fact").strip().lower() if isinstance(category, str) else category
+    if category not in CATEGORIES + PRIVILEGED_CATEGORIES:
+        raise ValidationError(
+            {"category": f"Unknown category. Use one of: {', '.join(CATEGORIES)}."},
+            code="invalid",
+        )
+    if category in PRIVILEGED_CATEGORIES and source in AUTOMATIC_SOURCES:
+        raise ValidationError(
+            {"category": f"'{category}' is privileged: automatic sources may not write it."},
+            code="privileged",
+        )
+    return category
+
+
+def _clean_metadata(value: Any) -> dict:
+    if value in (None, ""):
+        return {}
+    if not isinstance(value, dict):
+        raise ValidationError({"metadata": "Must be a JSON object."}, code="invalid")
+    return value
+
+
+def _clean_fields(user: Any, fields: dict[str, Any], *, source: str) -> dict[str, Any]:
+    """Validate and normalise the given subset of item fields."""
+    cleaned: dict[str, Any] = {}
+    if "content" in fields:
+        cleaned["content"] = clean_text(fields["content"], field="content", limit=CONTENT_MAX)
+        refuse_credentials(cleaned["content"])
+    if "category" in fields:
+        cleaned["category"] = _clean_category(fields["category"], source)
+    for name, limit, default in (
+        ("domain", 100, ""),
+        ("context", 100, "global"),
+        ("entity", 200, ""),
+    ):
+        if name in fields:
+            cleaned[name] = clean_short(fields[name], field=name, limit=limit, default=default)
+            if name == "entity":
+                cleaned[name] = cleaned[name].lower()
+    if "sensitive" in fields:
+        cleaned["sensitive"] = bool(fields["sensitive"])
+    if "confidence" in fields and fields["confidence"] is not None:
+        cleaned["confidence"] = clean_confidence(fields["confidence"], default=0.5)
+    if "metadata" in fields:
+        cleaned["metadata"] = _clean_metadata(fields["metadata"])
+    if "due_at" in fields:
+        cleaned["due_at"] = parse_when(fields["due_at"], field="due_at", user=user)
+    if "reminded_at" in fields:
+        value = fields["reminded_at"]
+        cleaned["reminded_at"] = (
+            timezone.now()
+            if isinstance(value, str) and value.strip().lower() == "now"
+            else parse_when(value, field="reminded_at", user=user)
+        )
+    return cleaned
+
+
+def _check_enabled(user: Any, source: str) -> None:
+    if source != "user" and not user_settings_get(user).memory_enabled:
+        raise ValidationError(
+            "Memory is turned off for this user (web app: Settings).", code="memory_disabled"
+        )
+
+
+def memory_create(
+    *,
+    user: Any,
+    content: str,
+    category: str = "fact",
+    domain: str = "",
+    context: str = "global",
+    entity: str = "",
+    sensitive: bool = False,
+    source: str = "tool",
+    confidence: float | None = None,
+    metadata: dict | None = None,
+    due_at: Any = None,
+    source_turn: Any = None,
+) -> KnowledgeItem:
+    """Store one item, or fold it into the active near-duplicate in its scope.
+
+    The returned item has `deduplicated` set to True when an existing row was updated.
+    """
+    if source not in SOURCE_CONFIDENCE:
+        raise ValidationError({"source": "Unknown source."}, code="invalid")
+    _check_enabled(user, source)
+    fields = _clean_fields(
+        user,
+        {
+            "content": content,
+            "category": category,
+            "domain": domain,
+            "context": context,
+            "entity": entity,
+            "sensitive": sensitive,
+            "metadata": metadata,
+            "due_at": due_at,
+        },
+        source=source,
+    )
+    fields["confidence"] = clean_confidence(confidence, default=SOURCE_CONFIDENCE[source])
+    with transaction.atomic():
+        duplicate = find_duplicate(
+            owner_id=user.pk,
+            content=fields["content"],
+            category=fields["category"],
+            context=fields["context"],
+            entity=fields["entity"],
+        )
+        if duplicate is not None:
+            item = _merge_into(duplicate, fields, source=source)
+        else:
+            item = KnowledgeItem.objects.create(
+                owner=user, source=source, source_turn=source_turn, **fields
+            )
+            item.deduplicated = False
+        events.items_changed(user.pk, upserted=[item.pk])
+    return item
+
+
+def _merge_into(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> KnowledgeItem:
+    """Newer content wins; confidence is the max of both; a `user` source is kept."""
+    if fields["content"] != item.content:
+        item.content = fields["content"]
+        item.embedding = None
+        item.embedding_model = ""
+    item.confidence = max(item.confidence, fields["confidence"])
+    if source == "user":
+        item.source = "user"
+    item.sensitive = item.sensitive or fields["sensitive"]
+    for name in ("domain", "due_at"):
+        if fields.get(name):
+            setattr(item, name, fields[name])
+    if fields.get("metadata"):
+        item.metadata = {**item.metadata, **fields["metadata"]}
+    item.updated_at = timezone.now()
+    item.save()
+    item.deduplicated = True
+    return item
+
+
+def memory_create_many(
+    *, user: Any, items: list[dict[str, Any]], source: str = "tool"
+) -> list[KnowledgeItem]:
+    """Store several items in one transaction, in order; all or nothing.
+
+    A bad entry raises ValidationError naming its index, and nothing is stored.
+    """
+    created: list[KnowledgeItem] = []
+    with transaction.atomic():
+        for index, entry in enumerate(items):
+            if not isinstance(entry, dict):
+                raise ValidationError({str(index): "Each entry must be an object."})
+            try:
+                created.append(memory_create(user=user, source=source, **entry))
+            except ValidationError as error:
+                raise ValidationError({str(index): error.messages}) from error
+            except TypeError as error:
+                raise ValidationError({str(index): f"Unknown field: {error}"}) from error
+    return created
+
+
+def memory_get(*, user: Any, item_id: int) -> KnowledgeItem:
+    return KnowledgeItem.objects.for_user(user).get(pk=item_id)
+
+
+def memory_update(
+    *, user: Any, item_id: int, source: str = "tool", **changes: Any
+) -> KnowledgeItem:
+    """Change only the given fields (update_memory). `reminded_at="now"` is accepted.
+
+    Changing content clears the stored embedding so the item is embedded again.
+    """
+    unknown = set(changes) - set(UPDATABLE)
+    if unknown:
+        raise ValidationError({name: "This field cannot be changed." for name in sorted(unknown)})
+    if not changes:
+        raise ValidationError("Nothing to update: give at least one field.", code="empty")
+    cleaned = _clean_fields(user, changes, source=source)
+    with transaction.atomic():
+        item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
+        content_changed = "content" in cleaned and cleaned["content"] != item.content
+        for name, value in cleaned.items():
+            setattr(item, name, value)
+        if content_changed:
+            item.embedding = None
+            item.embedding_model = ""
+        item.updated_at = timezone.now()
+        item.save()
+        events.items_changed(user.pk, upserted=[item.pk])
+    return item
+
+
+def memory_supersede(
+    *,
+    user: Any,
+    item_id: int,
+    content: str,
+    source: str,
+    confidence: float | None = None,
+    source_turn: Any = None,
+) -> KnowledgeItem:
+    """Replace an item by a new row (lineage): the old one points at it via superseded_by."""
+    with transaction.atomic():
+        old = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
+        if not old.is_active:
+            raise ValidationError("Only an active item can be superseded.", code="inactive")
+        fields = _clean_fields(user, {"content": content, "category": old.category}, source=source)
+        new = KnowledgeItem.objects.create(
+            owner=user,
+            content=fields["content"],
+            category=old.category,
+            domain=old.domain,
+            context=old.context,
+            entity=old.entity,
+            sensitive=old.sensitive,
+            due_at=old.due_at,
+            metadata=old.metadata,
+            source=source,
+            confidence=clean_confidence(confidence, default=SOURCE_CONFIDENCE[source]),
+            source_turn=source_turn,
+        )
+        old.superseded_by = new
+        old.updated_at = timezone.now()
+        old.save(update_fields=["superseded_by", "updated_at"])
+        events.items_changed(user.pk, upserted=[new.pk], removed=[old.pk])
+    return new
+
+
+def memory_forget(*, user: Any, item_id: int) -> KnowledgeItem:
+    """Soft delete: hidden everywhere at once, restorable."""
+    with transaction.atomic():
+        item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
+        if item.forgotten_at is None:
+            item.forgotten_at = timezone.now()
+            item.save(update_fields=["forgotten_at"])
+            events.items_changed(user.pk, removed=[item.pk])
+    return item
+
+
+def memory_restore(*, user: Any, item_id: int) -> KnowledgeItem:
+    """Undo a forget; the item comes back exactly as it was."""
+    with transaction.atomic():
+        item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
+        if item.forgotten_at is not None:
+            item.forgotten_at = None
+            item.save(update_fields=["forgotten_at"])
+            events.items_changed(user.pk, upserted=[item.pk])
+    return item
+
+
+def memory_erase(*, user: Any, item_id: int) -> None:
+    """Hard delete: the row, its full-text entry (trigger / generated column) and vector."""
+    with transaction.atomic():
+        item = KnowledgeItem.objects.for_user(user).get(pk=item_id)
+        KnowledgeItem.objects.for_user(user).filter(superseded_by=item).update(superseded_by=None)
+        item.delete()
+        events.items_changed(user.pk, removed=[item_id])
+
+
+def memory_forget_bulk(
+    *,
+    user: Any,
+    context: str | None = None,
+    older_than: str | None = None,
+    categories: Iterable[str] | None = None,
+    dry_run: bool = False,
+) -> int:
+    """Soft-forget active items matching every given filter; returns how many."""
+    if not context and not older_than and not categories:
+        raise ValidationError("Give at least one of context, older_than, categories.", code="empty")
+    qs = KnowledgeItem.objects.for_user(user).filter(forgotten_at__isnull=True)
+    if context:
+        qs = qs.filter(context=context)
+    if older_than:
+        qs = qs.filter(created_at__lt=timezone.now() - parse_duration(older_than))
+    if categories:
+        categories = list(categories)
+        bad = [c for c in categories if c not in CATEGORIES + PRIVILEGED_CATEGORIES]
+        if bad:
+            raise ValidationError({"categories": f"Unknown: {', '.join(map(str, bad))}."})
+        qs = qs.filter(category__in=categories)
+    if dry_run:
+        return qs.count()
+    with transaction.atomic():
+        ids = list(qs.values_list("pk", flat=True))
+        KnowledgeItem.objects.filter(pk__in=ids).update(forgotten_at=timezone.now())
+        if ids:
+            events.items_changed(user.pk, removed=ids)
+    return len(ids)
+
+
+def memory_touch(*, user: Any, item_ids: Iterable[int], when: datetime | None = None) -> int:
+    """Recall side effects in one query: confidence +0.02 (max 1), use_count +1, last_used."""
+    ids = list(item_ids)
+    if not ids:
+        return 0
+    return (
+        KnowledgeItem.objects.for_user(user)
+        .filter(pk__in=ids)
+        .update(
+            confidence=Least(F("confidence") + RECALL_CONFIDENCE_BUMP, Value(1.0)),
+            use_count=F("use_count") + 1,
+            last_used=when or timezone.now(),
+        )
+    )

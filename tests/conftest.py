@@ -1,0 +1,39 @@
+"""Shared fixtures: users alice and bob (and charlie), each with an API token."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from memory.tokens import token_create
+
+
+@pytest.fixture
+def alice(django_user_model):
+    return django_user_model.objects.create_user("alice", "alice@example.org", "alice-pass-123")
+
+
+@pytest.fixture
+def bob(django_user_model):
+    return django_user_model.objects.create_user("bob", "bob@example.org", "bob-pass-123")
+
+
+@pytest.fixture
+def charlie(django_user_model):
+    return django_user_model.objects.create_user("charlie", "charlie@example.org", "charlie-pass")
+
+
+def _client_for(user) -> APIClient:
+    _, secret = token_create(user=user, name="test-agent")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    client.token_secret = secret
+    return client
+
+
+@pytest.fixture
+def alice_api(alice) -> APIClient:
+    return _client_for(alice)
+
+
+@pytest.fixture
+def bob_api(bob) -> APIClient:
+    return _client_for(bob)

@@ -1,0 +1,97 @@
+from datetime import UTC, datetime
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from conversations.models import Session, Turn
+from conversations.services import tool_call_record, turn_append, turns_append_many
+from memory.user_settings import user_settings_update
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_creates_the_session_on_first_use_and_keeps_caller_timestamps(alice):
+    turn = turn_append(
+        user=alice,
+        session_id="chat-1",
+        role="user",
+        content="Hi there",
+        timestamp="2023-05-08T13:56:00+00:00",
+        speaker="Caroline",
+    )
+    assert turn.session.session_id == "chat-1" and turn.speaker == "Caroline"
+    assert turn.timestamp == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    turn_append(user=alice, session_id="chat-1", role="assistant", content="Hello")
+    assert Session.objects.for_user(alice).count() == 1
+
+
+def test_sessions_with_the_same_id_are_separate_per_user(alice, bob):
+    a = turn_append(user=alice, session_id="same", role="user", content="alice")
+    b = turn_append(user=bob, session_id="same", role="user", content="bob")
+    assert a.session_id != b.session_id
+
+
+def test_it_marks_long_user_turns_for_extraction_only(alice):
+    long = turn_append(
+        user=alice, session_id="s", role="user", content="I moved to Lisbon last spring"
+    )
+    short = turn_append(user=alice, session_id="s", role="user", content="ok thanks")
+    reply = turn_append(
+        user=alice, session_id="s", role="assistant", content="That is a lovely city to live in"
+    )
+    assert [long.extraction_status, short.extraction_status, reply.extraction_status] == [
+        "pending",
+        "",
+        "",
+    ]
+    user_settings_update(user=alice, auto_extract=False)
+    off = turn_append(user=alice, session_id="s", role="user", content="I adopted a dog named Rex")
+    assert off.extraction_status == ""
+
+
+def test_it_validates_roles_content_and_truncates(alice):
+    with pytest.raises(ValidationError):
+        turn_append(user=alice, session_id="s", role="robot", content="x")
+    with pytest.raises(ValidationError):
+        turn_append(user=alice, session_id="s", role="user", content="")
+    with pytest.raises(ValidationError):
+        turn_append(user=alice, session_id="", role="user", content="x")
+    turn = turn_append(user=alice, session_id="s", role="user", content="y" * 5000)
+    assert len(turn.content) == 4000
+
+
+def test_batch_turns_are_stored_in_order_or_not_at_all(alice):
+    with pytest.raises(ValidationError):
+        turns_append_many(
+            user=alice,
+            turns=[
+                {"session_id": "s", "role": "user", "content": "one"},
+                {"session_id": "s", "role": "nobody", "content": "two"},
+            ],
+        )
+    assert not Turn.objects.exists()
+    stored = turns_append_many(
+        user=alice,
+        turns=[
+            {"session_id": "s", "role": "user", "content": "one"},
+            {"session_id": "s", "role": "assistant", "content": "two"},
+        ],
+    )
+    assert [t.content for t in stored] == ["one", "two"]
+
+
+def test_tool_calls_are_recorded_with_their_outcome(alice):
+    call = tool_call_record(
+        user=alice,
+        tool_name="web_search",
+        session_id="s",
+        args={"q": "x"},
+        success=False,
+        error="timeout",
+        duration_ms=1200,
+    )
+    assert call.session.session_id == "s" and call.error == "timeout" and not call.success
+    with pytest.raises(ValidationError):
+        tool_call_record(user=alice, tool_name="x", duration_ms=-1)
+    with pytest.raises(ValidationError):
+        tool_call_record(user=alice, tool_name="")
