@@ -138,6 +138,9 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "gaia_site.api.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "gaia_site.api.Pagination",
+    "DEFAULT_THROTTLE_CLASSES": ["gaia_site.api.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "token": envstr("GAIA_THROTTLE_RATE", "6000/min"),
         "login": envstr("GAIA_LOGIN_THROTTLE_RATE", "10/min"),
@@ -168,6 +171,13 @@ if GAIA_REDIS_URL:
     Q_CLUSTER["redis"] = GAIA_REDIS_URL
 else:
     Q_CLUSTER["orm"] = "default"
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": GAIA_REDIS_URL}
+        if GAIA_REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 GAIA_SYNC_TASKS = envbool("GAIA_SYNC_TASKS", False)  # run tasks inline (tests, debugging)
 if GAIA_SYNC_TASKS:
     Q_CLUSTER["sync"] = True

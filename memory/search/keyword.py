@@ -88,10 +88,11 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
     text = " ".join(terms)
     query = "plainto_tsquery('english', %s)"
     if op == "OR":
-        query = f"replace({query}::text, ' & ', ' | ')::tsquery"
+        query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
     sql = (
-        f"SELECT t.id, ts_rank_cd(t.search_tsv, q) AS rank FROM {spec.table} t, {query} q "
-        f"WHERE t.search_tsv @@ q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
+        f"SELECT t.id, ts_rank_cd(t.search_tsv, s.q) AS rank "
+        f"FROM {spec.table} t, (SELECT {query} AS q) s "
+        f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [text, *where.params, limit])
