@@ -3,7 +3,7 @@
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Avg, Count, Max, Q
+from django.db.models import Avg, Count, F, Max, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -146,3 +146,61 @@ def tool_summary(*, user: Any) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+ORDERINGS = {
+    "created_at", "-created_at", "updated_at", "-updated_at", "confidence", "-confidence",
+    "last_used", "-last_used", "use_count", "-use_count", "due_at", "-due_at",
+}
+
+
+def memory_list(
+    *,
+    user: Any,
+    category: str | None = None,
+    context: str | None = None,
+    entity: str | None = None,
+    source: str | None = None,
+    sensitive: bool | None = None,
+    include_superseded: bool = False,
+    include_forgotten: bool = False,
+    ordering: str = "-updated_at",
+):
+    """The user's items under the listing filters (a queryset, newest change first)."""
+    from django.core.exceptions import ValidationError
+
+    items = KnowledgeItem.objects.for_user(user)
+    if not include_superseded:
+        items = items.filter(superseded_by__isnull=True)
+    if not include_forgotten:
+        items = items.filter(forgotten_at__isnull=True)
+    for name, value in (("category", category), ("context", context), ("source", source)):
+        if value:
+            items = items.filter(**{name: value})
+    if entity:
+        items = items.filter(entity=entity.lower())
+    if sensitive is not None:
+        items = items.filter(sensitive=sensitive)
+    if ordering not in ORDERINGS:
+        raise ValidationError({"ordering": f"Use one of: {', '.join(sorted(ORDERINGS))}."})
+    return items.order_by(ordering, "-pk")
+
+
+def upcoming_items(*, user: Any, days: int = 7) -> list[KnowledgeItem]:
+    """Active items due within `days` or overdue, not yet reminded since they became due.
+
+    An item reminded before its due time comes back once the due time has passed.
+    """
+    now = timezone.now()
+    horizon = now + timedelta(days=max(0, min(days, 366)))
+    items = (
+        KnowledgeItem.objects.for_user(user)
+        .active()
+        .filter(due_at__isnull=False, due_at__lte=horizon)
+        .filter(
+            Q(reminded_at__isnull=True)
+            | Q(due_at__lte=now, reminded_at__lt=F("due_at"))
+        )
+        .order_by("due_at")
+    )
+    return list(items)
