@@ -1,0 +1,57 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _check_deploy(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("GAIA_")}
+    environ.update({"GAIA_DATA_DIR": str(tmp_path), **env})
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_documented_production_settings_pass_check_deploy(tmp_path):
+    result = _check_deploy(
+        tmp_path,
+        GAIA_SECURE="1",
+        GAIA_SECRET_KEY="x" * 20 + "a-long-random-production-key-1234567890",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_laptop_defaults_are_flagged_by_check_deploy(tmp_path):
+    result = _check_deploy(tmp_path)
+    assert result.returncode != 0
+    assert "SESSION_COOKIE_SECURE" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("value", ["", "0"])
+def test_debug_is_off_unless_asked(tmp_path, value):
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("GAIA_")}
+    environ.update({"GAIA_DATA_DIR": str(tmp_path), "GAIA_DEBUG": value})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django,os;os.environ['DJANGO_SETTINGS_MODULE']="
+            "'gaia_site.settings';django.setup();from django.conf import settings;"
+            "print(settings.DEBUG, (settings.DATA_DIR / 'secret_key').exists())",
+        ],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.stdout.strip() == "False True", out.stderr
