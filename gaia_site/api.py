@@ -12,10 +12,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser as DRFJSONParser
 from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
-from rest_framework.views import exception_handler as drf_exception_handler
 
 MAX_PAGE_SIZE = 200
 
@@ -46,6 +44,10 @@ def error_response(code: str, message: str, http_status: int, fields: dict | Non
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
+    # Imported here: rest_framework.views loads the throttle class below while it builds
+    # APIView, so a module-level import makes importing this module first a cycle.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
     if isinstance(exc, DjangoValidationError):
         fields = error_fields(exc.message_dict) if hasattr(exc, "error_dict") else {}
         message = "; ".join(exc.messages) if not fields else "Invalid input."
@@ -90,12 +92,3 @@ class TokenRateThrottle(SimpleRateThrottle):
         ident = f"t{token.pk}" if getattr(token, "pk", None) else f"u{request.user.pk}"
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
-
-class JSONParser(DRFJSONParser):
-    """DRF's JSON parser, plus: absurdly nested JSON is a 400, not a RecursionError (500)."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise exceptions.ParseError("JSON parse error - nested too deeply.") from None

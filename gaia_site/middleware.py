@@ -57,8 +57,5 @@ class ApiMiddleware:
         except ValueError:
             return error_json("bad_request", "Invalid Content-Length header.", 400)
         if limit is not None and length > limit:
-            return error_json(
-                "too_large", f"Request body too large: at most {limit} bytes.", 413
-            )
+            return error_json("too_large", f"Request body too large: at most {limit} bytes.", 413)
         return None
-

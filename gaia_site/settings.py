@@ -139,7 +139,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["gaia_site.api.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["gaia_site.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "gaia_site.api.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "gaia_site.api.Pagination",

@@ -51,9 +51,18 @@ def _function(name: str, description: str, properties: dict, required: list[str]
 _ITEM_FIELDS = {
     "category": {**_CATEGORY, "description": "What kind of memory (default fact)."},
     "domain": {"type": "string", "description": "Topic area, e.g. coding, health."},
-    "context": {"type": "string", "description": "Scope such as work or personal (default global)."},  # noqa: E501
-    "entity": {"type": "string", "description": "Who or what it is about, e.g. person:sarah_chen, project:gaia."},  # noqa: E501
-    "sensitive": {"type": "boolean", "description": "Private information (hidden unless asked for)."},  # noqa: E501
+    "context": {
+        "type": "string",
+        "description": "Scope such as work or personal (default global).",
+    },
+    "entity": {
+        "type": "string",
+        "description": "Who or what it is about, e.g. person:sarah_chen, project:gaia.",
+    },
+    "sensitive": {
+        "type": "boolean",
+        "description": "Private information (hidden unless asked for).",
+    },
     "due_at": {"type": "string", "description": f"Deadline or reminder time: {_ISO}."},
 }
 TOOLS: list[dict] = [
@@ -61,7 +70,10 @@ TOOLS: list[dict] = [
         "remember",
         "Store a fact, preference, error, skill, note or reminder about the user for future "
         "conversations. One self-contained statement per call.",
-        {"content": {"type": "string", "description": "The statement to remember."}, **_ITEM_FIELDS},  # noqa: E501
+        {
+            "content": {"type": "string", "description": "The statement to remember."},
+            **_ITEM_FIELDS,
+        },
         ["content"],
     ),
     _function(
@@ -70,11 +82,19 @@ TOOLS: list[dict] = [
         "them with update_memory or forget).",
         {
             "query": {"type": "string", "description": "What to look for, in plain words."},
-            "top_k": {"type": "integer", "minimum": 1, "maximum": 100, "description": "How many results (default 5)."},  # noqa: E501
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "How many results (default 5).",
+            },
             "category": _CATEGORY,
             "context": {"type": "string", "description": "Search this context plus global."},
             "entity": {"type": "string", "description": "Only items about this entity."},
-            "include_sensitive": {"type": "boolean", "description": "Include private items; only when the user asks for them."},  # noqa: E501
+            "include_sensitive": {
+                "type": "boolean",
+                "description": "Include private items; only when the user asks for them.",
+            },
             "time_from": {"type": "string", "description": f"Stored at or after: {_ISO}."},
             "time_to": {"type": "string", "description": f"Stored at or before: {_ISO}."},
         },
@@ -104,7 +124,12 @@ TOOLS: list[dict] = [
         "turns with their time and session id.",
         {
             "query": {"type": "string", "description": "Keywords to look for."},
-            "top_k": {"type": "integer", "minimum": 1, "maximum": 100, "description": "How many turns (default 10)."},  # noqa: E501
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "How many turns (default 10).",
+            },
             "session_id": {"type": "string", "description": "Only this session."},
             "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
             "time_from": {"type": "string", "description": f"Said at or after: {_ISO}."},
@@ -174,8 +199,7 @@ def _recall(user: Any, arguments: dict) -> dict:
     hits = search.recall(user=user, **data)
     return {
         "results": [
-            {**_item(h.item), "score": round(h.score, 4), "matched_by": h.matched_by}
-            for h in hits
+            {**_item(h.item), "score": round(h.score, 4), "matched_by": h.matched_by} for h in hits
         ]
     }
 
@@ -249,7 +273,9 @@ def tool_call(*, user: Any, name: Any, arguments: Any) -> dict[str, Any]:
     """Run one memory tool for `user`; bad input gives an error result, not an exception."""
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
     if handler is None:
-        return _failure("unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}.")  # noqa: E501
+        return _failure(
+            "unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}."
+        )
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments))}
     except ToolError as error:

@@ -187,11 +187,15 @@ class _Importer:
         self.sessions[session_id] = Session.objects.create(
             owner=self.user,
             session_id=session_id,
-            context=clean_short(record.get("context"), field="context", limit=100, default="global"),  # noqa: E501
+            context=clean_short(
+                record.get("context"), field="context", limit=100, default="global"
+            ),
             created_at=created_at,
             last_turn_at=self.when(record, "last_turn_at") or created_at,
             consolidated_at=self.when(record, "consolidated_at"),
-            summary=clean_text(record.get("summary"), field="summary", limit=20_000, required=False),  # noqa: E501
+            summary=clean_text(
+                record.get("summary"), field="summary", limit=20_000, required=False
+            ),
         )
         self.created["sessions"] += 1
 
@@ -202,9 +206,11 @@ class _Importer:
             raise ValidationError({"role": f"Use one of: {', '.join(ROLES)}."})
         content = clean_text(record.get("content"), field="content", limit=4000)
         timestamp = self.when(record, "timestamp", required=True)
-        turn = Turn.objects.for_user(self.user).filter(
-            session=session, role=role, timestamp=timestamp, content=content
-        ).first()
+        turn = (
+            Turn.objects.for_user(self.user)
+            .filter(session=session, role=role, timestamp=timestamp, content=content)
+            .first()
+        )
         if turn is not None:
             self.skipped["turns"] += 1
         else:
@@ -215,7 +221,9 @@ class _Importer:
                 role=role,
                 speaker=clean_short(record.get("speaker"), field="speaker", limit=100),
                 content=content,
-                context=clean_short(record.get("context"), field="context", limit=100, default="global"),  # noqa: E501
+                context=clean_short(
+                    record.get("context"), field="context", limit=100, default="global"
+                ),
                 timestamp=timestamp,
                 created_at=self.when(record, "created_at") or timezone.now(),
                 consolidated_at=self.when(record, "consolidated_at"),
@@ -229,9 +237,11 @@ class _Importer:
         session = self.session(record["session_id"]) if record.get("session_id") else None
         tool_name = clean_text(record.get("tool_name"), field="tool_name", limit=200)
         timestamp = self.when(record, "timestamp", required=True)
-        if ToolCall.objects.for_user(self.user).filter(
-            session=session, tool_name=tool_name, timestamp=timestamp
-        ).exists():
+        if (
+            ToolCall.objects.for_user(self.user)
+            .filter(session=session, tool_name=tool_name, timestamp=timestamp)
+            .exists()
+        ):
             self.skipped["tool_calls"] += 1
             return
         args = self.json_value(record, "args", {}, (dict, list))
@@ -243,7 +253,9 @@ class _Importer:
             session=session,
             tool_name=tool_name,
             args=args,
-            result_summary=clean_text(record.get("result_summary"), field="result_summary", limit=4000, required=False),  # noqa: E501
+            result_summary=clean_text(
+                record.get("result_summary"), field="result_summary", limit=4000, required=False
+            ),
             success=bool(record.get("success", True)),
             error=clean_text(record.get("error"), field="error", limit=4000, required=False),
             duration_ms=duration,
@@ -268,7 +280,9 @@ class _Importer:
             "content": content,
             "category": category,
             "domain": clean_short(record.get("domain"), field="domain", limit=100),
-            "context": clean_short(record.get("context"), field="context", limit=100, default="global"),  # noqa: E501
+            "context": clean_short(
+                record.get("context"), field="context", limit=100, default="global"
+            ),
             "entity": clean_short(record.get("entity"), field="entity", limit=200).lower(),
             "created_at": self.when(record, "created_at") or timezone.now(),
         }
@@ -293,7 +307,9 @@ class _Importer:
                 **fields,
                 sensitive=bool(record.get("sensitive", False)),
                 source=source,
-                confidence=clean_confidence(record.get("confidence"), default=SOURCE_CONFIDENCE[source]),  # noqa: E501
+                confidence=clean_confidence(
+                    record.get("confidence"), default=SOURCE_CONFIDENCE[source]
+                ),
                 importance=clean_confidence(record.get("importance"), default=1.0),
                 metadata=metadata,
                 use_count=use_count,
@@ -358,7 +374,9 @@ def import_lines(*, user: Any, lines: Iterable[bytes | str]) -> dict[str, dict[s
                         {f"line {number}": f'The first line must be the "{FORMAT}" header.'}
                     )
                 if record.get("version") != VERSION:
-                    raise ValidationError({f"line {number}": f"Unsupported version (use {VERSION})."})  # noqa: E501
+                    raise ValidationError(
+                        {f"line {number}": f"Unsupported version (use {VERSION})."}
+                    )
                 seen_header = True
                 continue
             if kind not in handlers:

@@ -72,9 +72,7 @@ def _band_expr():
 def _scope(user: Any, context: str | None):
     contexts = {"global", context} if context else {"global"}
     return (
-        KnowledgeItem.objects.for_user(user)
-        .active()
-        .filter(sensitive=False, context__in=contexts)
+        KnowledgeItem.objects.for_user(user).active().filter(sensitive=False, context__in=contexts)
     )
 
 
@@ -122,9 +120,7 @@ def _when(moment: datetime, tz) -> str:
     return moment.astimezone(tz).strftime("%a %b %d %H:%M")
 
 
-def dynamic_context(
-    *, user: Any, context: str | None = None, days: int = 7, now: datetime | None = None
-) -> str:
+def dynamic_context(*, user: Any, context: str | None = None, days: int = 7) -> str:
     """Per-turn context to prepend to the user's message: time and due/overdue items.
 
     Time in the user's time zone with the weekday. Items due within `days` or overdue and
@@ -132,7 +128,7 @@ def dynamic_context(
     sensitive items are left out.
     """
     tz = user_tz(user)
-    now = now or timezone.now()
+    now = timezone.now()
     lines = [
         "[Gaia Memory Context]",
         f"Current time: {now.astimezone(tz).strftime('%Y-%m-%dT%H:%M:%S%z (%A)')}",

@@ -12,7 +12,5 @@ urlpatterns = [
         name="api-session-detail",
     ),
     path("tool-calls/", views.ToolCallListCreateView.as_view(), name="api-tool-calls"),
-    path(
-        "tool-calls/summary/", views.ToolCallSummaryView.as_view(), name="api-tool-call-summary"
-    ),
+    path("tool-calls/summary/", views.ToolCallSummaryView.as_view(), name="api-tool-call-summary"),
 ]

@@ -24,7 +24,6 @@ from memory import selectors as memory_selectors
 from memory.api.common import OneOrMany, errors, one_or_many
 
 
-
 class TurnCreateView(APIView):
     @extend_schema(
         tags=["conversations"],

@@ -75,7 +75,9 @@ class EntitiesView(APIView):
     def get(self, request: Request) -> Response:
         query = LimitSerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        return Response({"results": selectors.entities_list(user=request.user, **query.validated_data)})  # noqa: E501
+        return Response(
+            {"results": selectors.entities_list(user=request.user, **query.validated_data)}
+        )
 
 
 class ContextsView(APIView):
@@ -101,7 +103,9 @@ class ContextsView(APIView):
     def get(self, request: Request) -> Response:
         query = LimitSerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        return Response({"results": selectors.contexts_list(user=request.user, **query.validated_data)})  # noqa: E501
+        return Response(
+            {"results": selectors.contexts_list(user=request.user, **query.validated_data)}
+        )
 
 
 class ActivityQuerySerializer(serializers.Serializer):

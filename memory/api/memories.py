@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory import search, selectors, services
-from memory.api.common import OneOrMany, errors, one_or_many, object_id
+from memory.api.common import OneOrMany, errors, object_id, one_or_many
 from memory.api.serializers import (
     ForgetBulkResultSerializer,
     ForgetBulkSerializer,

@@ -12,9 +12,7 @@ urlpatterns = [
     path("memories/", memories.MemoryListCreateView.as_view(), name="api-memories"),
     path("memories/search/", memories.MemorySearchView.as_view(), name="api-memory-search"),
     path("memories/forget/", memories.MemoryForgetBulkView.as_view(), name="api-memory-forget"),
-    path(
-        "memories/upcoming/", memories.MemoryUpcomingView.as_view(), name="api-memory-upcoming"
-    ),
+    path("memories/upcoming/", memories.MemoryUpcomingView.as_view(), name="api-memory-upcoming"),
     path("memories/<int:pk>/", memories.MemoryDetailView.as_view(), name="api-memory-detail"),
     path(
         "memories/<int:pk>/restore/",

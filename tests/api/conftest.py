@@ -48,9 +48,20 @@ def near_twins(alice, bob):
         rows[name] = services.memory_create(
             user=user, content=f"The user {name} works on project gaia", category="fact"
         )
-        services.memory_create(user=user, content=f"{name} prefers dark mode", category="preference")
-        turn_append(user=user, session_id="shared-session", role="user",
-                    content=f"I am {name} and I work on project gaia every day")
-        tool_call_record(user=user, tool_name="web_search", session_id="shared-session",
-                         success=False, error=f"{name} search quota exceeded")
+        services.memory_create(
+            user=user, content=f"{name} prefers dark mode", category="preference"
+        )
+        turn_append(
+            user=user,
+            session_id="shared-session",
+            role="user",
+            content=f"I am {name} and I work on project gaia every day",
+        )
+        tool_call_record(
+            user=user,
+            tool_name="web_search",
+            session_id="shared-session",
+            success=False,
+            error=f"{name} search quota exceeded",
+        )
     return rows

@@ -63,7 +63,10 @@ def test_it_refuses_bad_turns_and_stores_none(alice_api, alice, body):
 
 def test_it_searches_past_conversations_by_words_and_time(alice_api, alice):
     old = turn_append(
-        user=alice, session_id="a", role="user", content="We picked PostgreSQL for billing",
+        user=alice,
+        session_id="a",
+        role="user",
+        content="We picked PostgreSQL for billing",
         timestamp=timezone.now() - timedelta(days=10),
     )
     new = turn_append(user=alice, session_id="b", role="assistant", content="Lunch was great")
@@ -96,8 +99,13 @@ def test_it_refuses_conversation_searches_without_a_query_or_time_range(alice_ap
 
 
 def test_it_lists_sessions_and_shows_one_with_its_turns(alice_api, alice):
-    turn_append(user=alice, session_id="older", role="user", content="first",
-                timestamp=timezone.now() - timedelta(hours=2))
+    turn_append(
+        user=alice,
+        session_id="older",
+        role="user",
+        content="first",
+        timestamp=timezone.now() - timedelta(hours=2),
+    )
     turn_append(user=alice, session_id="newer", role="user", content="one")
     turn_append(user=alice, session_id="newer", role="assistant", content="two")
     sessions = alice_api.get(SESSIONS).json()
@@ -127,8 +135,13 @@ def test_it_logs_tool_calls_and_summarises_them(alice_api, alice):
     assert alice_api.get(TOOL_CALLS, {"session_id": "s"}).json()["count"] == 1
     summary = alice_api.get(f"{TOOL_CALLS}summary/").json()["results"]
     assert summary == [
-        {"tool_name": "web_search", "calls": 2, "success_rate": 0.5, "mean_duration_ms": 100.0,
-         "last_error": "quota"}
+        {
+            "tool_name": "web_search",
+            "calls": 2,
+            "success_rate": 0.5,
+            "mean_duration_ms": 100.0,
+            "last_error": "quota",
+        }
     ]
 
 
@@ -169,9 +182,7 @@ def test_sessions_are_per_user_even_with_the_same_session_id(alice_api, bob_api,
     assert [s["session_id"] for s in bob_api.get(SESSIONS).json()["results"]] == ["same-name"]
 
 
-@pytest.mark.cross_user(
-    "api-turn-search", "api-tool-calls", "api-tool-call-summary"
-)
+@pytest.mark.cross_user("api-turn-search", "api-tool-calls", "api-tool-call-summary")
 def test_searches_and_tool_call_lists_never_show_another_users_rows(bob_api, bob, near_twins):
     found = bob_api.post(SEARCH, {"query": "work on project gaia", "top_k": 100}, format="json")
     assert [r["content"] for r in found.json()["results"]] == [

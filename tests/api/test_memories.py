@@ -62,7 +62,9 @@ def test_it_refuses_an_empty_batch(alice_api):
     assert_error(alice_api.post(MEMORIES, [], format="json"), 400)
 
 
-@pytest.mark.parametrize("field", ["owner", "id", "created_at", "forgotten_at", "source", "use_count"])
+@pytest.mark.parametrize(
+    "field", ["owner", "id", "created_at", "forgotten_at", "source", "use_count"]
+)
 def test_it_refuses_fields_a_client_may_not_set(alice_api, alice, bob, field):
     value = {"owner": bob.pk, "id": 999, "use_count": 50, "source": "user"}.get(
         field, "2001-01-01T00:00:00Z"
@@ -113,12 +115,16 @@ def test_it_answers_malformed_json_with_a_400(alice_api):
 
 
 def test_it_answers_a_non_json_body_with_a_415(alice_api):
-    response = alice_api.post(MEMORIES, "content=x", content_type="application/x-www-form-urlencoded")
+    response = alice_api.post(
+        MEMORIES, "content=x", content_type="application/x-www-form-urlencoded"
+    )
     assert_error(response, 415, "unsupported_media_type")
 
 
 def test_it_lists_with_filters_ordering_and_paging(alice_api, alice):
-    a = services.memory_create(user=alice, content="Work fact", context="work", entity="project:gaia")
+    a = services.memory_create(
+        user=alice, content="Work fact", context="work", entity="project:gaia"
+    )
     b = services.memory_create(user=alice, content="Home preference", category="preference")
     c = services.memory_create(user=alice, content="Private note", category="note", sensitive=True)
     gone = services.memory_create(user=alice, content="Forgotten thing")
@@ -288,13 +294,18 @@ def test_it_refuses_bulk_forget_without_a_valid_filter(alice_api, alice_item, bo
 
 def test_it_lists_upcoming_and_overdue_items(alice_api, alice):
     soon = services.memory_create(
-        user=alice, content="Dentist", category="reminder", due_at=timezone.now() + timedelta(days=2)
+        user=alice,
+        content="Dentist",
+        category="reminder",
+        due_at=timezone.now() + timedelta(days=2),
     )
     late = services.memory_create(
         user=alice, content="Taxes", category="reminder", due_at=timezone.now() - timedelta(days=1)
     )
     services.memory_create(
-        user=alice, content="Far away", category="reminder",
+        user=alice,
+        content="Far away",
+        category="reminder",
         due_at=timezone.now() + timedelta(days=30),
     )
     response = alice_api.get(f"{MEMORIES}upcoming/", {"days": 7})
@@ -312,12 +323,8 @@ def test_a_person_in_the_web_app_writes_with_source_user(alice):
     assert response.json()["source"] == "user" and response.json()["confidence"] == 0.8
 
 
-@pytest.mark.cross_user(
-    "api-memory-detail", "api-memory-restore", "api-memory-erase"
-)
-def test_another_users_id_is_a_404_like_a_missing_one_and_changes_nothing(
-    bob_api, alice_item
-):
+@pytest.mark.cross_user("api-memory-detail", "api-memory-restore", "api-memory-erase")
+def test_another_users_id_is_a_404_like_a_missing_one_and_changes_nothing(bob_api, alice_item):
     before = KnowledgeItem.objects.filter(pk=alice_item.pk).values().get()
     missing = 10**9
     calls = [
@@ -343,7 +350,8 @@ def test_lists_searches_and_bulk_forget_never_reach_another_users_rows(
     )
     listed = bob_api.get(MEMORIES, {"include_forgotten": True, "include_superseded": True})
     assert {r["content"] for r in listed.json()["results"]} == {
-        "The user bob works on project gaia", "bob prefers dark mode"
+        "The user bob works on project gaia",
+        "bob prefers dark mode",
     }
     found = bob_api.post(
         f"{MEMORIES}search/", {"query": "user works on project gaia", "top_k": 100}, format="json"
