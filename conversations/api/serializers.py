@@ -33,8 +33,10 @@ class TurnSerializer(serializers.ModelSerializer):
 class TurnSearchSerializer(StrictSerializer):
     query = serializers.CharField(max_length=20_000, required=False, allow_blank=True)
     top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, default=10)
-    session_id = serializers.CharField(max_length=128, required=False, allow_null=True)
-    role = serializers.ChoiceField(choices=ROLES, required=False, allow_null=True)
+    session_id = serializers.CharField(
+        max_length=128, required=False, allow_null=True, allow_blank=True
+    )
+    role = serializers.ChoiceField(choices=ROLES, required=False, allow_null=True, allow_blank=True)
     time_from = WhenField(help_text="Lower bound on the turn time (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on the turn time (ISO 8601).")
 
@@ -110,9 +112,9 @@ class ToolCallSerializer(serializers.ModelSerializer):
 
 
 class ToolCallListQuerySerializer(serializers.Serializer):
-    tool_name = serializers.CharField(max_length=200, required=False)
+    tool_name = serializers.CharField(max_length=200, required=False, allow_blank=True)
     success = serializers.BooleanField(required=False, allow_null=True, default=None)
-    session_id = serializers.CharField(max_length=128, required=False)
+    session_id = serializers.CharField(max_length=128, required=False, allow_blank=True)
 
 
 class ToolSummarySerializer(serializers.Serializer):

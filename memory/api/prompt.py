@@ -17,7 +17,10 @@ from memory.api.common import StrictSerializer, errors
 
 class PromptQuerySerializer(serializers.Serializer):
     context = serializers.CharField(
-        max_length=100, required=False, help_text="Active context (its items plus global)."
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text="Active context (its items plus global); empty = global only.",
     )
 
 

@@ -68,10 +68,12 @@ class MemoryUpdateSerializer(StrictSerializer):
 
 
 class MemoryListQuerySerializer(serializers.Serializer):
-    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False)
-    context = serializers.CharField(max_length=100, required=False)
-    entity = serializers.CharField(max_length=200, required=False)
-    source = serializers.ChoiceField(choices=list(SOURCE_CONFIDENCE), required=False)
+    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False, allow_blank=True)
+    context = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    entity = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    source = serializers.ChoiceField(
+        choices=list(SOURCE_CONFIDENCE), required=False, allow_blank=True
+    )
     sensitive = serializers.BooleanField(required=False, allow_null=True, default=None)
     include_superseded = serializers.BooleanField(default=False)
     include_forgotten = serializers.BooleanField(default=False)
@@ -81,9 +83,15 @@ class MemoryListQuerySerializer(serializers.Serializer):
 class RecallSerializer(StrictSerializer):
     query = serializers.CharField(max_length=20_000)
     top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, default=5)
-    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False, allow_null=True)
-    context = serializers.CharField(max_length=100, required=False, allow_null=True)
-    entity = serializers.CharField(max_length=200, required=False, allow_null=True)
+    category = serializers.ChoiceField(
+        choices=ALL_CATEGORIES, required=False, allow_null=True, allow_blank=True
+    )
+    context = serializers.CharField(
+        max_length=100, required=False, allow_null=True, allow_blank=True
+    )
+    entity = serializers.CharField(
+        max_length=200, required=False, allow_null=True, allow_blank=True
+    )
     include_sensitive = serializers.BooleanField(default=False)
     time_from = WhenField(help_text="Lower bound on created_at (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on created_at (ISO 8601).")

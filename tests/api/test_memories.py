@@ -364,3 +364,12 @@ def test_lists_searches_and_bulk_forget_never_reach_another_users_rows(
     assert bulk.json()["forgotten"] == 2
     assert KnowledgeItem.objects.for_user(alice).active().count() == 2
     assert alice_api.get(reverse("api-memories")).json()["count"] == 2
+
+
+def test_empty_filters_are_no_filters(alice_api, alice_item):
+    listed = alice_api.get(MEMORIES, {"category": "", "context": "", "entity": "", "source": ""})
+    assert [r["id"] for r in listed.json()["results"]] == [alice_item.pk]
+    found = alice_api.post(
+        f"{MEMORIES}search/", {"query": "oat milk", "category": "", "context": ""}, format="json"
+    )
+    assert [r["id"] for r in found.json()["results"]] == [alice_item.pk]

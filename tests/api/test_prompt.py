@@ -179,3 +179,10 @@ def test_prompts_never_show_another_users_memory(alice, bob_api, near_twins):
     prompt = system(bob_api)
     assert "bob works on project gaia" in prompt and "alice" not in prompt
     assert "alice" not in bob_api.get(CONTEXT).json()["context"]
+
+
+def test_an_empty_context_parameter_means_global_only(alice, alice_api):
+    services.memory_create(user=alice, content="Work only fact", context="work")
+    services.memory_create(user=alice, content="Global fact")
+    assert system(alice_api, context="") == system(alice_api)
+    assert "Work only fact" not in system(alice_api, context="")
