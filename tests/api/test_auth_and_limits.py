@@ -105,3 +105,12 @@ def test_the_import_has_its_own_larger_body_limit(alice_api, settings, monkeypat
 def test_unknown_api_urls_answer_in_the_error_shape(alice_api):
     assert_error(alice_api.get("/api/v1/no-such-thing/"), 404, "not_found")
     assert_error(alice_api.get("/api/v1/memories/abc/"), 404)
+
+
+def test_a_web_session_without_a_csrf_token_gets_403_in_the_error_shape(alice):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(alice)
+    assert client.get("/api/v1/memories/").status_code == 200
+    response = client.post("/api/v1/memories/", {"content": "x"}, format="json")
+    assert_error(response, 403, "permission_denied")
+    assert not KnowledgeItem.objects.exists()

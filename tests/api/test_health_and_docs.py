@@ -12,7 +12,7 @@ from memory import health_checks, services
 pytestmark = pytest.mark.django_db
 
 
-def test_health_needs_no_token_and_reports_database_and_worker(client):
+def test_health_needs_no_token_and_reports_database_and_worker():
     response = APIClient(HTTP_AUTHORIZATION="Bearer not-a-token").get("/api/v1/health/")
     assert response.status_code == 200
     body = response.json()
