@@ -14,18 +14,26 @@ from rest_framework import exceptions, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
-from rest_framework.views import exception_handler as drf_exception_handler
 
 MAX_PAGE_SIZE = 200
 
 
-def _fields(detail: Any) -> dict[str, list[str]]:
+def error_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Flatten nested serializer errors: {"0": {"content": [..]}} -> {"0.content": [..]}."""
+    out: dict[str, list[str]] = {}
     if isinstance(detail, dict):
-        return {
-            str(k): [str(m) for m in (v if isinstance(v, list) else [v])]
-            for k, v in detail.items()
-        }
-    return {}
+        items = detail.items()
+    elif isinstance(detail, list) and any(isinstance(v, (dict, list)) for v in detail):
+        items = ((str(i), v) for i, v in enumerate(detail) if v)
+    else:
+        return {prefix: [str(m) for m in (detail if isinstance(detail, list) else [detail])]}
+    for key, value in items:
+        out.update(error_fields(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def _messages(detail: Any) -> list[str]:
+    return [str(m) for m in detail] if isinstance(detail, list) else [str(detail)]
 
 
 def error_response(code: str, message: str, http_status: int, fields: dict | None = None):
@@ -36,8 +44,12 @@ def error_response(code: str, message: str, http_status: int, fields: dict | Non
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
+    # Imported here: rest_framework.views loads the throttle class below while it builds
+    # APIView, so a module-level import makes importing this module first a cycle.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
     if isinstance(exc, DjangoValidationError):
-        fields = _fields(exc.message_dict) if hasattr(exc, "error_dict") else {}
+        fields = error_fields(exc.message_dict) if hasattr(exc, "error_dict") else {}
         message = "; ".join(exc.messages) if not fields else "Invalid input."
         code = getattr(exc, "code", None) or "invalid"
         return error_response(code, message, status.HTTP_400_BAD_REQUEST, fields)
@@ -47,8 +59,10 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        fields = _fields(exc.detail)
-        message = "Invalid input." if fields else "; ".join(map(str, exc.detail))
+        fields = error_fields(exc.detail) if isinstance(exc.detail, (dict, list)) else {}
+        if isinstance(exc.detail, list) and set(fields) == {""}:
+            fields = {}  # a plain list of messages, not per-field errors
+        message = "Invalid input." if fields else "; ".join(map(str, _messages(exc.detail)))
         response.data = {"error": {"code": "invalid", "message": message}}
         if fields:
             response.data["error"]["fields"] = fields
@@ -77,3 +91,4 @@ class TokenRateThrottle(SimpleRateThrottle):
         token = getattr(request, "auth", None)
         ident = f"t{token.pk}" if getattr(token, "pk", None) else f"u{request.user.pk}"
         return self.cache_format % {"scope": self.scope, "ident": ident}
+

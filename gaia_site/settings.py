@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_q",
     "memory",
     "conversations",
@@ -52,6 +53,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "gaia_site.middleware.ApiMiddleware",
 ]
 
 ROOT_URLCONF = "gaia_site.urls"
@@ -127,6 +129,7 @@ SECURE_PROXY_SSL_HEADER = (
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("GAIA_MAX_BODY_BYTES", 2 * 1024 * 1024)
+GAIA_MAX_IMPORT_BYTES = envint("GAIA_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
 
 # --- REST API
 REST_FRAMEWORK = {
@@ -136,7 +139,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["gaia_site.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "gaia_site.api.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "gaia_site.api.Pagination",
@@ -151,6 +154,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Long-term memory for AI agents: remember, recall, update, forget.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_AUTHENTICATION": [],  # the schema and docs are public; a bad token is no 401 there
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from our own static files: docs work offline
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"CategoryEnum": "memory.api.serializers.ALL_CATEGORIES"},
 }
 
 # --- Background tasks (django-q2). ORM broker by default; Redis when GAIA_REDIS_URL is set.
@@ -181,6 +190,8 @@ CACHES = {
 GAIA_SYNC_TASKS = envbool("GAIA_SYNC_TASKS", False)  # run tasks inline (tests, debugging)
 if GAIA_SYNC_TASKS:
     Q_CLUSTER["sync"] = True
+# Health: a queued task waiting longer than this means no worker is consuming the queue.
+GAIA_WORKER_STALE_SECONDS = envint("GAIA_WORKER_STALE_SECONDS", 300)
 
 # --- Embeddings
 GAIA_EMBEDDER = envstr("GAIA_EMBEDDER", "local")  # local | openai

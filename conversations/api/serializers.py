@@ -1,0 +1,129 @@
+"""Request and response shapes of the conversation and tool-call endpoints."""
+
+from rest_framework import serializers
+
+from conversations.models import ROLES, Session, ToolCall, Turn
+from conversations.search import MAX_TOP_K
+from memory.api.common import JSONObjectField, StrictSerializer, WhenField
+
+INT32_MAX = 2**31 - 1
+
+
+class TurnCreateSerializer(StrictSerializer):
+    session_id = serializers.CharField(max_length=128)
+    role = serializers.ChoiceField(choices=ROLES)
+    content = serializers.CharField(max_length=100_000, help_text="Stored up to 4000 chars.")
+    context = serializers.CharField(max_length=100, allow_blank=True, default="global")
+    timestamp = WhenField(help_text="When it was said (ISO 8601); default now.")
+    speaker = serializers.CharField(max_length=100, allow_blank=True, default="")
+
+
+class TurnSerializer(serializers.ModelSerializer):
+    session_id = serializers.CharField(source="session.session_id", read_only=True)
+
+    class Meta:
+        model = Turn
+        fields = [
+            "id", "session_id", "role", "speaker", "content", "context", "timestamp",
+            "extraction_status", "consolidated_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class TurnSearchSerializer(StrictSerializer):
+    query = serializers.CharField(max_length=20_000, required=False, allow_blank=True)
+    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, default=10)
+    session_id = serializers.CharField(
+        max_length=128, required=False, allow_null=True, allow_blank=True
+    )
+    role = serializers.ChoiceField(choices=ROLES, required=False, allow_null=True, allow_blank=True)
+    time_from = WhenField(help_text="Lower bound on the turn time (ISO 8601).")
+    time_to = WhenField(help_text="Upper bound on the turn time (ISO 8601).")
+
+    def validate(self, attrs: dict) -> dict:
+        if not (attrs.get("query") or "").strip() and not (
+            attrs.get("time_from") or attrs.get("time_to")
+        ):
+            raise serializers.ValidationError("Give a query or a time range (or both).")
+        return attrs
+
+
+class TurnHitSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="turn.pk")
+    session_id = serializers.CharField(source="turn.session.session_id")
+    role = serializers.CharField(source="turn.role")
+    speaker = serializers.CharField(source="turn.speaker")
+    content = serializers.CharField(source="turn.content")
+    timestamp = serializers.DateTimeField(source="turn.timestamp")
+    score = serializers.FloatField()
+    matched_by = serializers.ChoiceField(choices=["vector", "keyword", "both", "time"])
+
+
+class TurnSearchResultSerializer(serializers.Serializer):
+    results = TurnHitSerializer(many=True)
+
+
+class SessionSerializer(serializers.ModelSerializer):
+    turn_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Session
+        fields = [
+            "session_id", "context", "created_at", "last_turn_at", "consolidated_at", "summary",
+            "turn_count",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class SessionDetailSerializer(serializers.Serializer):
+    session = SessionSerializer()
+    count = serializers.IntegerField(help_text="Turns in the session.")
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = TurnSerializer(many=True, help_text="One page of turns, oldest first.")
+
+
+class ToolCallCreateSerializer(StrictSerializer):
+    session_id = serializers.CharField(max_length=128, required=False, allow_null=True)
+    tool_name = serializers.CharField(max_length=200)
+    args = JSONObjectField(allow_list=True, required=False, allow_null=True)
+    result_summary = serializers.CharField(max_length=100_000, allow_blank=True, default="")
+    success = serializers.BooleanField(default=True)
+    error = serializers.CharField(max_length=100_000, allow_blank=True, default="")
+    duration_ms = serializers.IntegerField(
+        min_value=0, max_value=INT32_MAX, required=False, allow_null=True
+    )
+    timestamp = WhenField(help_text="When the call was made (ISO 8601); default now.")
+
+
+class ToolCallSerializer(serializers.ModelSerializer):
+    session_id = serializers.CharField(
+        source="session.session_id", read_only=True, allow_null=True, default=None
+    )
+    args = serializers.JSONField()
+
+    class Meta:
+        model = ToolCall
+        fields = [
+            "id", "session_id", "tool_name", "args", "result_summary", "success", "error",
+            "duration_ms", "timestamp",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ToolCallListQuerySerializer(serializers.Serializer):
+    tool_name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    success = serializers.BooleanField(required=False, allow_null=True, default=None)
+    session_id = serializers.CharField(max_length=128, required=False, allow_blank=True)
+
+
+class ToolSummarySerializer(serializers.Serializer):
+    tool_name = serializers.CharField()
+    calls = serializers.IntegerField()
+    success_rate = serializers.FloatField()
+    mean_duration_ms = serializers.FloatField(allow_null=True)
+    last_error = serializers.CharField()
+
+
+class ToolSummaryResultSerializer(serializers.Serializer):
+    results = ToolSummarySerializer(many=True)

@@ -1,0 +1,135 @@
+"""Conversation turns, past-conversation search, sessions and tool calls."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from conversations import search, selectors, services
+from conversations.api.serializers import (
+    SessionDetailSerializer,
+    SessionSerializer,
+    ToolCallCreateSerializer,
+    ToolCallListQuerySerializer,
+    ToolCallSerializer,
+    ToolSummaryResultSerializer,
+    TurnCreateSerializer,
+    TurnSearchResultSerializer,
+    TurnSearchSerializer,
+    TurnSerializer,
+)
+from memory import selectors as memory_selectors
+from memory.api.common import OneOrMany, errors, one_or_many
+
+
+class TurnCreateView(APIView):
+    @extend_schema(
+        tags=["conversations"],
+        summary="Log one turn or a batch",
+        description=(
+            "Body: one turn or a list of them (at most 1000), stored in order, all or "
+            "nothing. A session is created on first use of its session_id (ids are per "
+            "user). Answers the stored turns with their ids: an object for an object, a "
+            "list for a list."
+        ),
+        request=one_or_many("TurnCreateBody", TurnCreateSerializer),
+        responses={201: one_or_many("TurnCreatedBody", TurnSerializer), **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        entries, many = OneOrMany.parse(TurnCreateSerializer, request.data, {"user": request.user})
+        if many:
+            turns = services.turns_append_many(user=request.user, turns=entries)
+            body = TurnSerializer(turns, many=True).data
+        else:
+            body = TurnSerializer(services.turn_append(user=request.user, **entries[0])).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class TurnSearchView(APIView):
+    @extend_schema(
+        tags=["conversations"],
+        summary="Search past conversations",
+        description=(
+            "Keywords and/or a time range over the caller's turns: best match first with "
+            "a query, newest first with only a time range."
+        ),
+        request=TurnSearchSerializer,
+        responses={200: TurnSearchResultSerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        query = TurnSearchSerializer(data=request.data, context={"user": request.user})
+        query.is_valid(raise_exception=True)
+        hits = search.search_turns(user=request.user, **query.validated_data)
+        return Response(TurnSearchResultSerializer({"results": hits}).data)
+
+
+class SessionListView(GenericAPIView):
+    serializer_class = SessionSerializer
+
+    @extend_schema(
+        tags=["conversations"],
+        summary="List sessions",
+        responses={200: SessionSerializer(many=True), **errors(404)},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.sessions_list(user=request.user))
+        return self.get_paginated_response(SessionSerializer(page, many=True).data)
+
+
+class SessionDetailView(GenericAPIView):
+    serializer_class = SessionDetailSerializer
+
+    @extend_schema(
+        tags=["conversations"],
+        summary="One session and a page of its turns",
+        responses={200: SessionDetailSerializer, **errors(404)},
+    )
+    def get(self, request: Request, session_id: str) -> Response:
+        session = selectors.session_get(user=request.user, session_id=session_id)
+        turns = selectors.session_turns(user=request.user, session=session)
+        page = TurnSerializer(self.paginate_queryset(turns), many=True).data
+        body = self.get_paginated_response(page).data
+        return Response({"session": SessionSerializer(session).data, **body})
+
+
+class ToolCallListCreateView(GenericAPIView):
+    serializer_class = ToolCallSerializer
+
+    @extend_schema(
+        tags=["tool calls"],
+        summary="List tool calls",
+        parameters=[ToolCallListQuerySerializer],
+        responses={200: ToolCallSerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request) -> Response:
+        query = ToolCallListQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        calls = selectors.tool_calls_list(user=request.user, **query.validated_data)
+        page = self.paginate_queryset(calls)
+        return self.get_paginated_response(ToolCallSerializer(page, many=True).data)
+
+    @extend_schema(
+        tags=["tool calls"],
+        summary="Log a tool call",
+        request=ToolCallCreateSerializer,
+        responses={201: ToolCallSerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        given = ToolCallCreateSerializer(data=request.data, context={"user": request.user})
+        given.is_valid(raise_exception=True)
+        call = services.tool_call_record(user=request.user, **given.validated_data)
+        return Response(ToolCallSerializer(call).data, status=status.HTTP_201_CREATED)
+
+
+class ToolCallSummaryView(APIView):
+    @extend_schema(
+        tags=["tool calls"],
+        summary="Per-tool summary",
+        description="Per tool: calls, success rate, mean duration, last error.",
+        responses={200: ToolSummaryResultSerializer, **errors()},
+    )
+    def get(self, request: Request) -> Response:
+        rows = memory_selectors.tool_summary(user=request.user)
+        return Response(ToolSummaryResultSerializer({"results": rows}).data)

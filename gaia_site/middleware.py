@@ -1,0 +1,61 @@
+"""API-wide HTTP plumbing: request body limit and one error shape for every /api/ answer.
+
+DRF reads JSON bodies from the raw stream, so Django's DATA_UPLOAD_MAX_MEMORY_SIZE is
+never checked for them; this middleware refuses an oversized body (413) before any view
+runs. A view may allow more with a `max_body_bytes` class attribute (the import). Errors
+produced outside DRF (an unknown /api/ URL, a server error page) are rewritten into the
+API's error shape, so clients parse one format whatever went wrong.
+"""
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+API_PREFIX = "/api/"
+_MESSAGES = {
+    400: ("bad_request", "Bad request."),
+    403: ("permission_denied", "You do not have permission to perform this action."),
+    404: ("not_found", "Not found."),
+    405: ("method_not_allowed", "Method not allowed."),
+    413: ("too_large", "Request body too large."),
+    500: ("server_error", "Internal server error."),
+}
+
+
+def error_json(code: str, message: str, status: int) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+class ApiMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not request.path.startswith(API_PREFIX) or response.status_code < 400:
+            return response
+        if response.get("Content-Type", "").startswith("application/json"):
+            return response
+        code, message = _MESSAGES.get(
+            response.status_code, ("error", f"HTTP {response.status_code}.")
+        )
+        rewritten = error_json(code, message, response.status_code)
+        for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+            if response.has_header(header):
+                rewritten[header] = response[header]
+        return rewritten
+
+    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
+        if not request.path.startswith(API_PREFIX):
+            return None
+        limit = getattr(
+            getattr(view_func, "cls", None), "max_body_bytes", settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        )
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return error_json("bad_request", "Invalid Content-Length header.", 400)
+        if limit is not None and length > limit:
+            return error_json("too_large", f"Request body too large: at most {limit} bytes.", 413)
+        return None

@@ -1,0 +1,288 @@
+"""The five memory tools as OpenAI function-calling schemas, and their dispatcher.
+
+`TOOLS` can be handed to any OpenAI-compatible chat API as `tools=`. `tool_call()` runs
+one call exactly as a model emits it (`arguments` a JSON string or an object) and always
+returns a result the model can read: `{"ok": true, "result": ...}` or
+`{"ok": false, "error": {"code", "message", "fields"?}}`, never an exception for bad
+input, so an agent forwards the answer to its model unchanged.
+
+Arguments are validated by the same serializers as the REST endpoints, and the same
+services do the work. Privileged categories (profile, permission, system) cannot be
+written by a model through these tools.
+"""
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from conversations import search as turn_search
+from conversations.api.serializers import TurnSearchSerializer
+from gaia_site.api import error_fields
+from memory import search, services
+from memory.api.common import MAX_ID, StrictSerializer
+from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
+from memory.models import CATEGORIES, KnowledgeItem
+
+_ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
+_CATEGORY = {"type": "string", "enum": CATEGORIES}
+_ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
+
+
+def _function(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+_ITEM_FIELDS = {
+    "category": {**_CATEGORY, "description": "What kind of memory (default fact)."},
+    "domain": {"type": "string", "description": "Topic area, e.g. coding, health."},
+    "context": {
+        "type": "string",
+        "description": "Scope such as work or personal (default global).",
+    },
+    "entity": {
+        "type": "string",
+        "description": "Who or what it is about, e.g. person:sarah_chen, project:gaia.",
+    },
+    "sensitive": {
+        "type": "boolean",
+        "description": "Private information (hidden unless asked for).",
+    },
+    "due_at": {"type": "string", "description": f"Deadline or reminder time: {_ISO}."},
+}
+TOOLS: list[dict] = [
+    _function(
+        "remember",
+        "Store a fact, preference, error, skill, note or reminder about the user for future "
+        "conversations. One self-contained statement per call.",
+        {
+            "content": {"type": "string", "description": "The statement to remember."},
+            **_ITEM_FIELDS,
+        },
+        ["content"],
+    ),
+    _function(
+        "recall",
+        "Search long-term memory. Returns matching items, best first, with their ids (use "
+        "them with update_memory or forget).",
+        {
+            "query": {"type": "string", "description": "What to look for, in plain words."},
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "How many results (default 5).",
+            },
+            "category": _CATEGORY,
+            "context": {"type": "string", "description": "Search this context plus global."},
+            "entity": {"type": "string", "description": "Only items about this entity."},
+            "include_sensitive": {
+                "type": "boolean",
+                "description": "Include private items; only when the user asks for them.",
+            },
+            "time_from": {"type": "string", "description": f"Stored at or after: {_ISO}."},
+            "time_to": {"type": "string", "description": f"Stored at or before: {_ISO}."},
+        },
+        ["query"],
+    ),
+    _function(
+        "update_memory",
+        "Change an existing memory by id; only the given fields change. After mentioning a "
+        'time-sensitive item, set reminded_at to "now".',
+        {
+            "id": _ID,
+            "content": {"type": "string", "description": "The corrected statement."},
+            **_ITEM_FIELDS,
+            "reminded_at": {"type": "string", "description": f'"now", or {_ISO}.'},
+        },
+        ["id"],
+    ),
+    _function(
+        "forget",
+        "Forget a memory by id (it can be restored by the user). Use recall first to find it.",
+        {"id": _ID},
+        ["id"],
+    ),
+    _function(
+        "search_past_conversations",
+        "Search earlier conversation turns by keywords, a time range, or both. Returns "
+        "turns with their time and session id.",
+        {
+            "query": {"type": "string", "description": "Keywords to look for."},
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "How many turns (default 10).",
+            },
+            "session_id": {"type": "string", "description": "Only this session."},
+            "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
+            "time_from": {"type": "string", "description": f"Said at or after: {_ISO}."},
+            "time_to": {"type": "string", "description": f"Said at or before: {_ISO}."},
+        },
+        [],
+    ),
+]
+TOOL_NAMES = [tool["function"]["name"] for tool in TOOLS]
+
+
+class ToolError(Exception):
+    def __init__(self, code: str, message: str, fields: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.fields = code, message, fields or {}
+
+
+def _item(item: KnowledgeItem) -> dict[str, Any]:
+    return {
+        "id": item.pk,
+        "content": item.content,
+        "category": item.category,
+        "context": item.context,
+        "entity": item.entity,
+        "source": item.source,
+        "confidence": round(item.confidence, 2),
+        "created_at": item.created_at.isoformat(),
+        "due_at": item.due_at.isoformat() if item.due_at else None,
+    }
+
+
+def _valid(serializer_class: type, data: dict, user: Any) -> dict:
+    serializer = serializer_class(data=data, context={"user": user})
+    if not serializer.is_valid():
+        raise ToolError("invalid_arguments", "Invalid arguments.", error_fields(serializer.errors))
+    return serializer.validated_data
+
+
+def _no_privileged(data: dict) -> None:
+    if data.get("category") and data["category"] not in CATEGORIES:
+        raise ToolError(
+            "invalid_arguments",
+            "Invalid arguments.",
+            {"category": [f"Use one of: {', '.join(CATEGORIES)}."]},
+        )
+
+
+class _IdSerializer(StrictSerializer):
+    id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+
+
+def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
+    rest = {k: v for k, v in arguments.items() if k != "id"}
+    return _valid(_IdSerializer, {"id": arguments.get("id")}, user)["id"], rest
+
+
+def _remember(user: Any, arguments: dict) -> dict:
+    data = _valid(MemoryCreateSerializer, arguments, user)
+    _no_privileged(data)
+    data.pop("confidence", None)  # a model does not set its own certainty
+    item = services.memory_create(user=user, source="tool", **data)
+    return {**_item(item), "deduplicated": item.deduplicated}
+
+
+def _recall(user: Any, arguments: dict) -> dict:
+    data = _valid(RecallSerializer, arguments, user)
+    hits = search.recall(user=user, **data)
+    return {
+        "results": [
+            {**_item(h.item), "score": round(h.score, 4), "matched_by": h.matched_by} for h in hits
+        ]
+    }
+
+
+def _update(user: Any, arguments: dict) -> dict:
+    item_id, rest = _split_id(arguments, user)
+    data = _valid(MemoryUpdateSerializer, rest, user)
+    _no_privileged(data)
+    data.pop("confidence", None)
+    return _item(services.memory_update(user=user, item_id=item_id, source="tool", **data))
+
+
+def _forget(user: Any, arguments: dict) -> dict:
+    item_id, rest = _split_id(arguments, user)
+    if rest:
+        raise ToolError("invalid_arguments", "forget takes only an id.")
+    item = services.memory_forget(user=user, item_id=item_id)
+    return {"id": item.pk, "forgotten": True}
+
+
+def _search_turns(user: Any, arguments: dict) -> dict:
+    data = _valid(TurnSearchSerializer, arguments, user)
+    hits = turn_search.search_turns(user=user, **data)
+    return {
+        "results": [
+            {
+                "id": h.turn.pk,
+                "session_id": h.turn.session.session_id,
+                "role": h.turn.role,
+                "content": h.turn.content,
+                "timestamp": h.turn.timestamp.isoformat(),
+                "score": round(h.score, 4),
+            }
+            for h in hits
+        ]
+    }
+
+
+_HANDLERS: dict[str, Callable[[Any, dict], dict]] = {
+    "remember": _remember,
+    "recall": _recall,
+    "update_memory": _update,
+    "forget": _forget,
+    "search_past_conversations": _search_turns,
+}
+
+
+def _arguments(raw: Any) -> dict:
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise ToolError("invalid_arguments", "arguments is not valid JSON.") from None
+    if not isinstance(raw, dict):
+        raise ToolError("invalid_arguments", "arguments must be a JSON object.")
+    # Models often send null or "" for parameters they mean to leave out; with
+    # update_memory an empty value must not wipe a field ("only non-empty fields change").
+    return {key: value for key, value in raw.items() if value is not None and value != ""}
+
+
+def _failure(code: str, message: str, fields: dict | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if fields:
+        error["fields"] = fields
+    return {"ok": False, "error": error}
+
+
+def tool_call(*, user: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    """Run one memory tool for `user`; bad input gives an error result, not an exception."""
+    handler = _HANDLERS.get(name) if isinstance(name, str) else None
+    if handler is None:
+        return _failure(
+            "unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}."
+        )
+    try:
+        return {"ok": True, "result": handler(user, _arguments(arguments))}
+    except ToolError as error:
+        return _failure(error.code, error.message, error.fields)
+    except DjangoValidationError as error:
+        fields = error_fields(error.message_dict) if hasattr(error, "error_dict") else {}
+        code = getattr(error, "code", None) or "invalid"
+        return _failure(code, "; ".join(error.messages), fields)
+    except ObjectDoesNotExist:
+        return _failure("not_found", "No memory with that id.")

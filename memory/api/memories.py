@@ -1,0 +1,199 @@
+"""The memory endpoints: remember, list, get/update/forget, restore, erase, recall,
+bulk forget and upcoming items. Each view parses input, calls one service, selector or
+search entry point, and serializes the answer.
+"""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memory import search, selectors, services
+from memory.api.common import OneOrMany, errors, object_id, one_or_many
+from memory.api.serializers import (
+    ForgetBulkResultSerializer,
+    ForgetBulkSerializer,
+    MemoryCreatedSerializer,
+    MemoryCreateSerializer,
+    MemoryListQuerySerializer,
+    MemoryListResultSerializer,
+    MemorySerializer,
+    MemoryUpdateSerializer,
+    RecallResultSerializer,
+    RecallSerializer,
+    UpcomingQuerySerializer,
+)
+
+TAG = ["memories"]
+
+
+def write_source(request: Request) -> str:
+    """A person in the web app (session) writes as `user`; an agent (token) as `tool`."""
+    return "tool" if request.auth is not None else "user"
+
+
+class MemoryListCreateView(GenericAPIView):
+    serializer_class = MemorySerializer
+
+    @extend_schema(
+        tags=TAG,
+        summary="List memories",
+        parameters=[MemoryListQuerySerializer],
+        responses={200: MemorySerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request) -> Response:
+        query = MemoryListQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        items = selectors.memory_list(user=request.user, **query.validated_data)
+        page = self.paginate_queryset(items)
+        return self.get_paginated_response(MemorySerializer(page, many=True).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Remember one item or a batch",
+        description=(
+            "Body: one object or a list of them (at most 1000). Answers the stored items "
+            "in request order (an object for an object, a list for a list); `deduplicated` "
+            "is true when a near-duplicate in the same category, context and entity was "
+            "updated instead of adding a row. A batch is stored all or nothing."
+        ),
+        request=one_or_many("MemoryCreateBody", MemoryCreateSerializer),
+        responses={
+            201: one_or_many("MemoryCreatedBody", MemoryCreatedSerializer),
+            **errors(400, 413, 415),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        entries, many = OneOrMany.parse(
+            MemoryCreateSerializer, request.data, {"user": request.user}
+        )
+        source = write_source(request)
+        if many:
+            items = services.memory_create_many(user=request.user, items=entries, source=source)
+            body = MemoryCreatedSerializer(items, many=True).data
+        else:
+            item = services.memory_create(user=request.user, source=source, **entries[0])
+            body = MemoryCreatedSerializer(item).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MemoryDetailView(APIView):
+    @extend_schema(
+        tags=TAG, summary="Get one memory", responses={200: MemorySerializer, **errors(404)}
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        item = services.memory_get(user=request.user, item_id=object_id(pk))
+        return Response(MemorySerializer(item).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Update a memory (update_memory)",
+        description=(
+            'Changes only the given fields. `reminded_at: "now"` marks a reminder as '
+            "delivered. Changing the content re-embeds the item."
+        ),
+        request=MemoryUpdateSerializer,
+        responses={200: MemorySerializer, **errors(400, 404, 413, 415)},
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        changes = MemoryUpdateSerializer(data=request.data, context={"user": request.user})
+        changes.is_valid(raise_exception=True)
+        item = services.memory_update(
+            user=request.user,
+            item_id=object_id(pk),
+            source=write_source(request),
+            **changes.validated_data,
+        )
+        return Response(MemorySerializer(item).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Forget a memory (soft delete)",
+        description="Hidden from search, listings and prompts at once; restorable.",
+        responses={200: MemorySerializer, **errors(404)},
+    )
+    def delete(self, request: Request, pk: int) -> Response:
+        item = services.memory_forget(user=request.user, item_id=object_id(pk))
+        return Response(MemorySerializer(item).data)
+
+
+class MemoryRestoreView(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Restore a forgotten memory",
+        request=None,
+        responses={200: MemorySerializer, **errors(404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        item = services.memory_restore(user=request.user, item_id=object_id(pk))
+        return Response(MemorySerializer(item).data)
+
+
+class MemoryEraseView(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Erase a memory (hard delete)",
+        description="Removes the row, its full-text entry and its vector. Cannot be undone.",
+        request=None,
+        responses={204: OpenApiResponse(description="Erased."), **errors(404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        services.memory_erase(user=request.user, item_id=object_id(pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemorySearchView(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Recall: search memory",
+        description=(
+            "Hybrid search over the caller's active items, best first. Sensitive items "
+            "only with include_sensitive. Each returned item is marked as used "
+            "(confidence +0.02, use_count +1, last_used)."
+        ),
+        request=RecallSerializer,
+        responses={200: RecallResultSerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        query = RecallSerializer(data=request.data, context={"user": request.user})
+        query.is_valid(raise_exception=True)
+        hits = search.recall(user=request.user, **query.validated_data)
+        return Response(RecallResultSerializer({"results": hits}).data)
+
+
+class MemoryForgetBulkView(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Forget many memories (soft, restorable)",
+        description=(
+            "Forgets active items matching every given filter: context, older_than "
+            '("12h", "30d", "2w", "6m", "1y"), categories. At least one filter is required. '
+            "dry_run only counts."
+        ),
+        request=ForgetBulkSerializer,
+        responses={200: ForgetBulkResultSerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        given = ForgetBulkSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        count = services.memory_forget_bulk(user=request.user, **given.validated_data)
+        return Response({"forgotten": count, "dry_run": given.validated_data["dry_run"]})
+
+
+class MemoryUpcomingView(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Upcoming and overdue items",
+        description=(
+            "Active items due within `days` or overdue, not yet reminded since they became due."
+        ),
+        parameters=[UpcomingQuerySerializer],
+        responses={200: MemoryListResultSerializer, **errors(400)},
+    )
+    def get(self, request: Request) -> Response:
+        query = UpcomingQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        items = selectors.upcoming_items(user=request.user, **query.validated_data)
+        return Response(MemoryListResultSerializer({"results": items}).data)

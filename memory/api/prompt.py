@@ -1,0 +1,143 @@
+"""Prompt material (stable system block, per-turn context) and the agent tools."""
+
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memory import agent_tools, prompts
+from memory.api.common import StrictSerializer, errors
+
+
+class PromptQuerySerializer(serializers.Serializer):
+    context = serializers.CharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text="Active context (its items plus global); empty = global only.",
+    )
+
+
+class DynamicQuerySerializer(PromptQuerySerializer):
+    days = serializers.IntegerField(min_value=0, max_value=366, default=7)
+
+
+class SystemPromptView(APIView):
+    @extend_schema(
+        tags=["prompt"],
+        summary="Stable memory block for the system prompt",
+        description=(
+            "Usage instructions for the memory tools plus preferences (10), facts (5), "
+            "skills (3) and known errors (5), quoted as data with their source; sensitive, "
+            "superseded and forgotten items left out; at most 4000 characters. Identical "
+            "across calls while memory is unchanged (recall only changes it when an item "
+            "moves to another confidence band), so the model server can reuse its KV cache."
+        ),
+        parameters=[PromptQuerySerializer],
+        responses={
+            200: inline_serializer("SystemPrompt", {"prompt": serializers.CharField()}),
+            **errors(400),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = PromptQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        return Response(
+            {"prompt": prompts.system_prompt(user=request.user, **query.validated_data)}
+        )
+
+
+class DynamicContextView(APIView):
+    @extend_schema(
+        tags=["prompt"],
+        summary="Per-turn context to prepend to the user's message",
+        description=(
+            "Current time in the user's time zone with the weekday, and items due within "
+            "`days` or overdue that were not yet reminded (with their ids)."
+        ),
+        parameters=[DynamicQuerySerializer],
+        responses={
+            200: inline_serializer("DynamicContext", {"context": serializers.CharField()}),
+            **errors(400),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = DynamicQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        return Response(
+            {"context": prompts.dynamic_context(user=request.user, **query.validated_data)}
+        )
+
+
+class ToolListView(APIView):
+    @extend_schema(
+        tags=["tools"],
+        summary="The five memory tools (OpenAI function-calling schemas)",
+        description="Hand `tools` to any OpenAI-compatible chat API unchanged.",
+        responses={
+            200: inline_serializer(
+                "ToolList", {"tools": serializers.ListField(child=serializers.DictField())}
+            ),
+            **errors(),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"tools": agent_tools.TOOLS})
+
+
+@extend_schema_field(
+    {"oneOf": [{"type": "string"}, {"type": "object", "additionalProperties": True}]}
+)
+class ArgumentsField(serializers.JSONField):
+    """A JSON object, or a string holding one (as OpenAI-style models emit arguments)."""
+
+
+class ToolCallSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=100, help_text="remember, recall, update_memory, ...")
+    arguments = ArgumentsField(required=False, allow_null=True, default=None)
+
+
+_EXAMPLE = OpenApiExample(
+    "recall",
+    value={"name": "recall", "arguments": '{"query": "favourite editor", "top_k": 3}'},
+    request_only=True,
+)
+
+
+class ToolCallView(APIView):
+    @extend_schema(
+        tags=["tools"],
+        summary="Run one tool call",
+        description=(
+            "Forward a model's tool call unchanged (`function` of an OpenAI tool call: "
+            "`name` and `arguments`, a JSON string or an object). Always answers 200 with "
+            '`{"name", "ok": true, "result"}` or `{"name", "ok": false, "error": {"code", '
+            '"message", "fields"?}}` for bad arguments, unknown tools or ids; send the '
+            "body back to the model as the tool result."
+        ),
+        request=ToolCallSerializer,
+        examples=[_EXAMPLE],
+        responses={
+            200: inline_serializer(
+                "ToolResult",
+                {
+                    "name": serializers.CharField(),
+                    "ok": serializers.BooleanField(),
+                    "result": serializers.DictField(required=False),
+                    "error": serializers.DictField(required=False),
+                },
+            ),
+            **errors(400, 413, 415),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        call = ToolCallSerializer(data=request.data)
+        call.is_valid(raise_exception=True)
+        result = agent_tools.tool_call(user=request.user, **call.validated_data)
+        return Response({"name": call.validated_data["name"], **result})

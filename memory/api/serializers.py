@@ -1,0 +1,141 @@
+"""Request and response shapes of the memory endpoints (also used by the agent tools)."""
+
+from rest_framework import serializers
+
+from memory.api.common import JSONObjectField, StrictSerializer, WhenField
+from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
+from memory.search import MAX_TOP_K
+from memory.selectors import ORDERINGS
+
+ALL_CATEGORIES = CATEGORIES + PRIVILEGED_CATEGORIES
+
+
+class MemorySerializer(serializers.ModelSerializer):
+    superseded_by = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    source_turn = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    metadata = serializers.DictField()
+
+    class Meta:
+        model = KnowledgeItem
+        fields = [
+            "id", "content", "category", "domain", "context", "entity", "sensitive", "source",
+            "confidence", "importance", "metadata", "use_count", "created_at", "updated_at",
+            "last_used", "due_at", "reminded_at", "superseded_by", "forgotten_at", "source_turn",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class MemoryCreatedSerializer(MemorySerializer):
+    deduplicated = serializers.BooleanField(
+        read_only=True, help_text="True when an existing near-duplicate was updated instead."
+    )
+
+    class Meta(MemorySerializer.Meta):
+        fields = [*MemorySerializer.Meta.fields, "deduplicated"]
+        read_only_fields = fields
+
+
+class MemoryCreateSerializer(StrictSerializer):
+    content = serializers.CharField(max_length=100_000, help_text="Stored up to 2000 chars.")
+    category = serializers.ChoiceField(choices=ALL_CATEGORIES, default="fact")
+    domain = serializers.CharField(max_length=100, allow_blank=True, default="")
+    context = serializers.CharField(max_length=100, allow_blank=True, default="global")
+    entity = serializers.CharField(
+        max_length=200, allow_blank=True, default="", help_text="e.g. person:sarah_chen"
+    )
+    sensitive = serializers.BooleanField(default=False)
+    due_at = WhenField(help_text="ISO 8601; naive times are in the user's time zone.")
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
+    metadata = JSONObjectField(required=False)
+
+
+class MemoryUpdateSerializer(StrictSerializer):
+    content = serializers.CharField(max_length=100_000, required=False)
+    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False)
+    domain = serializers.CharField(max_length=100, allow_blank=True, required=False)
+    context = serializers.CharField(max_length=100, allow_blank=True, required=False)
+    entity = serializers.CharField(max_length=200, allow_blank=True, required=False)
+    sensitive = serializers.BooleanField(required=False)
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
+    metadata = JSONObjectField(required=False)
+    due_at = WhenField()
+    reminded_at = WhenField(allow_now=True, help_text='ISO 8601, or "now" once delivered.')
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs:
+            raise serializers.ValidationError("Nothing to update: give at least one field.")
+        return attrs
+
+
+class MemoryListQuerySerializer(serializers.Serializer):
+    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False, allow_blank=True)
+    context = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    entity = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    source = serializers.ChoiceField(
+        choices=list(SOURCE_CONFIDENCE), required=False, allow_blank=True
+    )
+    sensitive = serializers.BooleanField(required=False, allow_null=True, default=None)
+    include_superseded = serializers.BooleanField(default=False)
+    include_forgotten = serializers.BooleanField(default=False)
+    ordering = serializers.ChoiceField(choices=sorted(ORDERINGS), default="-updated_at")
+
+
+class RecallSerializer(StrictSerializer):
+    query = serializers.CharField(max_length=20_000)
+    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, default=5)
+    category = serializers.ChoiceField(
+        choices=ALL_CATEGORIES, required=False, allow_null=True, allow_blank=True
+    )
+    context = serializers.CharField(
+        max_length=100, required=False, allow_null=True, allow_blank=True
+    )
+    entity = serializers.CharField(
+        max_length=200, required=False, allow_null=True, allow_blank=True
+    )
+    include_sensitive = serializers.BooleanField(default=False)
+    time_from = WhenField(help_text="Lower bound on created_at (ISO 8601).")
+    time_to = WhenField(help_text="Upper bound on created_at (ISO 8601).")
+
+
+class RecallHitSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="item.pk")
+    content = serializers.CharField(source="item.content")
+    category = serializers.CharField(source="item.category")
+    context = serializers.CharField(source="item.context")
+    entity = serializers.CharField(source="item.entity")
+    domain = serializers.CharField(source="item.domain")
+    confidence = serializers.FloatField(source="item.confidence")
+    source = serializers.CharField(source="item.source")
+    created_at = serializers.DateTimeField(source="item.created_at")
+    due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
+    metadata = serializers.DictField(source="item.metadata")
+    score = serializers.FloatField()
+    matched_by = serializers.ChoiceField(choices=["vector", "keyword", "both"])
+
+
+class RecallResultSerializer(serializers.Serializer):
+    results = RecallHitSerializer(many=True)
+
+
+class ForgetBulkSerializer(StrictSerializer):
+    context = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    older_than = serializers.CharField(
+        max_length=20, required=False, allow_blank=True, help_text='e.g. "12h", "30d", "6m"'
+    )
+    categories = serializers.ListField(
+        child=serializers.ChoiceField(choices=ALL_CATEGORIES), required=False, max_length=20
+    )
+    dry_run = serializers.BooleanField(default=False)
+
+
+class ForgetBulkResultSerializer(serializers.Serializer):
+    forgotten = serializers.IntegerField(help_text="Items forgotten (or, dry run, that would be).")
+    dry_run = serializers.BooleanField()
+
+
+class UpcomingQuerySerializer(serializers.Serializer):
+    days = serializers.IntegerField(min_value=0, max_value=366, default=7)
+
+
+class MemoryListResultSerializer(serializers.Serializer):
+    results = MemorySerializer(many=True)

@@ -1,0 +1,25 @@
+"""JSON values every database backend can store (PostgreSQL jsonb is the strictest)."""
+
+import math
+from typing import Any
+
+JSON_MAX_DEPTH = 20
+
+
+def check_json(value: Any, depth: int = 0) -> None:
+    """Raise ValueError for NUL characters, non-finite numbers or absurd nesting."""
+    if depth > JSON_MAX_DEPTH:
+        raise ValueError(f"Nested deeper than {JSON_MAX_DEPTH} levels.")
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("Text may not contain NUL characters.")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("Numbers must be finite.")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_json(key, depth + 1)
+            check_json(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            check_json(item, depth + 1)

@@ -1,0 +1,100 @@
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+from django_q.models import OrmQ
+from rest_framework.test import APIClient
+
+from gaia_site import health
+from memory import health_checks, services
+
+pytestmark = pytest.mark.django_db
+
+
+def test_health_needs_no_token_and_reports_database_and_worker():
+    response = APIClient(HTTP_AUTHORIZATION="Bearer not-a-token").get("/api/v1/health/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["checks"]["database"]["ok"] is True
+    assert body["checks"]["database"]["vendor"] == connection.vendor
+    assert body["checks"]["worker"]["mode"] == "orm"
+    assert body["status"] in {"ok", "degraded"}
+
+
+def test_the_worker_check_flags_a_queue_nobody_consumes(settings):
+    settings.GAIA_WORKER_STALE_SECONDS = 60
+    assert health_checks.worker_check()["ok"] is True
+    OrmQ.objects.create(
+        key=settings.Q_CLUSTER["name"],
+        payload="x",
+        lock=timezone.now() - timezone.timedelta(minutes=5),
+    )
+    check = health_checks.worker_check()
+    assert check["ok"] is False and check["queued"] == 1
+    assert check["oldest_queued_seconds"] >= 300
+
+
+def test_health_is_503_when_the_database_check_fails_and_never_leaks_secrets(monkeypatch, settings):
+    settings.GAIA_LLM_API_KEY = "sk-very-secret-llm-key"
+    monkeypatch.setitem(health._checks, "database", lambda: {"ok": False, "error": "down"})
+    monkeypatch.setitem(
+        health._checks,
+        "llm",
+        lambda: {
+            "ok": False,
+            "error": "401 from https://user:pw@llm.local with sk-very-secret-llm-key",
+        },
+    )
+    response = Client().get("/api/v1/health/")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "down"
+    text = response.content.decode()
+    assert "sk-very-secret-llm-key" not in text and "user:pw" not in text
+    assert "https://***@llm.local" in body["checks"]["llm"]["error"]
+
+
+def test_a_failing_extra_check_degrades_but_keeps_200(monkeypatch):
+    monkeypatch.setitem(health._checks, "embedder", lambda: {"ok": False, "error": "no model"})
+    response = Client().get("/api/v1/health/")
+    assert response.status_code == 200 and response.json()["status"] == "degraded"
+
+
+def test_the_schema_and_the_offline_docs_are_served_without_a_token():
+    schema = Client().get("/api/v1/schema/", {"format": "json"})
+    assert schema.status_code == 200
+    paths = schema.json()["paths"]
+    assert "/api/v1/memories/{id}/" in paths and "/api/v1/tools/call/" in paths
+    docs = Client().get("/api/v1/docs/")
+    assert docs.status_code == 200
+    html = docs.content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
+    assert "cdn" not in html.lower()
+    asset = Client().get("/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
+    assert asset.status_code == 200
+
+
+def test_every_operation_documents_its_request_and_responses():
+    schema = Client().get("/api/v1/schema/", {"format": "json"}).json()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            assert operation.get("summary"), (method, path)
+            assert any(code.startswith("2") for code in operation["responses"]), (method, path)
+            if method in {"post", "patch", "put"} and not path.endswith(("/restore/", "/erase/")):
+                assert "requestBody" in operation, (method, path)
+
+
+def test_schema_generation_has_no_warnings_or_errors(tmp_path):
+    call_command(
+        "spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml")
+    )
+    assert (tmp_path / "schema.yml").read_text().startswith("openapi: 3")
+
+
+@pytest.mark.cross_user("api-health", "api-schema", "api-docs")
+def test_health_schema_and_docs_never_contain_user_data(alice, near_twins):
+    services.memory_create(user=alice, content="alice-unique-marker-xyzzy")
+    for url in ("/api/v1/health/", "/api/v1/schema/", "/api/v1/docs/"):
+        text = Client().get(url).content.decode()
+        assert "xyzzy" not in text and "alice" not in text
