@@ -51,6 +51,7 @@ class FindingsView(DiscoveryView, GenericAPIView):
     serializer_class = FindingSerializer
 
     @extend_schema(
+        operation_id="discovery_findings_list",
         tags=TAGS,
         summary="List findings (the review queue)",
         parameters=[
@@ -70,6 +71,7 @@ class FindingsView(DiscoveryView, GenericAPIView):
         return self.get_paginated_response(FindingSerializer(page, many=True).data)
 
     @extend_schema(
+        operation_id="discovery_findings_propose",
         tags=TAGS,
         summary="Propose findings scanned elsewhere (python -m discovery.scan)",
         description='Body: {"findings": [...]} or a bare list. Pending, decided and '
@@ -87,6 +89,7 @@ class FindingsView(DiscoveryView, GenericAPIView):
 
 class FindingApproveView(DiscoveryView):
     @extend_schema(
+        operation_id="discovery_finding_approve",
         tags=TAGS,
         summary="Approve a finding, optionally edited: it becomes knowledge",
         request=ApproveRequestSerializer,
@@ -100,7 +103,13 @@ class FindingApproveView(DiscoveryView):
 
 
 class FindingRejectView(DiscoveryView):
-    @extend_schema(tags=TAGS, summary="Reject a finding", request=None, responses=FindingSerializer)
+    @extend_schema(
+        operation_id="discovery_finding_reject",
+        tags=TAGS,
+        summary="Reject a finding",
+        request=None,
+        responses=FindingSerializer,
+    )
     def post(self, request: Request, pk: int) -> Response:
         finding = services.finding_reject(user=request.user, finding_id=pk)
         return Response(FindingSerializer(finding).data)
@@ -108,6 +117,7 @@ class FindingRejectView(DiscoveryView):
 
 class FindingsApproveView(DiscoveryView):
     @extend_schema(
+        operation_id="discovery_findings_approve_bulk",
         tags=TAGS,
         summary="Approve several findings as they are (all or nothing)",
         request=BulkApproveRequestSerializer,
@@ -123,6 +133,7 @@ class FindingsApproveView(DiscoveryView):
 
 class ResetView(DiscoveryView):
     @extend_schema(
+        operation_id="discovery_reset",
         tags=TAGS,
         summary="Erase every discovery-sourced item and all findings",
         description='Requires {"confirm": true}. Works with or without consent.',

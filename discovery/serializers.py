@@ -23,6 +23,9 @@ class FindingSerializer(serializers.ModelSerializer):
 
 
 class KnowledgeBriefSerializer(serializers.ModelSerializer):
+    # Plain strings: the knowledge API documents the category and source choices.
+    category = serializers.CharField(read_only=True)
+    source = serializers.CharField(read_only=True)
     deduplicated = serializers.BooleanField(read_only=True, default=False)
 
     class Meta:

@@ -43,7 +43,8 @@ def chromium(folders: Folders, ctx: ScanContext, state: ScanState) -> None:
 
 
 def _walk_chromium(node: dict, folder: str, folders: Folders, state: ScanState, depth: int):
-    for child in node.get("children") or []:
+    children = node.get("children")
+    for child in children if isinstance(children, list) else []:
         if not isinstance(child, dict) or not state.tick() or depth > MAX_DEPTH:
             continue
         if child.get("type") == "url":

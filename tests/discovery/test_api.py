@@ -62,7 +62,7 @@ def test_every_endpoint_but_reset_refuses_without_consent(alice, alice_api):
     assert alice_api.post(RESET, {"confirm": True}, format="json").status_code == 200
 
 
-def test_it_requires_a_token(client):
+def test_it_requires_a_token():
     assert APIClient().get(FINDINGS).status_code == 401
 
 

@@ -6,8 +6,6 @@ import sys
 from io import StringIO
 from pathlib import Path
 
-import pytest
-
 from discovery import scan
 from discovery.models import Finding
 from memory.tokens import token_create
@@ -83,8 +81,7 @@ def test_a_dry_run_needs_no_server(fake, capsys):
     assert scan.main(["--home", str(fake.home)]) == 2
 
 
-@pytest.mark.django_db
-def test_the_module_runs_as_python_dash_m(tmp_path):
+def test_the_module_runs_as_python_dash_m():
     done = subprocess.run(
         [sys.executable, "-m", "discovery.scan", "--help"],
         cwd=REPO, capture_output=True, text=True, timeout=60,

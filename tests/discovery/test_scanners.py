@@ -261,7 +261,7 @@ def test_a_running_firefox_keeps_its_lock_and_its_file_untouched(ctx, fake, brow
     browser.execute("PRAGMA locking_mode=EXCLUSIVE")
     browser.execute("BEGIN EXCLUSIVE")
     with pytest.raises(sqlite3.OperationalError, match="locked"):
-        sqlite3.connect(places.as_uri() + "?mode=ro", uri=True).execute(
+        sqlite3.connect(places.as_uri() + "?mode=ro", uri=True, timeout=0).execute(
             "SELECT count(*) FROM moz_places"
         ).fetchall()
     before = places.read_bytes(), sorted(p.name for p in places.parent.iterdir())
