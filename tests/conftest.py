@@ -6,6 +6,12 @@ from rest_framework.test import APIClient
 from memory.tokens import token_create
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Real hashing costs ~0.3 s per user; tests check behaviour, not hash strength.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def alice(django_user_model):
     return django_user_model.objects.create_user("alice", "alice@example.org", "alice-pass-123")

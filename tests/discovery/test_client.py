@@ -1,0 +1,89 @@
+"""The standalone client against a live server, end to end."""
+
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+from discovery import scan
+from discovery.models import Finding
+from memory.tokens import token_create
+from memory.user_settings import user_settings_update
+from tests.discovery.fakehome import SECRET
+
+REPO = Path(__file__).resolve().parents[2]
+NO_DJANGO = (
+    "import sys\n"
+    "from discovery import scan\n"
+    "code = scan.main(sys.argv[1:])\n"
+    "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'django', 'rest_framework'})\n"
+    "assert not loaded, f'the client imported {loaded}'\n"
+    "sys.exit(code)\n"
+)
+
+
+def client_args(fake, server: str, token: str, *extra: str) -> list[str]:
+    return ["--server", server, "--token", token, "--home", str(fake.home),
+            "--roots", str(fake.src), "--system-root", str(fake.system), *extra]  # fmt: skip
+
+
+def test_the_client_posts_findings_to_a_live_server(live_server, alice, fake):
+    user_settings_update(user=alice, discovery_consent=True)
+    _, token = token_create(user=alice, name="laptop")
+    out = StringIO()
+    code = scan.main(client_args(fake, live_server.url, token, "--days", "3650"), out=out)
+    assert code == 0, out.getvalue()
+    assert "Sent 31 finding(s): 31 new proposal(s)" in out.getvalue()
+    assert Finding.objects.filter(owner=alice, status="pending").count() == 31
+    assert SECRET not in repr(list(Finding.objects.values_list("content", flat=True)))
+    assert Finding.objects.get(content="Often visits github.com").sensitive
+    out = StringIO()
+    assert scan.main(client_args(fake, live_server.url, token, "--days", "3650"), out=out) == 0
+    assert "0 new proposal(s), skipped 31 duplicate" in out.getvalue()
+
+
+def test_the_client_stops_before_scanning_when_the_server_refuses(live_server, alice, fake):
+    _, token = token_create(user=alice, name="laptop")
+    out = StringIO()
+    assert scan.main(client_args(fake, live_server.url, token), out=out) == 1
+    assert "The server refused: Discovery is off for this account" in out.getvalue()
+    assert "projects:" not in out.getvalue()
+    out = StringIO()
+    assert scan.main(client_args(fake, live_server.url, "gaia_wrong"), out=out) == 1
+    assert "Invalid, expired or revoked token" in out.getvalue()
+    assert scan.main(client_args(fake, "http://127.0.0.1:9", token), out=StringIO()) == 2
+    assert not Finding.objects.exists()
+
+
+def test_the_client_runs_without_django_in_its_own_process(live_server, alice, fake):
+    user_settings_update(user=alice, discovery_consent=True)
+    _, token = token_create(user=alice, name="laptop")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "GAIA"))}
+    env["PYTHONPATH"] = str(REPO)
+    args = client_args(fake, live_server.url, token, "--sources", "email", "git")
+    done = subprocess.run(
+        [sys.executable, "-c", NO_DJANGO, *args],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Sent 5 finding(s): 5 new proposal(s)" in done.stdout
+    assert set(Finding.objects.values_list("scanner", flat=True)) == {"email", "git"}
+
+
+def test_a_dry_run_needs_no_server(fake, capsys):
+    args = ["--dry-run", "--home", str(fake.home), "--roots", str(fake.src),
+            "--system-root", str(fake.system), "--sources", "manifests"]  # fmt: skip
+    assert scan.main(args) == 0
+    printed = capsys.readouterr().out
+    assert "[manifests] Project 'tool-rs' (Cargo.toml) depends on insta, serde, tokio" in printed
+    assert "Dry run: 4 finding(s), nothing sent." in printed
+    assert scan.main(["--home", str(fake.home)]) == 2
+
+
+def test_the_module_runs_as_python_dash_m():
+    done = subprocess.run(
+        [sys.executable, "-m", "discovery.scan", "--help"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0 and "--server" in done.stdout
