@@ -160,7 +160,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"CategoryEnum": "memory.api.serializers.ALL_CATEGORIES"},
+    "ENUM_NAME_OVERRIDES": {
+        "CategoryEnum": "memory.api.serializers.ALL_CATEGORIES",
+        "WritableCategoryEnum": "memory.models.CATEGORIES",
+        "FindingStatusEnum": "discovery.models.STATUSES",
+        "HealthStatusEnum": ["ok", "degraded", "down"],
+    },
 }
 
 # --- Background tasks (django-q2). ORM broker by default; Redis when GAIA_REDIS_URL is set.

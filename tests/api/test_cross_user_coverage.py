@@ -1,7 +1,7 @@
-"""Every API URL must have a cross-user test: this file fails when one has none.
+"""Every API and web URL must have a cross-user test: this file fails when one has none.
 
-How to cover an endpoint: name its URL pattern `api-...` and mark a test that shows
-another user's ids give 404 (the same body as a missing id, their row unchanged) and that
+How to cover an endpoint: name its URL pattern `api-...` (web pages: `web-...`) and
+mark a test that shows another user's ids give 404 (the same body as a missing id, their row unchanged) and that
 its lists, searches, exports or prompts never contain the other user's rows:
 
     @pytest.mark.cross_user("api-memory-detail", "api-memory-restore")
@@ -25,14 +25,17 @@ import tests
 MARK = "cross_user"
 
 
-def api_patterns() -> Iterator[tuple[str, URLPattern]]:
-    """(name, pattern) for every URL pattern named `api-*`, at any include depth."""
+OWNED_PREFIXES = ("api-", "web-")
+
+
+def api_patterns(prefixes: tuple[str, ...] = ("api-",)) -> Iterator[tuple[str, URLPattern]]:
+    """(name, pattern) for every URL pattern named with one of `prefixes`, at any depth."""
 
     def walk(patterns):
         for entry in patterns:
             if isinstance(entry, URLResolver):
                 yield from walk(entry.url_patterns)
-            elif isinstance(entry, URLPattern) and (entry.name or "").startswith("api-"):
+            elif isinstance(entry, URLPattern) and (entry.name or "").startswith(prefixes):
                 yield entry.name, entry
 
     yield from walk(get_resolver().url_patterns)
@@ -69,16 +72,16 @@ def covered_url_names() -> dict[str, list[str]]:
 
 
 def test_every_api_url_has_a_cross_user_test():
-    names = {name for name, _ in api_patterns()}
+    names = {name for name, _ in api_patterns(OWNED_PREFIXES)}
     assert len(names) >= 20  # the walk finds the API at all
     missing = sorted(names - set(covered_url_names()))
     assert not missing, f"API URLs without a @pytest.mark.cross_user test: {missing}"
 
 
 def test_cross_user_marks_name_real_api_urls():
-    names = {name for name, _ in api_patterns()}
+    names = {name for name, _ in api_patterns(OWNED_PREFIXES)}
     unknown = sorted(set(covered_url_names()) - names)
-    assert not unknown, f"cross_user marks naming no api-* URL pattern: {unknown}"
+    assert not unknown, f"cross_user marks naming no api-*/web-* URL pattern: {unknown}"
 
 
 def test_the_scan_finds_marks_in_modules_it_imports_itself():
