@@ -2,7 +2,8 @@
 
 How to cover an endpoint: name its URL pattern `api-...` (web pages: `web-...`) and
 mark a test that shows another user's ids give 404 (the same body as a missing id,
-their row unchanged) and that its lists, searches, exports or prompts never contain the other user's rows:
+their row unchanged) and that its lists, searches, exports or prompts never contain
+the other user's rows:
 
     @pytest.mark.cross_user("api-memory-detail", "api-memory-restore")
     def test_another_users_id_is_a_404(...): ...
