@@ -3,7 +3,7 @@
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, Min, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -54,11 +54,14 @@ def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
     for item in KnowledgeItem.objects.for_user(request.user).filter(source_turn__in=turn_ids):
         learned.setdefault(item.source_turn_id, []).append(item)
     calls = ToolCall.objects.for_user(request.user).filter(session=session).order_by("-timestamp")
+    # Imported turns keep their real times, so the first turn, not the row, says when it began.
+    first_turn_at = turns.aggregate(first=Min("timestamp"))["first"] or session.created_at
     return render(
         request,
         "web/conversations/session.html",
         {
             "session": session,
+            "first_turn_at": first_turn_at,
             "page": page,
             "turns": [{"turn": t, "learned": learned.get(t.pk, [])} for t in page.object_list],
             "tool_calls": calls[:CALLS_PER_PAGE],

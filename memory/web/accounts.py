@@ -29,8 +29,8 @@ class LoginView(auth_views.LoginView):
         if self.throttle.blocked():
             # An unbound form: a blocked attempt must not even check the password.
             form = self.form_class(request, initial={"username": request.POST.get("username")})
-            form.add_error(None, TOO_MANY)
-            return self.render_to_response(self.get_context_data(form=form), status=429)
+            context = self.get_context_data(form=form, blocked=TOO_MANY)
+            return self.render_to_response(context, status=429)
         return super().post(request, *args, **kwargs)
 
     def form_valid(self, form: AuthenticationForm) -> HttpResponse:
@@ -61,18 +61,19 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("web-dashboard")
     form = UserCreationForm(request.POST or None)
-    status = 200
     if request.method == "POST":
         throttle = LoginThrottle(request, "", kind="signup")
         if throttle.blocked():
-            form = UserCreationForm()
-            form.add_error(None, TOO_MANY)
-            status = 429
-        else:
-            throttle.record()  # every sign-up counts: accounts are not free to mass-create
-            if form.is_valid():
-                user = form.save()
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-                messages.success(request, f"Welcome, {user.username}. Your memory starts empty.")
-                return redirect("web-dashboard")
-    return render(request, "registration/signup.html", {"form": form}, status=status)
+            return render(
+                request,
+                "registration/signup.html",
+                {"form": UserCreationForm(), "blocked": TOO_MANY},
+                status=429,
+            )
+        throttle.record()  # every sign-up counts: accounts are not free to mass-create
+        if form.is_valid():
+            user = form.save()
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}. Your memory starts empty.")
+            return redirect("web-dashboard")
+    return render(request, "registration/signup.html", {"form": form})

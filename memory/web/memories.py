@@ -225,4 +225,6 @@ def memory_erase(request: HttpRequest, pk: int) -> HttpResponse:
         services.memory_erase(user=request.user, item_id=item.pk)
         messages.success(request, "Erased for good.")
         return redirect("web-memory-list")
-    return render(request, "web/memories/erase.html", {"item": item})
+    # memory_erase makes the versions this one replaced current again: say so before.
+    older = KnowledgeItem.objects.for_user(request.user).filter(superseded_by=item)
+    return render(request, "web/memories/erase.html", {"item": item, "older": older})
