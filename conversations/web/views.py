@@ -3,7 +3,7 @@
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count, IntegerField, Min, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, Min, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -44,11 +44,24 @@ def session_list(request: HttpRequest) -> HttpResponse:
     return render(request, "web/conversations/sessions.html", {"page": page, "roles": ROLES})
 
 
+def _page_of_turn(turns: QuerySet, turn_id: str) -> int:
+    """The page a linked turn (?turn=<id>) is on, so its #anchor is on the page shown."""
+    target = turns.filter(pk=int(turn_id)).first() if turn_id.isdigit() else None
+    if target is None:
+        return 1
+    before = turns.filter(
+        Q(timestamp__lt=target.timestamp) | Q(timestamp=target.timestamp, pk__lt=target.pk)
+    ).count()
+    return before // TURNS_PER_PAGE + 1
+
+
 @login_required
 def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
     session = get_object_or_404(Session.objects.for_user(request.user), pk=pk)
     turns = Turn.objects.for_user(request.user).filter(session=session).order_by("timestamp", "pk")
-    page = Paginator(turns, TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(turns, TURNS_PER_PAGE).get_page(
+        request.GET.get("page") or _page_of_turn(turns, request.GET.get("turn", ""))
+    )
     turn_ids = [t.pk for t in page.object_list]
     learned: dict[int, list[KnowledgeItem]] = {}
     for item in KnowledgeItem.objects.for_user(request.user).filter(source_turn__in=turn_ids):

@@ -36,6 +36,19 @@ def apply_service_errors(form: forms.Form, error: ValidationError) -> None:
         form.add_error(None, error.messages)
 
 
+class MinuteDateTimeField(forms.DateTimeField):
+    """The browser edits times to the minute: seconds alone are not a change."""
+
+    def has_changed(self, initial, data) -> bool:
+        try:
+            before, after = self.to_python(initial), self.to_python(data)
+        except ValidationError:
+            return True
+        if before is None or after is None:
+            return before is not after
+        return before.replace(second=0, microsecond=0) != after.replace(second=0, microsecond=0)
+
+
 class MemoryForm(forms.Form):
     content = forms.CharField(
         max_length=CONTENT_MAX,
@@ -59,7 +72,7 @@ class MemoryForm(forms.Form):
         required=False,
         help_text="Sensitive memories are never given to agents unless they ask for them.",
     )
-    due_at = forms.DateTimeField(
+    due_at = MinuteDateTimeField(
         required=False,
         label="Due",
         input_formats=[DATETIME_LOCAL, "%Y-%m-%d %H:%M", "%Y-%m-%d"],

@@ -88,7 +88,7 @@ def test_search_finds_turns_and_links_to_their_session(alice_web, alice):
     assert hits and "Lisbon" in hits[0].turn.content
     turn = hits[0].turn
     html = response.content.decode()
-    assert f'href="/conversations/{turn.session_id}/#turn-{turn.pk}"' in html
+    assert f'href="/conversations/{turn.session_id}/?turn={turn.pk}#turn-{turn.pk}"' in html
     assert "in moving-day" in html
 
 
@@ -155,3 +155,26 @@ def test_tool_call_history_never_shows_another_users_calls(alice_web, alice, bob
     response = alice_web.get("/conversations/tools/")
     assert [c.tool_name for c in response.context["page"].object_list] == ["alice.tool"]
     assert b"bob.tool" not in response.content
+
+
+def test_a_link_to_a_turn_opens_the_page_that_holds_it(alice_web, alice):
+    start = timezone.now() - timedelta(days=1)
+    turns = [
+        turn_append(
+            user=alice,
+            session_id="long",
+            role="user",
+            content=f"turn number {n}",
+            timestamp=start + timedelta(minutes=n),
+        )
+        for n in range(130)
+    ]
+    session = Session.objects.for_user(alice).get()
+    late = alice_web.get(f"/conversations/{session.pk}/?turn={turns[120].pk}")
+    assert late.context["page"].number == 2
+    assert f'id="turn-{turns[120].pk}"' in late.content.decode()
+    assert (
+        alice_web.get(f"/conversations/{session.pk}/?turn={turns[3].pk}").context["page"].number
+        == 1
+    )
+    assert alice_web.get(f"/conversations/{session.pk}/?turn=oops").status_code == 200
