@@ -74,7 +74,8 @@ class KnowledgeItem(OwnedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.category}: {self.content[:60]}"
+        # Admin checkboxes, titles and the admin log use str(): sensitive text stays out.
+        return f"{self.category}: {'(sensitive)' if self.sensitive else self.content[:60]}"
 
     @property
     def is_active(self) -> bool:

@@ -92,7 +92,7 @@ def _daily(qs, field: str, since) -> dict[str, int]:
 def activity_timeline(*, user: Any, days: int = 30) -> list[dict[str, Any]]:
     """Daily counts of turns, new memories and tool calls, oldest first, no gaps."""
     days = max(1, min(days, 365))
-    today = timezone.now().date()
+    today = timezone.localdate()  # the same calendar TruncDate uses (current time zone)
     since = timezone.now() - timedelta(days=days)
     turns = _daily(Turn.objects.for_user(user), "timestamp", since)
     memories = _daily(KnowledgeItem.objects.for_user(user), "created_at", since)

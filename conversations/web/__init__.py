@@ -1,0 +1,1 @@
+"""Web pages for a person's conversations: sessions, turns, search, tool calls."""

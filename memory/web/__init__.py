@@ -1,0 +1,1 @@
+"""The web app for people: server-rendered pages over the services and selectors."""

@@ -1,0 +1,230 @@
+"""Memory pages: search and list, detail with lineage and origin, add, edit, forget."""
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from conversations.models import Turn
+from memory import selectors, services
+from memory.models import KnowledgeItem
+from memory.search import recall
+from memory.user_settings import user_settings_get
+from memory.web import selectors as web_selectors
+from memory.web.forms import MemoryFilterForm, MemoryForm, apply_service_errors
+
+PAGE_SIZE = 25
+SEARCH_TOP_K = 100
+EDITABLE = ("content", "category", "context", "entity", "domain", "sensitive", "due_at")
+
+
+def _owned(request: HttpRequest, pk: int) -> KnowledgeItem:
+    return get_object_or_404(KnowledgeItem.objects.for_user(request.user), pk=pk)
+
+
+def _next_or(request: HttpRequest, fallback: str) -> str:
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return fallback
+
+
+def _search(user: Any, filters: dict[str, Any]) -> list:
+    """Recall (the same search agents get), narrowed by the filters recall lacks."""
+    hits = recall(
+        user=user,
+        query=filters["q"],
+        top_k=SEARCH_TOP_K,
+        category=filters.get("category") or None,
+        context=filters.get("context") or None,
+        entity=filters.get("entity") or None,
+        include_sensitive=filters.get("sensitive") != "no",
+        touch=False,  # a person browsing is not an agent using the memory
+    )
+    keep = []
+    for hit in hits:
+        item = hit.item
+        if filters.get("context") and item.context != filters["context"]:
+            continue
+        if filters.get("source") and item.source != filters["source"]:
+            continue
+        if filters.get("sensitive") == "yes" and not item.sensitive:
+            continue
+        keep.append(hit)
+    return keep
+
+
+def _row(entry: Any, searching: bool) -> dict[str, Any]:
+    item = entry.item if searching else entry
+    row: dict[str, Any] = {"item": item}
+    if searching:
+        row.update(score=entry.score, matched_by=entry.matched_by)
+    return row
+
+
+@login_required
+def memory_list(request: HttpRequest) -> HttpResponse:
+    form = MemoryFilterForm(request.GET or None)
+    filters = form.cleaned_data if form.is_valid() else {}
+    searching = bool((filters.get("q") or "").strip())
+    error = ""
+    if searching:
+        try:
+            hits = _search(request.user, filters)
+        except ValidationError as exc:
+            error = " ".join(exc.messages)
+            hits = []
+        page = Paginator(hits, PAGE_SIZE).get_page(request.GET.get("page"))
+    else:
+        items = selectors.memory_list(
+            user=request.user,
+            category=filters.get("category") or None,
+            context=filters.get("context") or None,
+            entity=filters.get("entity") or None,
+            source=filters.get("source") or None,
+            sensitive={"yes": True, "no": False}.get(filters.get("sensitive") or ""),
+            include_forgotten=bool(filters.get("forgotten")),
+            include_superseded=bool(filters.get("superseded")),
+            ordering=filters.get("ordering") or "-updated_at",
+        )
+        page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
+    filtered = any(
+        filters.get(k)
+        for k in ("category", "context", "entity", "source", "sensitive", "forgotten", "superseded")
+    )
+    return render(
+        request,
+        "web/memories/list.html",
+        {
+            "form": form,
+            "page": page,
+            "searching": searching,
+            "rows": [_row(entry, searching) for entry in page.object_list],
+            "filtered": filtered,
+            "error": error,
+        },
+    )
+
+
+def _origin(request: HttpRequest, item: KnowledgeItem) -> dict[str, Any]:
+    turn = None
+    if item.source_turn_id:
+        turn = (
+            Turn.objects.for_user(request.user)
+            .select_related("session")
+            .filter(pk=item.source_turn_id)
+            .first()
+        )
+    return {"turn": turn}
+
+
+@login_required
+def memory_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    item = _owned(request, pk)
+    return render(
+        request,
+        "web/memories/detail.html",
+        {
+            "item": item,
+            "lineage": web_selectors.lineage(user=request.user, item=item),
+            "origin": _origin(request, item),
+        },
+    )
+
+
+def _context_options(user: Any) -> list[str]:
+    names = {row["context"] for row in selectors.contexts_list(user=user)}
+    names.update(user_settings_get(user).contexts)
+    names.add("global")
+    return sorted(names)
+
+
+@login_required
+def memory_add(request: HttpRequest) -> HttpResponse:
+    form = MemoryForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = {k: v for k, v in form.cleaned_data.items() if k in EDITABLE}
+        try:
+            item = services.memory_create(user=request.user, source="user", **data)
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            if item.deduplicated:
+                messages.info(request, "Very close to a memory you had, so that one was updated.")
+            else:
+                messages.success(request, "Memory added.")
+            return redirect("web-memory-detail", pk=item.pk)
+    return render(
+        request,
+        "web/memories/form.html",
+        {"form": form, "item": None, "contexts": _context_options(request.user)},
+    )
+
+
+@login_required
+def memory_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    item = _owned(request, pk)
+    initial = {name: getattr(item, name) for name in EDITABLE}
+    form = MemoryForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE}
+        if not changes:
+            messages.info(request, "Nothing changed.")
+            return redirect("web-memory-detail", pk=item.pk)
+        try:
+            services.memory_update(user=request.user, item_id=item.pk, source="user", **changes)
+        except KnowledgeItem.DoesNotExist:
+            raise Http404 from None
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, "Memory saved.")
+            return redirect("web-memory-detail", pk=item.pk)
+    return render(
+        request,
+        "web/memories/form.html",
+        {"form": form, "item": item, "contexts": _context_options(request.user)},
+    )
+
+
+def _act(request: HttpRequest, pk: int, action, done: str) -> HttpResponse:
+    try:
+        item = action(user=request.user, item_id=pk)
+    except KnowledgeItem.DoesNotExist:
+        raise Http404 from None
+    messages.success(request, done)
+    return redirect(_next_or(request, reverse("web-memory-detail", args=[item.pk])))
+
+
+@require_POST
+@login_required
+def memory_forget(request: HttpRequest, pk: int) -> HttpResponse:
+    return _act(request, pk, services.memory_forget, "Forgotten. Agents no longer see it.")
+
+
+@require_POST
+@login_required
+def memory_restore(request: HttpRequest, pk: int) -> HttpResponse:
+    return _act(request, pk, services.memory_restore, "Restored exactly as it was.")
+
+
+@login_required
+def memory_erase(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks for confirmation; POST erases for good."""
+    item = _owned(request, pk)
+    if request.method == "POST":
+        services.memory_erase(user=request.user, item_id=item.pk)
+        messages.success(request, "Erased for good.")
+        return redirect("web-memory-list")
+    # memory_erase makes the versions this one replaced current again: say so before.
+    older = KnowledgeItem.objects.for_user(request.user).filter(superseded_by=item)
+    return render(request, "web/memories/erase.html", {"item": item, "older": older})

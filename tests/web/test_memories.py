@@ -1,0 +1,188 @@
+"""Memory pages that read: list, search, filters, paging, detail with lineage and origin."""
+
+import pytest
+
+from conversations.services import turn_append
+from memory import services
+from memory.search import recall
+from tests.web.seed import seed_month
+
+pytestmark = pytest.mark.django_db
+
+
+def _remember(user, content, **fields):
+    return services.memory_create(user=user, content=content, **fields)
+
+
+def test_it_lists_active_memories_newest_change_first(alice_web, alice):
+    older = _remember(alice, "Prefers tea over coffee.")
+    newer = _remember(alice, "Works at Lumen Analytics.")
+    forgotten = _remember(alice, "Was looking at standing desks.")
+    services.memory_forget(user=alice, item_id=forgotten.pk)
+    response = alice_web.get("/memories/")
+    assert response.status_code == 200
+    shown = [row["item"].pk for row in response.context["rows"]]
+    assert shown == [newer.pk, older.pk]
+    assert b"2</strong> memories" in response.content
+
+
+def test_it_filters_by_category_context_entity_source_and_sensitivity(alice_web, alice):
+    seed_month(alice)
+
+    def contents(query: str) -> set[str]:
+        return {row["item"].content for row in alice_web.get(f"/memories/?{query}").context["rows"]}
+
+    assert contents("category=skill") == {
+        "Deploys the Gaia project with docker compose and make run."
+    }
+    assert contents("context=home") == {
+        "Training for a half marathon in October.",
+        "Has two children, Mia and Leo.",
+        "Lives in Lisbon (moved from Porto).",
+    }
+    assert contents("entity=PERSON:sarah_chen") == {
+        "Sarah Chen leads the billing migration project.",
+        "Sarah Chen prefers reviews on Tuesday mornings.",
+    }
+    assert contents("source=discovery") == {
+        "The Gaia project stores memory in PostgreSQL in production."
+    }
+    assert contents("sensitive=yes") == {"Blood type is O negative."}
+    assert "Blood type is O negative." not in contents("sensitive=no")
+
+
+def test_it_includes_forgotten_and_superseded_items_only_when_asked(alice_web, alice):
+    data = seed_month(alice)
+    plain = {row["item"].pk for row in alice_web.get("/memories/").context["rows"]}
+    assert data["forgotten"].pk not in plain and data["old"].pk not in plain
+    both = alice_web.get("/memories/?forgotten=on&superseded=on")
+    pks = {row["item"].pk for row in both.context["rows"]}
+    assert {data["forgotten"].pk, data["old"].pk} <= pks
+    assert b"is-forgotten" in both.content
+
+
+def test_it_hides_sensitive_content_behind_a_disclosure_in_the_list(alice_web, alice):
+    _remember(alice, "Blood type is O negative.", sensitive=True, source="user")
+    html = alice_web.get("/memories/").content.decode()
+    assert '<details class="sensitive">' in html
+    assert "Hidden — show" in html
+
+
+def test_it_pages_long_lists(alice_web, alice):
+    for n in range(30):
+        _remember(alice, f"Fact number {n} about the {n}th planet visited.", entity=f"planet:{n}")
+    first = alice_web.get("/memories/")
+    assert len(first.context["rows"]) == 25
+    assert b"Page 1 of 2" in first.content
+    second = alice_web.get("/memories/?page=2")
+    assert len(second.context["rows"]) == 5
+    assert alice_web.get("/memories/?page=99").context["page"].number == 2
+
+
+def test_it_sorts_when_asked(alice_web, alice):
+    first = _remember(alice, "Prefers tea over coffee.")
+    second = _remember(alice, "Works at Lumen Analytics.")
+    rows = alice_web.get("/memories/?ordering=created_at").context["rows"]
+    assert [r["item"].pk for r in rows] == [first.pk, second.pk]
+
+
+def test_search_uses_recall_and_shows_how_each_hit_matched(alice_web, alice):
+    seed_month(alice)
+    response = alice_web.get("/memories/?q=Sarah+billing")
+    assert response.status_code == 200
+    rows = response.context["rows"]
+    assert rows[0]["item"].content == "Sarah Chen leads the billing migration project."
+    assert rows[0]["matched_by"] in {"keyword", "vector", "both"}
+    expected = [
+        h.item.pk
+        for h in recall(
+            user=alice, query="Sarah billing", top_k=100, touch=False, include_sensitive=True
+        )
+    ]
+    assert [r["item"].pk for r in rows] == expected
+    assert b"matched by" in response.content
+
+
+def test_search_does_not_count_as_agent_use(alice_web, alice):
+    item = _remember(alice, "Sarah Chen leads the billing migration project.")
+    alice_web.get("/memories/?q=billing")
+    item.refresh_from_db()
+    assert item.use_count == 0
+
+
+def test_search_applies_the_filters(alice_web, alice):
+    seed_month(alice)
+    rows = alice_web.get("/memories/?q=Sarah&category=reminder").context["rows"]
+    assert [r["item"].content for r in rows] == ["Send the quarterly report to Sarah."]
+    rows = alice_web.get("/memories/?q=Gaia&source=discovery").context["rows"]
+    assert [r["item"].content for r in rows] == [
+        "The Gaia project stores memory in PostgreSQL in production."
+    ]
+
+
+def test_search_survives_query_syntax_characters(alice_web, alice):
+    _remember(alice, "Sarah Chen leads the billing migration project.")
+    for query in ['"unbalanced', "AND (", "*", "NEAR(a b)", "🙂"]:
+        assert alice_web.get("/memories/", {"q": query}).status_code == 200
+
+
+def test_it_shows_nothing_found_for_a_search_without_hits(alice_web, alice):
+    _remember(alice, "Prefers tea over coffee.")
+    response = alice_web.get("/memories/?q=submarine")
+    assert b"Nothing found" in response.content
+
+
+def test_detail_shows_lineage_in_both_directions(alice_web, alice):
+    data = seed_month(alice)
+    old, new = data["old"], data["new"]
+    newest = services.memory_supersede(
+        user=alice, item_id=new.pk, content="Lives in Lisbon, Alfama district.", source="user"
+    )
+    middle = alice_web.get(f"/memories/{new.pk}/")
+    assert middle.status_code == 200
+    lineage = middle.context["lineage"]
+    assert [i.pk for i in lineage["older"]] == [old.pk]
+    assert [i.pk for i in lineage["newer"]] == [newest.pk]
+    html = middle.content.decode()
+    assert f'href="/memories/{old.pk}/"' in html and f'href="/memories/{newest.pk}/"' in html
+    assert "Replaced by a newer version" in html
+    first = alice_web.get(f"/memories/{old.pk}/").context["lineage"]
+    assert [i.pk for i in first["newer"]] == [new.pk, newest.pk]
+
+
+def test_detail_links_the_turn_a_memory_came_from(alice_web, alice):
+    data = seed_month(alice)
+    turn = data["turn"]
+    html = alice_web.get(f"/memories/{data['new'].pk}/").content.decode()
+    assert f'href="/conversations/{turn.session_id}/?turn={turn.pk}#turn-{turn.pk}"' in html
+    assert "We finally moved to Lisbon last weekend" in html
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        ("user", "Added by you"),
+        ("tool", "Stored by one of your agents"),
+        ("discovery", 'href="/discovery/"'),
+        ("error_auto", "after a tool call failed"),
+    ],
+)
+def test_detail_explains_other_origins(alice_web, alice, source, text):
+    item = _remember(alice, "Prefers tea over coffee.", source=source)
+    assert text in alice_web.get(f"/memories/{item.pk}/").content.decode()
+
+
+@pytest.mark.cross_user("web-memory-list")
+def test_lists_and_searches_never_show_another_users_memories(alice_web, alice, bob):
+    seed_month(bob)
+    turn_append(user=bob, session_id="s", role="user", content="bob was here today")
+    _remember(alice, "Prefers coffee.")
+    for url in (
+        "/memories/",
+        "/memories/?q=Sarah",
+        "/memories/?forgotten=on&superseded=on",
+        "/memories/?entity=person:sarah_chen",
+    ):
+        response = alice_web.get(url)
+        assert all(row["item"].owner_id == alice.pk for row in response.context["rows"]), url
+        assert b"Sarah Chen" not in response.content

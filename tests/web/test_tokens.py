@@ -1,0 +1,84 @@
+"""API tokens page: create (secret shown once), list with last use, expiry, revoke."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memory.models import ApiToken
+from memory.tokens import token_authenticate, token_create
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_shows_the_create_form_and_an_empty_state(alice_web):
+    response = alice_web.get("/tokens/")
+    assert response.status_code == 200
+    assert b"No tokens yet" in response.content
+    assert b"Create token" in response.content
+
+
+def test_creating_a_token_shows_its_secret_once(alice_web, alice):
+    response = alice_web.post("/tokens/", {"name": "laptop-assistant", "expires_in": ""})
+    assert response.status_code == 200
+    assert "no-store" in response["Cache-Control"]
+    secret = response.context["secret"]
+    assert secret.startswith("gaia_")
+    html = response.content.decode()
+    assert f'value="{secret}"' in html and 'data-copy="#new-token"' in html
+    token = token_authenticate(secret)
+    assert token.owner == alice and token.name == "laptop-assistant" and token.expires_at is None
+    again = alice_web.get("/tokens/")
+    assert secret not in again.content.decode()
+    assert b"laptop-assistant" in again.content and token.prefix.encode() in again.content
+
+
+def test_a_token_can_expire(alice_web, alice):
+    alice_web.post("/tokens/", {"name": "short-lived", "expires_in": "30"})
+    token = ApiToken.objects.for_user(alice).get()
+    assert timedelta(days=29) < token.expires_at - timezone.now() <= timedelta(days=30)
+
+
+def test_creating_needs_a_name(alice_web, alice):
+    response = alice_web.post("/tokens/", {"name": "", "expires_in": ""})
+    assert response.status_code == 200
+    assert response.context["secret"] is None
+    assert b"This field is required" in response.content
+    assert not ApiToken.objects.for_user(alice).exists()
+
+
+def test_the_list_shows_last_use_expiry_and_status(alice_web, alice):
+    used, secret = token_create(user=alice, name="used-one")
+    token_authenticate(secret)
+    expired, _ = token_create(
+        user=alice, name="old-one", expires_at=timezone.now() - timedelta(days=1)
+    )
+    html = alice_web.get("/tokens/").content.decode()
+    assert "just now" in html  # last used
+    assert "expired" in html
+    assert f'action="/tokens/{used.pk}/revoke/"' in html
+    assert f'action="/tokens/{expired.pk}/revoke/"' not in html
+
+
+def test_revoking_stops_the_token_at_once(alice_web, alice):
+    token, secret = token_create(user=alice, name="agent")
+    response = alice_web.post(f"/tokens/{token.pk}/revoke/", follow=True)
+    assert response.redirect_chain[-1][0] == "/tokens/"
+    assert b"revoked" in response.content
+    assert token_authenticate(secret) is None
+    assert alice_web.get(f"/tokens/{token.pk}/revoke/").status_code == 405
+
+
+@pytest.mark.cross_user("web-token-list")
+def test_the_list_never_shows_another_users_tokens(alice_web, bob):
+    token_create(user=bob, name="bobs-agent")
+    response = alice_web.get("/tokens/")
+    assert list(response.context["tokens"]) == []
+    assert b"bobs-agent" not in response.content
+
+
+@pytest.mark.cross_user("web-token-revoke")
+def test_another_users_token_cannot_be_revoked(alice_web, bob):
+    token, secret = token_create(user=bob, name="bobs-agent")
+    assert alice_web.post(f"/tokens/{token.pk}/revoke/").status_code == 404
+    assert token_authenticate(secret) is not None
