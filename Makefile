@@ -22,6 +22,7 @@ install: $(VENV)/.runtime
 run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
+	$(PY) manage.py setup_schedules --startup
 	$(PY) manage.py serve
 
 ## Install what the tests need and run them (DATABASE_URL selects PostgreSQL).

@@ -1,0 +1,41 @@
+"""Fixtures of the background tests: a scripted fake LLM server with small deadlines."""
+
+import numpy as np
+import pytest
+
+from tests.background.fake_llm import FakeLLM
+
+
+@pytest.fixture
+def llm_settings(settings):
+    """Small deadlines and back-off so failure tests stay fast."""
+    settings.GAIA_LLM_MODEL = "fake-model"
+    settings.GAIA_LLM_API_KEY = "test-key"
+    settings.GAIA_LLM_TIMEOUT = 1.0
+    settings.GAIA_LLM_CONNECT_TIMEOUT = 0.5
+    settings.GAIA_LLM_RETRIES = 2
+    settings.GAIA_LLM_BACKOFF = 0.01
+    settings.GAIA_LLM_RETRY_AFTER_MAX = 0.2
+    settings.GAIA_LLM_BREAKER_THRESHOLD = 100
+    settings.GAIA_LLM_MAX_BYTES = 64 * 1024
+    settings.GAIA_LLM_JSON_MODE = True
+    return settings
+
+
+@pytest.fixture
+def fake_llm(llm_settings):
+    server = FakeLLM()
+    llm_settings.GAIA_LLM_URL = server.url
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def no_llm(settings):
+    settings.GAIA_LLM_URL = ""
+    return settings
+
+
+def vector(*values: float) -> bytes:
+    """A float32 embedding, as the recall code stores it."""
+    return np.array(values, dtype=np.float32).tobytes()
