@@ -2,8 +2,26 @@
 
 import numpy as np
 import pytest
+from django.core.cache import cache
 
+from memory.background import queue
 from tests.background.fake_llm import FakeLLM
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Queue de-duplication marks live in the cache; no test sees another's."""
+    cache.clear()
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """Tasks queued (func, args). Each test runs inside a transaction that never commits,
+    so on-commit callbacks run at once here (test_extraction checks the real timing)."""
+    calls: list = []
+    monkeypatch.setattr("django_q.tasks.async_task", lambda func, *a, **k: calls.append((func, a)))
+    monkeypatch.setattr(queue.transaction, "on_commit", lambda send, **kwargs: send())
+    return calls
 
 
 @pytest.fixture
