@@ -7,6 +7,7 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from gaia_site import health
+        from memory.llm import checks  # noqa: F401  (registers the system check)
         from memory.llm.status import llm_health
 
         health.register("llm", llm_health)

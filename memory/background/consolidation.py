@@ -19,7 +19,7 @@ from django.utils import timezone
 from conversations.models import Session, Turn
 from memory.background import prompts
 from memory.background.facts import facts_store
-from memory.background.queue import _send
+from memory.background.queue import enqueue_now
 from memory.llm import LLMError, get_llm, llm_configured
 from memory.llm.counters import llm_count
 from memory.services import memory_create
@@ -55,7 +55,7 @@ def consolidation_sweep(*, now: Any = None) -> int:
         if queued.get(owner_id, 0) >= BATCH_PER_USER:
             continue
         queued[owner_id] = queued.get(owner_id, 0) + 1
-        _send("conversations.tasks.consolidate_session", (pk,), f"gaia:consolidate:{pk}", 600)
+        enqueue_now("conversations.tasks.consolidate_session", (pk,), f"gaia:consolidate:{pk}", 600)
     return sum(queued.values())
 
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 from conversations.models import Turn
 from memory.background import prompts
 from memory.background.facts import facts_store
-from memory.background.queue import enqueue_on_commit
+from memory.background.queue import enqueue_now, enqueue_on_commit
 from memory.llm import LLMError, get_llm, llm_configured
 from memory.llm.counters import llm_count
 from memory.models import SOURCE_CONFIDENCE, KnowledgeItem
@@ -47,8 +47,6 @@ def extraction_sweep(*, now: Any = None) -> int:
     """
     if not llm_configured():
         return 0
-    from memory.background.queue import _send
-
     cutoff = (now or timezone.now()) - timezone.timedelta(seconds=SWEEP_MIN_AGE_SECONDS)
     ids = list(
         Turn.objects.filter(extraction_status="pending", created_at__lt=cutoff)
@@ -56,7 +54,7 @@ def extraction_sweep(*, now: Any = None) -> int:
         .values_list("pk", flat=True)[:SWEEP_BATCH]
     )
     for turn_id in ids:
-        _send("conversations.tasks.extract_turn", (turn_id,), f"gaia:extract:{turn_id}", 600)
+        enqueue_now("conversations.tasks.extract_turn", (turn_id,), f"gaia:extract:{turn_id}", 600)
     return len(ids)
 
 

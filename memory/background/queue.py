@@ -9,11 +9,18 @@ from django.db import transaction
 log = logging.getLogger("gaia.background")
 
 
-def _send(func: str, args: tuple, dedupe_key: str | None, dedupe_seconds: int) -> None:
+def enqueue_now(
+    func: str, args: tuple, dedupe_key: str | None = None, dedupe_seconds: int = 300
+) -> None:
+    """Queue `func(*args)` now (sweeps run outside request transactions).
+
+    With `dedupe_key`, a second call within `dedupe_seconds` queues nothing: best effort,
+    shared between processes only through a shared cache (Redis); tasks stay idempotent.
+    """
     from django_q.tasks import async_task
 
     if dedupe_key and not cache.add(dedupe_key, 1, dedupe_seconds):
-        return  # queued recently (best effort: shared only with a shared cache)
+        return
     async_task(func, *args, task_name=f"{func.rsplit('.', 1)[-1]}:{':'.join(map(str, args))}")
 
 
@@ -28,7 +35,7 @@ def enqueue_on_commit(
 
     def send() -> None:
         try:
-            _send(func, args, dedupe_key, dedupe_seconds)
+            enqueue_now(func, args, dedupe_key, dedupe_seconds)
         except Exception:
             log.exception("could not queue %s%s; the sweep will pick it up", func, args)
 

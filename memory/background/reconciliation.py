@@ -17,6 +17,7 @@ from django.db.models import Count
 
 from memory.background import prompts
 from memory.background.models import ReconciledPair
+from memory.background.queue import enqueue_now
 from memory.llm import LLMError, get_llm
 from memory.models import KnowledgeItem
 from memory.services import memory_supersede_by, memory_update
@@ -153,7 +154,6 @@ def _apply(user: Any, pair: Pair, outcome: str) -> bool:
 
 def reconciliation_sweep() -> int:
     """Queue reconciliation for every user with embedded items (none without an LLM)."""
-    from memory.background.queue import _send
     from memory.llm import llm_configured
 
     if not llm_configured():
@@ -166,5 +166,5 @@ def reconciliation_sweep() -> int:
     )
     owners = sorted(set(owners))
     for owner_id in owners:
-        _send("memory.tasks.reconcile_user", (owner_id,), f"gaia:reconcile:{owner_id}", 600)
+        enqueue_now("memory.tasks.reconcile_user", (owner_id,), f"gaia:reconcile:{owner_id}", 600)
     return len(owners)
