@@ -141,7 +141,7 @@ def apply_operations(
     """Claim the turn and apply its operations in one transaction; applied at most once."""
     user = turn.owner
     known = {item.pk: item for item in items}
-    outcome = {"added": 0, "updated": 0, "deleted": 0, "refused": 0}
+    outcome = {"added": 0, "updated": 0, "deleted": 0, "unchanged": 0, "refused": 0}
     with transaction.atomic():
         claimed = Turn.objects.filter(
             pk=turn.pk, owner_id=user.pk, extraction_status="pending"
@@ -176,6 +176,8 @@ def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> s
         item = known.get(operation["knowledge_id"])
         if item is None:  # only the memories shown to the model may be changed
             raise ValidationError(f"Unknown knowledge_id {operation['knowledge_id']}.")
+        if op == "update" and operation["content"].strip() == item.content:
+            return "unchanged"  # a new row saying the same thing would only add noise
         with transaction.atomic():
             if op == "update":
                 memory_supersede(

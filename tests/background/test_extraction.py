@@ -51,7 +51,14 @@ def test_add_update_and_delete_are_applied_with_lineage_and_source_turn(fake_llm
 
     result = extraction.extract_turn(turn_id=turn.pk)
 
-    assert result == {"status": "done", "added": 1, "updated": 1, "deleted": 1, "refused": 0}
+    assert result == {
+        "status": "done",
+        "added": 1,
+        "updated": 1,
+        "deleted": 1,
+        "unchanged": 0,
+        "refused": 0,
+    }
     turn.refresh_from_db()
     assert turn.extraction_status == "done"
     berlin.refresh_from_db(), cat.refresh_from_db()
@@ -274,3 +281,19 @@ def test_nothing_is_queued_without_an_llm(
     with django_capture_on_commit_callbacks(execute=True):
         turn = user_turn(alice)
     assert queued == [] and turn.extraction_status == "pending"
+
+
+def test_an_update_that_changes_nothing_leaves_the_item_alone(fake_llm, alice):
+    berlin = memory_create(user=alice, content="User lives in Berlin")
+    turn = user_turn(alice, "I still live in Berlin and love it here")
+    fake_llm.then(
+        f.answer(
+            {
+                "operations": [
+                    {"op": "update", "knowledge_id": berlin.pk, "content": "User lives in Berlin"}
+                ]
+            }
+        )
+    )
+    assert extraction.extract_turn(turn_id=turn.pk)["unchanged"] == 1
+    assert list(items(alice)) == [berlin] and items(alice).get().is_active
