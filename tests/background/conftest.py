@@ -14,6 +14,12 @@ def _fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """The user fixtures hash passwords; the real hasher costs ~0.3 s per user."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def queued(monkeypatch):
     """Tasks queued (func, args). Each test runs inside a transaction that never commits,
