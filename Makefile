@@ -23,6 +23,7 @@ run: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py collectstatic --noinput -v 0
+	$(PY) manage.py setup_schedules --startup
 	$(PY) manage.py serve
 
 ## Install what the tests need and run them (DATABASE_URL selects PostgreSQL).

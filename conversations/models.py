@@ -17,6 +17,7 @@ class Session(OwnedModel):
     last_turn_at = models.DateTimeField(default=timezone.now, db_index=True)
     consolidated_at = models.DateTimeField(null=True, blank=True)
     summary = models.TextField(blank=True, default="")
+    consolidation_attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -40,6 +41,7 @@ class Turn(OwnedModel):
         max_length=10, blank=True, default="", choices=[(s, s) for s in EXTRACTION_STATES]
     )
     extraction_error = models.CharField(max_length=500, blank=True, default="")
+    extraction_attempts = models.PositiveSmallIntegerField(default=0)
     embedding = models.BinaryField(null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
 

@@ -70,6 +70,10 @@ def turn_append(
         )
         if when > session.last_turn_at or session.turns.count() == 1:
             Session.objects.filter(pk=session.pk).update(last_turn_at=when)
+        if turn.extraction_status == "pending":
+            from memory.background.extraction import extraction_enqueue
+
+            extraction_enqueue(turn)  # queued on commit, never run inline
     return turn
 
 
@@ -108,7 +112,7 @@ def tool_call_record(
     if duration_ms is not None and (not isinstance(duration_ms, int) or duration_ms < 0):
         raise ValidationError({"duration_ms": "Must be a non-negative integer."}, code="invalid")
     session = session_get_or_create(user=user, session_id=session_id) if session_id else None
-    return ToolCall.objects.create(
+    call = ToolCall.objects.create(
         owner=user,
         session=session,
         tool_name=tool_name,
@@ -121,3 +125,19 @@ def tool_call_record(
         duration_ms=duration_ms,
         timestamp=parse_when(timestamp, field="timestamp", user=user) or timezone.now(),
     )
+    from memory.background.tool_errors import tool_call_recorded
+
+    tool_call_recorded(call)  # a failure becomes an error item (queued on commit)
+    return call
+
+
+def turns_prune(*, user: Any, before: Any, dry_run: bool = False) -> int:
+    """Delete the user's turns older than `before` (retention); returns how many."""
+    old = Turn.objects.for_user(user).filter(timestamp__lt=before)
+    return old.count() if dry_run else old.delete()[1].get(old.model._meta.label, 0)
+
+
+def tool_calls_prune(*, user: Any, before: Any, dry_run: bool = False) -> int:
+    """Delete the user's tool calls older than `before` (retention); returns how many."""
+    old = ToolCall.objects.for_user(user).filter(timestamp__lt=before)
+    return old.count() if dry_run else old.delete()[1].get(old.model._meta.label, 0)

@@ -3,6 +3,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/v1/", include("memory.background.urls")),
     path("api/v1/", include("memory.api.urls")),
     path("api/v1/", include("discovery.urls")),
     path("discovery/", include("discovery.web_urls")),

@@ -6,6 +6,14 @@ class MemoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
+        from gaia_site import health
         from memory import health_checks
+        from memory.fulltext_schema import ensure_after_migrate
+        from memory.llm import checks  # noqa: F401  (registers the system check)
+        from memory.llm.status import llm_health
 
         health_checks.register()
+        health.register("llm", llm_health)
+        post_migrate.connect(ensure_after_migrate, dispatch_uid="gaia-fulltext-triggers")

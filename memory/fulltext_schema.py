@@ -16,22 +16,54 @@ class FullTextSpec:
     weights: tuple[str, ...]  # PostgreSQL weight letter per column
 
 
-def sqlite_create(spec: FullTextSpec) -> list[str]:
+def _sqlite_triggers(spec: FullTextSpec) -> dict[str, str]:
     cols = ", ".join(spec.columns)
     new = ", ".join(f"new.{c}" for c in spec.columns)
     old = ", ".join(f"old.{c}" for c in spec.columns)
+    delete = f"INSERT INTO {spec.fts}({spec.fts}, rowid, {cols}) VALUES ('delete', old.id, {old});"
+    insert = f"INSERT INTO {spec.fts}(rowid, {cols}) VALUES (new.id, {new});"
+    return {
+        f"{spec.fts}_ai": f"AFTER INSERT ON {spec.table} BEGIN {insert} END",
+        f"{spec.fts}_ad": f"AFTER DELETE ON {spec.table} BEGIN {delete} END",
+        f"{spec.fts}_au": f"AFTER UPDATE OF {cols} ON {spec.table} BEGIN {delete} {insert} END",
+    }
+
+
+def sqlite_create(spec: FullTextSpec) -> list[str]:
+    cols = ", ".join(spec.columns)
     return [
         f"CREATE VIRTUAL TABLE {spec.fts} USING fts5({cols}, content='{spec.table}', "
         f"content_rowid='id', tokenize='porter unicode61')",
-        f"CREATE TRIGGER {spec.fts}_ai AFTER INSERT ON {spec.table} BEGIN "
-        f"INSERT INTO {spec.fts}(rowid, {cols}) VALUES (new.id, {new}); END",
-        f"CREATE TRIGGER {spec.fts}_ad AFTER DELETE ON {spec.table} BEGIN "
-        f"INSERT INTO {spec.fts}({spec.fts}, rowid, {cols}) VALUES ('delete', old.id, {old}); END",
-        f"CREATE TRIGGER {spec.fts}_au AFTER UPDATE OF {cols} ON {spec.table} BEGIN "
-        f"INSERT INTO {spec.fts}({spec.fts}, rowid, {cols}) VALUES ('delete', old.id, {old}); "
-        f"INSERT INTO {spec.fts}(rowid, {cols}) VALUES (new.id, {new}); END",
+        *(f"CREATE TRIGGER {name} {body}" for name, body in _sqlite_triggers(spec).items()),
         f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('rebuild')",
     ]
+
+
+def sqlite_ensure(spec: FullTextSpec, connection) -> bool:
+    """Recreate triggers a table rebuild dropped (SQLite ALTERs copy the table and lose
+    its triggers); rebuild the index when any was missing. True when something was fixed.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")
+        existing = {row[0] for row in cursor.fetchall()}
+        if spec.table not in existing or spec.fts not in existing:
+            return False  # not migrated this far yet: the migration creates everything
+        missing = {n: b for n, b in _sqlite_triggers(spec).items() if n not in existing}
+        for name, body in missing.items():
+            cursor.execute(f"CREATE TRIGGER {name} {body}")
+        if missing:
+            cursor.execute(f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('rebuild')")
+    return bool(missing)
+
+
+def ensure_after_migrate(using: str = "default", **kwargs) -> None:
+    """post_migrate hook: keep the SQLite full-text triggers in place after any migration."""
+    from django.db import connections
+
+    connection = connections[using]
+    if connection.vendor == "sqlite":
+        for spec in (KNOWLEDGE_FTS, TURN_FTS):
+            sqlite_ensure(spec, connection)
 
 
 def sqlite_drop(spec: FullTextSpec) -> list[str]:

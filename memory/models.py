@@ -16,6 +16,7 @@ SOURCE_CONFIDENCE = {
     "discovery": 0.4,
     "consolidation": 0.5,
 }
+SOURCES = list(SOURCE_CONFIDENCE)
 CONTENT_MAX = 2000
 
 
@@ -53,6 +54,7 @@ class KnowledgeItem(OwnedModel):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
     )
     forgotten_at = models.DateTimeField(null=True, blank=True)
+    decayed_at = models.DateTimeField(null=True, blank=True, editable=False)
     embedding = models.BinaryField(null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
     source_turn = models.ForeignKey(
@@ -134,3 +136,8 @@ class IndexGeneration(models.Model):
 
     def __str__(self) -> str:
         return f"generation {self.value} of user {self.user_id}"
+
+
+# Models of the background jobs live in their packages; imported here so Django sees them.
+from memory.background.models import ProfileCache, ReconciledPair  # noqa: E402, F401
+from memory.llm.models import LLMCounter  # noqa: E402, F401

@@ -8,6 +8,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
+from memory.llm.status import llm_stats
 from memory.models import KnowledgeItem
 
 
@@ -53,6 +54,7 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
             "failed": turns.filter(extraction_status="failed").count(),
             "done": turns.filter(extraction_status="done").count(),
         },
+        "llm": llm_stats(user=user),
     }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Value
+from django.db.models import F, Q, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
@@ -277,6 +277,57 @@ def memory_supersede(
         old.save(update_fields=["superseded_by", "updated_at"])
         events.items_changed(user.pk, upserted=[new.pk], removed=[old.pk])
     return new
+
+
+def memory_supersede_by(*, user: Any, item_id: int, by_id: int) -> KnowledgeItem:
+    """Mark an item as replaced by another existing active item of the same user."""
+    if item_id == by_id:
+        raise ValidationError("An item cannot supersede itself.", code="invalid")
+    with transaction.atomic():
+        mine = KnowledgeItem.objects.for_user(user).select_for_update()
+        old, new = mine.get(pk=item_id), mine.get(pk=by_id)
+        if not (old.is_active and new.is_active):
+            raise ValidationError("Only active items take part in lineage.", code="inactive")
+        old.superseded_by = new
+        old.updated_at = timezone.now()
+        old.save(update_fields=["superseded_by", "updated_at"])
+        events.items_changed(user.pk, removed=[old.pk])
+    return old
+
+
+def memory_decay_confidence(
+    *, user: Any, item_ids: Iterable[int], factor: float, idle_before: datetime
+) -> int:
+    """Multiply confidence by `factor` once per idle period (background decay).
+
+    Only items still unused, unchanged and undecayed since `idle_before` are touched, so
+    a second run in the same period changes nothing. `updated_at` is left alone: decay
+    is not an edit.
+    """
+    idle = (
+        (Q(last_used__isnull=True) | Q(last_used__lt=idle_before))
+        & Q(updated_at__lt=idle_before)
+        & (Q(decayed_at__isnull=True) | Q(decayed_at__lt=idle_before))
+    )
+    return (
+        KnowledgeItem.objects.for_user(user)
+        .filter(idle, pk__in=list(item_ids))
+        .update(confidence=F("confidence") * factor, decayed_at=timezone.now())
+    )
+
+
+def memory_importance_set(*, user: Any, values: dict[int, float]) -> int:
+    """Store recomputed importance values (background decay); returns rows changed."""
+    by_value: dict[float, list[int]] = {}
+    for item_id, value in values.items():
+        by_value.setdefault(round(min(1.0, max(0.0, float(value))), 4), []).append(item_id)
+    changed = 0
+    with transaction.atomic():  # one UPDATE per distinct value, not per item
+        for value, ids in by_value.items():
+            changed += (
+                KnowledgeItem.objects.for_user(user).filter(pk__in=ids).update(importance=value)
+            )
+    return changed
 
 
 def memory_forget(*, user: Any, item_id: int) -> KnowledgeItem:

@@ -111,7 +111,10 @@ def test_no_field_of_any_operation_can_cause_a_server_error(alice, alice_api, me
                 continue
             query = urlencode({target["query"]: str(bad)})
             response = getattr(alice_api, method)(f"{url}?{query}")
-        assert response.status_code < 500, (bad, response.content)
+        assert response.status_code < 500 or _is_llm_unavailable(response), (
+            bad,
+            response.content,
+        )
         if response.status_code >= 400 and response.status_code != 404:
             assert_error(response, response.status_code)
 
@@ -131,3 +134,11 @@ def test_no_tool_argument_can_cause_an_exception(alice, tool):
             assert result["ok"] in (True, False)
             if not result["ok"]:
                 assert result["error"]["message"]
+
+
+def _is_llm_unavailable(response) -> bool:
+    """Valid input to an LLM endpoint on a server with no LLM: a documented 503."""
+    return response.status_code == 503 and response.json()["error"]["code"] in {
+        "llm_not_configured",
+        "llm_unavailable",
+    }

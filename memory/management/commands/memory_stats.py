@@ -35,6 +35,12 @@ class Command(BaseCommand):
                 f"{stats['embeddings']['coverage']:.0%}; extraction pending "
                 f"{stats['extraction']['pending']}"
             )
+            llm = stats["llm"]
+            self.stdout.write(
+                f"  llm: {llm['state']}; {llm['calls_ok']} ok, {llm['failures_total']} failed; "
+                f"backlog {llm['backlog']['turns_pending']} turns, "
+                f"{llm['backlog']['sessions_awaiting_consolidation']} sessions"
+            )
             if k["by_category"]:
                 cats = ", ".join(f"{c}={n}" for c, n in k["by_category"].items())
                 self.stdout.write(f"  by category: {cats}")

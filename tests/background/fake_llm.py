@@ -1,0 +1,130 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1, scripted per test.
+
+Each request to /v1/chat/completions takes the next step of the script (the last step
+repeats); every request body is recorded. Steps cover good answers and each failure
+mode of docs/reliability.md.
+"""
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Step = Callable[[BaseHTTPRequestHandler], None]
+
+
+def completion(content: str, finish_reason: str = "stop") -> bytes:
+    return json.dumps(
+        {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": finish_reason,
+                }
+            ],
+        }
+    ).encode()
+
+
+def _send(handler, status: int, body: bytes, headers: dict | None = None, length=True) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    if length:
+        handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def answer(obj: Any) -> Step:
+    """200 with the model answering `obj` as JSON."""
+    return lambda h: _send(h, 200, completion(json.dumps(obj)))
+
+
+def content(text: str, finish_reason: str = "stop") -> Step:
+    """200 with the model answering this exact text."""
+    return lambda h: _send(h, 200, completion(text, finish_reason))
+
+
+def status(code: int, body: bytes = b'{"error": "x"}', headers: dict | None = None) -> Step:
+    return lambda h: _send(h, code, body, headers)
+
+
+def raw_200(body: bytes, length: bool = True) -> Step:
+    return lambda h: _send(h, 200, body, length=length)
+
+
+def silent(seconds: float = 10.0) -> Step:
+    """Accept the request and never answer (within the test's horizon)."""
+    return lambda h: time.sleep(seconds)
+
+
+def drip(obj: Any, interval: float = 0.25) -> Step:
+    """A valid answer, status line included, one byte every `interval` seconds."""
+
+    def step(h) -> None:
+        body = completion(json.dumps(obj))
+        head = (
+            f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        h.close_connection = True
+        for byte in head + body:
+            time.sleep(interval)
+            h.wfile.write(bytes([byte]))
+
+    return step
+
+
+class FakeLLM:
+    def __init__(self) -> None:
+        self.script: list[Step] = [answer({"operations": []})]
+        self.requests: list[dict] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                size = int(self.headers.get("Content-Length") or 0)
+                owner.requests.append(json.loads(self.rfile.read(size) or b"{}"))
+                step = owner.script.pop(0) if len(owner.script) > 1 else owner.script[0]
+                try:
+                    step(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.block_on_close = False
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+
+    def then(self, *steps: Step) -> "FakeLLM":
+        self.script = list(steps)
+        return self
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def refused_url() -> str:
+    """A local URL where nothing listens (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

@@ -1,0 +1,100 @@
+"""Decay and prune: exact confidence, importance and deletions, applied once."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from conversations.models import ToolCall, Turn
+from conversations.services import tool_call_record, turn_append
+from memory.background.decay import decay_user
+from memory.background.prune import prune_user
+from memory.models import KnowledgeItem
+from memory.services import memory_create
+
+pytestmark = pytest.mark.django_db
+
+
+def aged(user, content, *, days, used_days=None, confidence=0.5, context="global"):
+    item = memory_create(user=user, content=content, confidence=confidence, context=context)
+    then = timezone.now() - timedelta(days=days)
+    used = timezone.now() - timedelta(days=used_days) if used_days is not None else None
+    KnowledgeItem.objects.filter(pk=item.pk).update(
+        created_at=then, updated_at=then, last_used=used
+    )
+    return item
+
+
+def reload(item):
+    return KnowledgeItem.objects.get(pk=item.pk)
+
+
+def test_confidence_decays_once_per_idle_period(alice):
+    idle = aged(alice, "User once visited Oslo", days=40)
+    used = aged(alice, "User drinks green tea", days=40, used_days=2)
+    fresh = aged(alice, "User started a new job", days=3)
+    assert decay_user(user=alice)["confidence_decayed"] == 1
+    assert decay_user(user=alice)["confidence_decayed"] == 0  # same period: applied once
+    assert [round(reload(i).confidence, 3) for i in (idle, used, fresh)] == [0.45, 0.5, 0.5]
+    assert reload(idle).updated_at < timezone.now() - timedelta(days=39)  # not an edit
+
+
+def test_importance_halves_every_thirty_days_since_last_access(alice):
+    month = aged(alice, "User once visited Oslo", days=30)
+    recent = aged(alice, "User drinks green tea", days=90, used_days=0)
+    decay_user(user=alice)
+    assert round(reload(month).importance, 2) == 0.5
+    assert round(reload(recent).importance, 2) == 1.0
+    decay_user(user=alice)
+    assert round(reload(month).importance, 2) == 0.5  # recomputed, not compounded
+
+
+def test_faded_items_are_forgotten_and_exempt_contexts_never_decay(settings, alice):
+    settings.GAIA_DECAY_EXEMPT_CONTEXTS = ["identity"]
+    faded = aged(alice, "User once visited Oslo", days=140)
+    exempt = aged(alice, "User is called Alice", days=400, context="identity")
+    result = decay_user(user=alice)
+    assert result["faded"] == 1
+    assert reload(faded).forgotten_at is not None  # soft: restorable
+    kept = reload(exempt)
+    assert (kept.forgotten_at, kept.confidence, kept.importance) == (None, 0.5, 1.0)
+
+
+def test_a_dry_run_changes_nothing(alice):
+    item = aged(alice, "User once visited Oslo", days=140)
+    assert decay_user(user=alice, dry_run=True) == {
+        "confidence_decayed": 1,
+        "importance_changed": 1,
+        "faded": 1,
+    }
+    kept = reload(item)
+    assert (kept.confidence, kept.importance, kept.forgotten_at) == (0.5, 1.0, None)
+
+
+def test_prune_removes_old_history_and_long_unused_weak_knowledge(alice):
+    old = timezone.now() - timedelta(days=91)
+    turn_append(user=alice, session_id="s", role="user", content="old words", timestamp=old)
+    recent = turn_append(user=alice, session_id="s", role="user", content="new words")
+    tool_call_record(user=alice, tool_name="search", timestamp=old)
+    tool_call_record(user=alice, tool_name="search")
+    weak = aged(alice, "User maybe likes jazz", days=100, confidence=0.05)
+    weak_but_used = aged(alice, "User maybe likes rock", days=100, used_days=10, confidence=0.05)
+    strong = aged(alice, "User likes opera", days=100, confidence=0.6)
+    assert prune_user(user=alice, dry_run=True) == {"turns": 1, "tool_calls": 1, "knowledge": 1}
+    assert Turn.objects.for_user(alice).count() == 2
+    assert prune_user(user=alice) == {"turns": 1, "tool_calls": 1, "knowledge": 1}
+    assert list(Turn.objects.for_user(alice)) == [recent]
+    assert ToolCall.objects.for_user(alice).count() == 1
+    remaining = set(KnowledgeItem.objects.for_user(alice).values_list("pk", flat=True))
+    assert remaining == {weak_but_used.pk, strong.pk} and weak.pk not in remaining
+    assert prune_user(user=alice) == {"turns": 0, "tool_calls": 0, "knowledge": 0}
+
+
+def test_decay_and_prune_for_alice_never_touch_bob(alice, bob):
+    bobs = aged(bob, "Bob once visited Oslo", days=400, confidence=0.05)
+    old = timezone.now() - timedelta(days=91)
+    turn_append(user=bob, session_id="s", role="user", content="old words", timestamp=old)
+    decay_user(user=alice), prune_user(user=alice)
+    kept = reload(bobs)
+    assert (kept.confidence, kept.importance, kept.forgotten_at) == (0.05, 1.0, None)
+    assert Turn.objects.for_user(bob).count() == 1

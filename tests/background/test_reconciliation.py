@@ -1,0 +1,92 @@
+"""Reconciliation of near-duplicate pairs found through stored embeddings."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memory.background import reconciliation
+from memory.background.models import ReconciledPair
+from memory.models import KnowledgeItem
+from memory.services import memory_create
+from tests.background import fake_llm as f
+from tests.background.conftest import vector
+
+pytestmark = pytest.mark.django_db
+
+
+def embedded(user, content, vec, *, days_old=0, confidence=0.6, model="m1", context="global"):
+    item = memory_create(user=user, content=content, confidence=confidence, context=context)
+    KnowledgeItem.objects.filter(pk=item.pk).update(
+        embedding=vector(*vec),
+        embedding_model=model,
+        created_at=timezone.now() - timedelta(days=days_old),
+    )
+    return KnowledgeItem.objects.get(pk=item.pk)
+
+
+def state(*items, by):
+    rows = KnowledgeItem.objects.filter(pk__in=[i.pk for i in items]).order_by("pk")
+    return [(round(r.confidence, 2), r.superseded_by_id == by.pk) for r in rows]
+
+
+def test_only_similar_pairs_of_one_model_and_context_are_candidates(alice):
+    a = embedded(alice, "User works at Acme", (1, 0, 0), days_old=10)
+    b = embedded(alice, "User is employed by Acme", (0.95, 0.1, 0))
+    embedded(alice, "User likes tea", (0, 1, 0))
+    embedded(alice, "Acme is where the user works", (1, 0, 0), model="m0")  # minority model
+    embedded(alice, "Acme pays well", (1, 0, 0.01), context="work")  # another context
+    pairs = reconciliation.candidate_pairs(user=alice)
+    assert [(p.older.pk, p.newer.pk) for p in pairs] == [(a.pk, b.pk)]
+    assert pairs[0].similarity >= 0.85
+
+
+@pytest.mark.parametrize(
+    "outcome, expected",
+    [
+        # (confidence, superseded by the newer item) of older, newer
+        ("reinforce", [(0.65, False), (0.65, False)]),
+        ("contradict", [(0.6, True), (0.7, False)]),
+        ("weaken", [(0.5, False), (0.6, False)]),
+        ("neutral", [(0.6, False), (0.6, False)]),
+    ],
+)
+def test_each_outcome_changes_exactly_what_it_should(fake_llm, alice, outcome, expected):
+    older = embedded(alice, "User lives in Berlin", (1, 0, 0), days_old=30)
+    newer = embedded(alice, "User lives in Lisbon", (0.9, 0.1, 0))
+    fake_llm.then(f.answer({"judgements": [{"pair": 0, "outcome": outcome}]}))
+    result = reconciliation.reconcile_user(user=alice)
+    assert result["status"] == "done" and result[outcome] == 1
+    assert state(older, newer, by=newer) == expected
+    assert ReconciledPair.objects.for_user(alice).get().outcome == outcome
+
+
+def test_a_judged_pair_is_not_asked_again(fake_llm, alice):
+    embedded(alice, "User lives in Berlin", (1, 0, 0), days_old=30)
+    embedded(alice, "User lives in Lisbon", (0.9, 0.1, 0))
+    fake_llm.then(f.answer({"judgements": [{"pair": 0, "outcome": "reinforce"}]}))
+    reconciliation.reconcile_user(user=alice)
+    assert reconciliation.reconcile_user(user=alice)["pairs"] == 0
+    assert len(fake_llm.requests) == 1
+
+
+def test_a_failed_answer_changes_nothing(fake_llm, alice):
+    older = embedded(alice, "User lives in Berlin", (1, 0, 0), days_old=30)
+    newer = embedded(alice, "User lives in Lisbon", (0.9, 0.1, 0))
+    fake_llm.then(f.answer({"judgements": [{"pair": 0, "outcome": "merge"}]}))
+    assert reconciliation.reconcile_user(user=alice)["status"] == "failed"
+    assert state(older, newer, by=newer) == [(0.6, False), (0.6, False)]
+    assert not ReconciledPair.objects.exists()
+
+
+def test_broken_vectors_are_ignored(alice):
+    embedded(alice, "User lives in Berlin", (1, 0, 0))
+    embedded(alice, "User lives in Lisbon", (float("nan"), 0, 0))
+    embedded(alice, "User lives in Porto", (1, 0))  # wrong dimension
+    assert reconciliation.candidate_pairs(user=alice) == []
+
+
+def test_pairs_are_bounded_per_run(alice):
+    for n in range(30):
+        embedded(alice, f"User note number {n}", (1, 0.001 * n, 0))
+    assert len(reconciliation.candidate_pairs(user=alice)) == 20
