@@ -1,0 +1,158 @@
+"""A real multi-process deployment for the system tests: gunicorn (several workers) and
+several `manage.py qcluster` processes on one database, started as subprocesses.
+
+Every process runs in its own session, so teardown SIGKILLs its whole group (a qcluster's
+forked workers included). Logs go to files in the data directory; the gunicorn access log
+records the serving worker's pid and the request's X-Probe header, so a test can tell
+which process answered which request without any debug switch in the server.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 60.0
+ACCESS_FORMAT = "%(p)s probe=%({x-probe}i)s %(m)s %(U)s %(s)s"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except FileNotFoundError:
+        return []
+
+
+class Deployment:
+    """Processes of one deployment sharing `database_url` (and `redis_url` as broker)."""
+
+    def __init__(
+        self, data_dir: Path, database_url: str, redis_url: str = "", **extra_env: str
+    ) -> None:
+        self.data_dir = data_dir
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("GAIA_", "DATABASE_URL"))
+        }
+        self.env.update(
+            GAIA_DATA_DIR=str(data_dir),
+            DATABASE_URL=database_url,
+            GAIA_Q_NAME=f"gaia-system-{os.getpid()}-{data_dir.name}"[:90],
+            GAIA_LOG_LEVEL="INFO",
+            PYTHONUNBUFFERED="1",
+        )
+        if redis_url:
+            self.env["GAIA_REDIS_URL"] = redis_url
+        self.env.update(extra_env)
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.url = ""
+
+    def manage(self, *args: str, timeout: float = 120) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
+
+    def tokens(self, usernames: list[str]) -> dict[str, str]:
+        """One API token per user (created with the user), via create_api_token in parallel."""
+        runs = {
+            name: subprocess.Popen(
+                [sys.executable, "manage.py", "create_api_token", name, "--create-user"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for name in usernames
+        }
+        secrets = {}
+        for name, proc in runs.items():
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err[-3000:]
+            secrets[name] = out.strip().splitlines()[-1]
+        return secrets
+
+    def _spawn(self, name: str, cmd: list[str]) -> subprocess.Popen:
+        log = open(self.data_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed with the process)
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True
+        )
+        log.close()
+        self.procs[name] = proc
+        return proc
+
+    def start_web(self, workers: int = 2, threads: int = 4, name: str = "web") -> str:
+        port = free_port()
+        self._spawn(
+            name,
+            [
+                sys.executable, "-m", "gunicorn", "gaia_site.wsgi:application",
+                "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+                "--threads", str(threads), "--graceful-timeout", "5",
+                "--access-logfile", str(self.data_dir / "access.log"),
+                "--access-logformat", ACCESS_FORMAT,
+            ],
+        )  # fmt: skip
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            assert self.procs[name].poll() is None, self.logs()[-3000:]
+            try:
+                if httpx.get(f"{self.url}/api/v1/health/", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the web server did not start"
+            time.sleep(0.2)
+        while len(children(self.procs[name].pid)) < workers:  # every worker booted
+            assert time.monotonic() < deadline, "gunicorn workers did not start"
+            time.sleep(0.2)
+        return self.url
+
+    def start_worker(self, name: str) -> subprocess.Popen:
+        return self._spawn(name, [sys.executable, "manage.py", "qcluster"])
+
+    def kill(self, name: str) -> None:
+        """SIGKILL the process and everything in its group, at once."""
+        proc = self.procs.pop(name, None)
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        for name in list(self.procs):
+            self.kill(name)
+
+    def served_by(self) -> dict[str, int]:
+        """probe value -> pid of the gunicorn worker that answered it."""
+        path = self.data_dir / "access.log"
+        out = {}
+        for line in path.read_text().splitlines() if path.exists() else []:
+            pid, probe, *_ = line.split(" ")
+            if probe != "probe=-":
+                out[probe.removeprefix("probe=")] = int(pid.strip("<>"))
+        return out
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace") for p in self.data_dir.glob("*.log"))
