@@ -54,11 +54,11 @@ def deployment(tmp_path: Path, database_url: str, redis_url: str, echo_llm: Echo
         redis_url,
         GAIA_LLM_URL=echo_llm.url,
         GAIA_LLM_MODEL="echo",
-        GAIA_LLM_TIMEOUT="10",
+        GAIA_LLM_TIMEOUT="8",
         GAIA_LLM_RETRIES="0",
         GAIA_Q_WORKERS="2",
-        GAIA_Q_TIMEOUT="20",
-        GAIA_Q_RETRY="25",
+        GAIA_Q_TIMEOUT="10",
+        GAIA_Q_RETRY="12",
     )
     deploy.manage("migrate", "--noinput")
     yield deploy
