@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: run install test lint format
+.PHONY: run install test lint format prod-check
 
 $(VENV)/.runtime: requirements.txt requirements-model.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,13 @@ run: $(VENV)/.runtime
 test: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+## The API, background and system tests against PostgreSQL + Redis (the production topology).
+PROD_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gaia
+PROD_REDIS_URL ?= redis://127.0.0.1:6379/1
+prod-check: $(VENV)/.dev
+	DATABASE_URL=$(PROD_DATABASE_URL) GAIA_REDIS_URL=$(PROD_REDIS_URL) \
+		$(PY) -m pytest tests/api tests/background tests/system $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
