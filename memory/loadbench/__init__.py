@@ -1,0 +1,1 @@
+"""The load benchmark behind `manage.py load_bench`: seeding, a server, an asyncio driver."""
