@@ -13,7 +13,6 @@ An erase removes:
 """
 
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +36,10 @@ TASK_SUBJECTS = {
     "memory.tasks.decay_all": None,
     "memory.tasks.prune_all": None,
 }
+
+
+# Tasks whose results can quote an item's text (a consolidation lists its facts).
+QUOTING_TASKS = ("conversations.tasks.consolidate_session",)
 
 
 @dataclass
@@ -112,7 +115,10 @@ def _payload_names(payload: Any, subjects: Subjects) -> bool:
 def task_records_erase(subjects: Subjects) -> int:
     """Delete finished task records naming the subjects or quoting their items."""
     doomed = []
-    for record in Task.objects.filter(func__in=list(TASK_SUBJECTS)).iterator(chunk_size=200):
+    named = subjects.user or subjects.turn or subjects.session
+    funcs = list(TASK_SUBJECTS) if named else list(QUOTING_TASKS)
+    records = Task.objects.filter(func__in=funcs).only("id", "func", "args", "kwargs", "result")
+    for record in records.iterator(chunk_size=200):
         if names_subject(record.func, record.args, record.kwargs, subjects) or (
             subjects.item and _mentions_item(record.result, subjects.item)
         ):
@@ -127,7 +133,3 @@ def tasks_erase(subjects: Subjects) -> dict[str, int]:
         "queued_tasks": queued_tasks_erase(subjects),
         "task_records": task_records_erase(subjects),
     }
-
-
-def ids(values: Iterable[int]) -> set[int]:
-    return {int(v) for v in values}

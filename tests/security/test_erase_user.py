@@ -74,6 +74,7 @@ def _extras(twin) -> None:
     )
 
 
+@pytest.mark.cross_user("api-account-erase")
 def test_erasing_alices_memory_removes_every_trace_and_leaves_bob_alone(
     twins, alice_api, announced
 ):
@@ -127,6 +128,7 @@ def test_the_api_needs_an_explicit_confirmation_and_dry_run_only_counts(twins, a
     assert snapshot(alice.user) == before
 
 
+@pytest.mark.cross_user("web-account-erase")
 def test_the_web_page_confirms_with_the_username_before_erasing(twins, alice):
     from django.test import Client
 
