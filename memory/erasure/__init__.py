@@ -79,13 +79,13 @@ def _batch_skip(user: Any, turn_id: int) -> int:
 
 
 def _admin_log_erase(model: type, ids: list[int]) -> int:
+    """Admin history lines of these objects (their titles can show the erased text)."""
     content_type = ContentType.objects.get_for_model(model)
     removed = 0
     for start in range(0, len(ids), _CHUNK):
         chunk = [str(pk) for pk in ids[start : start + _CHUNK]]
-        removed += LogEntry.objects.filter(content_type=content_type, object_id__in=chunk).delete()[
-            0
-        ]
+        lines = LogEntry.objects.filter(content_type=content_type, object_id__in=chunk)
+        removed += lines.delete()[0]
     return removed
 
 

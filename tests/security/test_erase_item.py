@@ -73,7 +73,7 @@ def test_an_erased_item_is_gone_from_answers_indexes_rows_and_its_source_turn(
     ReconciledPair.objects.create(owner=alice, low=1, high=item.pk, outcome="neutral")
     keep = services.memory_create(user=alice, content="User likes long walks", source_turn=turn)
     assert MARK in _answers(alice_api) and fulltext_holds(MARK)
-    assert [h.item.pk for h in recall(user=alice, query=f"dog {MARK}")] == [item.pk]
+    assert item.pk in [h.item.pk for h in recall(user=alice, query=f"dog {MARK}")]
     generation = events.generation_get(alice.pk)
 
     assert alice_api.post(reverse("api-memory-erase", args=[item.pk])).status_code == 204
@@ -81,7 +81,7 @@ def test_an_erased_item_is_gone_from_answers_indexes_rows_and_its_source_turn(
     assert MARK not in _answers(alice_api)
     assert alice_api.get(reverse("api-memory-detail", args=[item.pk])).status_code == 404
     assert not fulltext_holds(MARK)
-    assert recall(user=alice, query=f"dog {MARK}") == []
+    assert item.pk not in [h.item.pk for h in recall(user=alice, query=f"dog {MARK}", top_k=100)]
     assert rows_pointing_at({item.pk}) == []
     assert item.pk in removed_for(announced, alice.pk)
     assert events.generation_get(alice.pk) > generation
