@@ -19,6 +19,7 @@ from memory.user_settings import user_settings_get
 from memory.validation import clean_short, clean_text, refuse_credentials
 
 MAX_BATCH = 1000
+MAX_ID = 2**63 - 1
 EDITABLE = ("content", "category", "context", "entity", "sensitive")
 CONFIDENCE = SOURCE_CONFIDENCE["discovery"]
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -81,7 +82,7 @@ def _clean(entry: Any, index: int) -> dict[str, Any]:
         )
     try:
         scanner = entry.get("scanner")
-        if scanner not in SCANNERS:
+        if not isinstance(scanner, str) or scanner not in SCANNERS:
             raise ValidationError({"scanner": f"Use one of: {', '.join(SCANNERS)}."})
         category = entry.get("category") or "fact"
         if category not in CATEGORIES:
@@ -238,6 +239,8 @@ def findings_approve_bulk(*, user: Any, finding_ids: list[Any]) -> list[Finding]
     ):
         raise ValidationError({"ids": f"At most {MAX_BATCH} integer ids."})
     ids = list(dict.fromkeys(finding_ids))
+    if not all(0 < i <= MAX_ID for i in ids):  # beyond any row id: simply not found
+        raise Finding.DoesNotExist("No such finding.")
     with transaction.atomic():
         found = dict(Finding.objects.for_user(user).filter(pk__in=ids).values_list("pk", "status"))
         if len(found) != len(ids):

@@ -7,5 +7,6 @@ urlpatterns = [
     path("api/v1/", include("memory.api.urls")),
     path("api/v1/", include("discovery.urls")),
     path("discovery/", include("discovery.web_urls")),
+    path("", include("memory.erasure.urls")),
     path("", include("memory.web.urls")),
 ]

@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from memory import services
 from memory.models import ApiToken, KnowledgeItem, UserSettings
 from memory.tokens import token_revoke
+from memory.web.throttle import throttle_admin_login
 
 MASK = "•••• sensitive ••••"
 
@@ -178,3 +179,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
 class UserSettingsAdmin(admin.ModelAdmin):
     list_display = ("user", "timezone", "memory_enabled", "auto_extract", "discovery_consent")
     search_fields = ("user__username",)
+
+
+throttle_admin_login(admin.site)  # the admin login counts against the same login limit

@@ -209,6 +209,8 @@ def _update(user: Any, arguments: dict) -> dict:
     data = _valid(MemoryUpdateSerializer, rest, user)
     _no_privileged(data)
     data.pop("confidence", None)
+    if services.memory_get(user=user, item_id=item_id).forgotten_at is not None:
+        raise KnowledgeItem.DoesNotExist  # forgotten: gone for agents until restored
     return _item(services.memory_update(user=user, item_id=item_id, source="tool", **data))
 
 

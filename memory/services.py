@@ -353,12 +353,16 @@ def memory_restore(*, user: Any, item_id: int) -> KnowledgeItem:
 
 
 def memory_erase(*, user: Any, item_id: int) -> None:
-    """Hard delete: the row, its full-text entry (trigger / generated column) and vector."""
+    """Hard delete: the row, its full-text entry (trigger / generated column) and vector,
+    and its traces: source turn redacted, tombstone, task records (see memory.erasure)."""
+    from memory.erasure import item_traces_erase  # it imports the other apps' models
+
     with transaction.atomic():
-        item = KnowledgeItem.objects.for_user(user).get(pk=item_id)
+        item = KnowledgeItem.objects.for_user(user).select_related("superseded_by").get(pk=item_id)
         KnowledgeItem.objects.for_user(user).filter(superseded_by=item).update(superseded_by=None)
+        also = item_traces_erase(user=user, item=item)
         item.delete()
-        events.items_changed(user.pk, removed=[item_id])
+        events.items_changed(user.pk, removed=[item_id, *also])
 
 
 def memory_forget_bulk(

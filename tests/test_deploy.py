@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _check_deploy(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("GAIA_")}
+    environ.pop("DATABASE_URL", None)
     environ.update({"GAIA_DATA_DIR": str(tmp_path), **env})
     return subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -28,6 +29,22 @@ def test_the_documented_production_settings_pass_check_deploy(tmp_path):
         GAIA_SECRET_KEY="x" * 20 + "a-long-random-production-key-1234567890",
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _documented_production_env() -> dict[str, str]:
+    """The variables of the README's "Production settings" block."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("### Production settings", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    pairs = [line.split("=", 1) for line in block.strip().splitlines()]
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def test_the_readme_production_block_passes_check_deploy_with_a_generated_key(tmp_path):
+    documented = _documented_production_env()
+    assert {"GAIA_SECURE", "GAIA_ALLOWED_HOSTS", "DATABASE_URL"} <= set(documented)
+    result = _check_deploy(tmp_path, **documented)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0  # readable by its owner only
 
 
 def test_the_laptop_defaults_are_flagged_by_check_deploy(tmp_path):

@@ -155,6 +155,7 @@ _ERROR_TEXT = {
     413: "Request body too large.",
     415: "Unsupported media type.",
     429: "Too many requests for this token.",
+    503: "No language model is configured, or it gave no usable answer.",
 }
 
 

@@ -3,6 +3,8 @@ bulk forget and upcoming items. Each view parses input, calls one service, selec
 search entry point, and serializes the answer.
 """
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -25,6 +27,7 @@ from memory.api.serializers import (
     RecallSerializer,
     UpcomingQuerySerializer,
 )
+from memory.models import KnowledgeItem
 
 TAG = ["memories"]
 
@@ -79,25 +82,37 @@ class MemoryListCreateView(GenericAPIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
+def not_forgotten(user: Any, pk: int) -> KnowledgeItem:
+    """The caller's item unless it is forgotten: after forget it is gone from GET and
+    PATCH by id too (like a missing id) until restored (POST .../restore/)."""
+    item = services.memory_get(user=user, item_id=object_id(pk))
+    if item.forgotten_at is not None:
+        raise KnowledgeItem.DoesNotExist
+    return item
+
+
 class MemoryDetailView(APIView):
     @extend_schema(
-        tags=TAG, summary="Get one memory", responses={200: MemorySerializer, **errors(404)}
+        tags=TAG,
+        summary="Get one memory",
+        description="A forgotten item answers 404 until it is restored.",
+        responses={200: MemorySerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        item = services.memory_get(user=request.user, item_id=object_id(pk))
-        return Response(MemorySerializer(item).data)
+        return Response(MemorySerializer(not_forgotten(request.user, pk)).data)
 
     @extend_schema(
         tags=TAG,
         summary="Update a memory (update_memory)",
         description=(
             'Changes only the given fields. `reminded_at: "now"` marks a reminder as '
-            "delivered. Changing the content re-embeds the item."
+            "delivered. Changing the content re-embeds the item. A forgotten item answers 404."
         ),
         request=MemoryUpdateSerializer,
         responses={200: MemorySerializer, **errors(400, 404, 413, 415)},
     )
     def patch(self, request: Request, pk: int) -> Response:
+        not_forgotten(request.user, pk)
         changes = MemoryUpdateSerializer(data=request.data, context={"user": request.user})
         changes.is_valid(raise_exception=True)
         item = services.memory_update(

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from conversations.models import Session
+from memory.api.common import errors
 from memory.background.consolidation import consolidate_session
 from memory.background.extract_text import TEXT_MAX, text_extract
 from memory.background.profile import profile_get
@@ -56,7 +57,8 @@ class ExtractView(APIView):
             200: inline_serializer(
                 "ExtractOut",
                 {"facts": ExtractedFact(many=True), "stored": serializers.IntegerField()},
-            )
+            ),
+            **errors(400, 413, 415, 503),
         },
     )
     def post(self, request: Request) -> Response:
@@ -84,7 +86,8 @@ class ConsolidateView(APIView):
                     "note_id": serializers.IntegerField(required=False, allow_null=True),
                     "facts": ExtractedFact(many=True, required=False),
                 },
-            )
+            ),
+            **errors(404, 503),
         },
     )
     def post(self, request: Request, session_id: str) -> Response:
@@ -109,7 +112,8 @@ class ProfileView(APIView):
                     "stale": serializers.BooleanField(),
                     "generated_at": serializers.DateTimeField(allow_null=True),
                 },
-            )
+            ),
+            **errors(),
         },
     )
     def get(self, request: Request) -> Response:

@@ -16,6 +16,7 @@ from memory.background.models import ProfileCache
 from memory.background.queue import enqueue_on_commit
 from memory.llm import LLMError, get_llm, llm_configured
 from memory.models import KnowledgeItem
+from memory.prompts import quoted
 
 MAX_BULLETS = 20
 SOURCE_ITEMS = 60
@@ -35,7 +36,8 @@ def _ranked(user: Any, limit: int) -> list[KnowledgeItem]:
 
 
 def _view(bullets: list[str], *, source: str, stale: bool, built_at: Any) -> dict[str, Any]:
-    text = "\n".join([HEADER, *(f"- {b}" for b in bullets)]) if bullets else EMPTY
+    # Each bullet quoted as one JSON string, like the system block: stored text is data.
+    text = "\n".join([HEADER, *(f"- {quoted(b)}" for b in bullets)]) if bullets else EMPTY
     return {
         "profile": text,
         "bullets": bullets,

@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from conversations.services import tool_calls_prune, turns_prune
+from memory.erasure import storage
 from memory.models import KnowledgeItem
 from memory.services import memory_erase
 
@@ -30,6 +31,8 @@ def prune_user(*, user: Any, dry_run: bool = False, now: Any = None) -> dict[str
     if not dry_run:
         for pk in weak:
             memory_erase(user=user, item_id=pk)
+        if turns and not weak:  # deleted turns leave the full-text segments too
+            storage.purge_after_commit()
     return {"turns": turns, "tool_calls": calls, "knowledge": len(weak)}
 
 

@@ -13,9 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 
-from memory.web.throttle import LoginThrottle
-
-TOO_MANY = "Too many attempts. Wait a minute, then try again."
+from memory.web.throttle import TOO_MANY, LoginThrottle
 
 
 class LoginView(auth_views.LoginView):

@@ -1,0 +1,63 @@
+"""SQLite: erased text is not in the database file or its WAL afterwards, and every
+connection runs with secure_delete (settings' init_command)."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from django.db import connection, connections
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_erased_text_leaves_the_sqlite_file_and_its_wal(tmp_path):
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("GAIA_")}
+    environ.pop("DATABASE_URL", None)  # this is about SQLite files, whatever the suite runs on
+    environ.update({"GAIA_DATA_DIR": str(tmp_path), "GAIA_LOG_LEVEL": "WARNING"})
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.security.sqlite_bytes_probe"],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["pragmas"]["secure_delete"] == 1
+    assert result["pragmas"]["journal_mode"] == "wal"
+    assert result["pragmas"]["checkpoint"][0] == 0  # not busy: the WAL was emptied
+    assert result["before"] == {"item": True, "carol": True, "bob": True}  # the scan works
+    assert result["db"] == {"item": False, "carol": False, "bob": True}
+    assert result["wal"] == {"item": False, "carol": False, "bob": False}
+
+
+def _pragmas(conn) -> tuple[int, int]:
+    with conn.cursor() as cursor:
+        cursor.execute("PRAGMA secure_delete")
+        secure = cursor.fetchone()[0]
+        cursor.execute("PRAGMA synchronous")
+        return secure, cursor.fetchone()[0]
+
+
+@pytest.mark.django_db
+def test_every_sqlite_connection_runs_the_init_command_with_secure_delete(settings):
+    if connection.vendor != "sqlite":
+        pytest.skip("secure_delete is a SQLite setting (this run uses PostgreSQL)")
+    assert "PRAGMA secure_delete=ON" in settings.DATABASES["default"]["OPTIONS"]["init_command"]
+    # synchronous=NORMAL (1, the default is FULL, 2) shows the init command ran on it
+    assert _pragmas(connection) == (1, 1)
+    seen = []
+
+    def other_thread() -> None:  # Django opens a new connection per thread
+        seen.append(_pragmas(connections["default"]))
+        connections["default"].close()
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    thread.join()
+    assert seen == [(1, 1)]

@@ -1,0 +1,149 @@
+"""Two users with near-identical memory: the same texts, session ids, tool names,
+entities and contexts, plus a few rows carrying a marker word unique to each user.
+
+Isolation tests act as one twin and look for the other's markers and ids.
+"""
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.db import models
+from django.utils import timezone
+
+from conversations.models import Session, ToolCall, Turn
+from conversations.services import tool_call_record, turn_append
+from discovery.models import Finding
+from discovery.services import finding_propose_many
+from memory import services
+from memory.background.models import ProfileCache, ReconciledPair
+from memory.llm.models import LLMCounter
+from memory.models import ApiToken, IndexGeneration, KnowledgeItem, UserSettings
+from memory.tokens import token_create
+from memory.user_settings import user_settings_update
+
+MARKERS = {"alice": "kestrelalice", "bob": "kestrelbob"}
+SHARED_SESSION = "shared-session"
+SHARED_TEXTS = [
+    ("fact", "The user works on project gaia", "work", "project:gaia"),
+    ("preference", "Prefers dark mode in every editor", "global", ""),
+    ("skill", "Writes Rust and Python for the gaia project", "work", "project:gaia"),
+]
+# Every model holding a user's rows, and the field naming the user.
+OWNED = [
+    (KnowledgeItem, "owner"),
+    (Turn, "owner"),
+    (Session, "owner"),
+    (ToolCall, "owner"),
+    (Finding, "owner"),
+    (ApiToken, "owner"),
+    (ReconciledPair, "owner"),
+    (ProfileCache, "owner"),
+    (LLMCounter, "owner"),
+    (UserSettings, "user"),
+    (IndexGeneration, "user"),
+]
+
+
+@dataclass
+class Twin:
+    user: Any
+    marker: str
+    items: dict[str, KnowledgeItem] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    token: ApiToken | None = None
+    private_session: str = ""
+
+    def ids(self, model: type[models.Model]) -> set[int]:
+        owner = dict(OWNED)[model]
+        return set(model.objects.filter(**{owner: self.user}).values_list("pk", flat=True))
+
+    def content_ids(self) -> set[tuple[str, int]]:
+        """(content, id) of every item, turn and finding: how a row shows in an answer."""
+        pairs: set[tuple[str, int]] = set()
+        for model in (KnowledgeItem, Turn, Finding):
+            pairs.update(
+                (content, pk)
+                for pk, content in model.objects.for_user(self.user).values_list("pk", "content")
+            )
+        return pairs
+
+
+def seed_twin(user: Any) -> Twin:
+    """Memory, conversations, tool calls, findings and a token for `user`."""
+    twin = Twin(user=user, marker=MARKERS[user.username])
+    mark = twin.marker
+    user_settings_update(user=user, discovery_consent=True, contexts=["work"])
+    for index, (category, content, context, entity) in enumerate(SHARED_TEXTS):
+        twin.items[f"shared{index}"] = services.memory_create(
+            user=user, content=content, category=category, context=context, entity=entity
+        )
+    twin.items["reminder"] = services.memory_create(
+        user=user,
+        content="Call the bank about the mortgage",
+        category="reminder",
+        due_at=timezone.now() + timedelta(days=1),
+    )
+    twin.items["sensitive"] = services.memory_create(
+        user=user, content="Blood type is O negative", sensitive=True
+    )
+    twin.items["marker"] = services.memory_create(
+        user=user,
+        content=f"The secret codeword is {mark}",
+        entity=f"code:{mark}",
+        context=f"ctx{mark}",
+    )
+    forgotten = services.memory_create(user=user, content="Used to live in Berlin")
+    twin.items["forgotten"] = services.memory_forget(user=user, item_id=forgotten.pk)
+    old = services.memory_create(user=user, content="Lives in Porto by the river")
+    twin.items["new"] = services.memory_supersede(
+        user=user, item_id=old.pk, content="Lives in Lisbon by the river", source="tool"
+    )
+    twin.items["old"] = KnowledgeItem.objects.get(pk=old.pk)
+    for role, content in (
+        ("user", "I work on project gaia every single day"),
+        ("user", f"My secret codeword is {mark} please remember it"),
+        ("assistant", "Noted, I will remember that."),
+    ):
+        twin.turns.append(
+            turn_append(user=user, session_id=SHARED_SESSION, role=role, content=content)
+        )
+    twin.private_session = f"private-{mark}"
+    twin.turns.append(
+        turn_append(
+            user=user,
+            session_id=twin.private_session,
+            role="user",
+            content=f"Private notes about {mark} and nothing else at all",
+        )
+    )
+    twin.tool_calls = [
+        tool_call_record(
+            user=user,
+            tool_name="web_search",
+            session_id=SHARED_SESSION,
+            success=False,
+            error=f"quota exceeded for {mark}",
+        ),
+        tool_call_record(user=user, tool_name="calendar", success=True, result_summary="ok"),
+    ]
+    proposed = finding_propose_many(
+        user=user,
+        findings=[
+            {"scanner": "projects", "content": "Uses the Rust programming language"},
+            {"scanner": "projects", "content": f"Has a project called {mark}"},
+        ],
+    )
+    twin.findings = proposed.created
+    twin.token, _ = token_create(user=user, name="test-agent")
+    return twin
+
+
+def snapshot(user: Any) -> dict[str, list[dict]]:
+    """Every row of `user` in every owned model, to compare before and after."""
+    return {
+        model.__name__: list(model.objects.filter(**{owner: user}).order_by("pk").values())
+        for model, owner in OWNED
+    }
