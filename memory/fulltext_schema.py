@@ -89,3 +89,34 @@ TURN_FTS = FullTextSpec(
     columns=("content", "speaker"),
     weights=("A", "B"),
 )
+# Since conversations 0003: the previous turn of the session is indexed with each turn
+# (a reply is found by the words of the question it answers).
+TURN_FTS_CONTEXT = FullTextSpec(
+    table="conversations_turn",
+    fts="conversations_turn_fts",
+    columns=("content", "speaker", "context_text"),
+    weights=("A", "B", "C"),
+)
+
+
+def replace_operations(old: FullTextSpec, new: FullTextSpec):  # -> list[migrations.RunPython]
+    """Swap one full-text definition of a table for another (both directions)."""
+    from django.db import migrations
+
+    builders = {
+        "sqlite": (sqlite_drop, sqlite_create),
+        "postgresql": (postgres_drop, postgres_create),
+    }
+
+    def swap(schema_editor, drop: FullTextSpec, create: FullTextSpec) -> None:
+        pair = builders.get(schema_editor.connection.vendor)
+        if pair:
+            for sql in pair[0](drop) + pair[1](create):
+                schema_editor.execute(sql)
+
+    return [
+        migrations.RunPython(
+            lambda apps, editor: swap(editor, old, new),
+            lambda apps, editor: swap(editor, new, old),
+        )
+    ]

@@ -2,7 +2,9 @@
 
 User text never reaches the query syntax: it is reduced to plain word terms, each
 quoted, so quotes, `AND (`, `*`, `NEAR` or emoji are just words (or nothing).
-AND of the terms first; OR when AND finds nothing.
+Rows matching every meaningful term (AND) come first; when they are fewer than the
+limit, rows matching any term (OR) fill the rest, so a question whose words never all
+occur in one row still finds the rows that share most of them.
 """
 
 import re
@@ -10,12 +12,16 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS, FullTextSpec
+from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS, TURN_FTS_CONTEXT, FullTextSpec
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 48
 # Column weights for bm25(): content counts most (see fulltext_schema column order).
-_SQLITE_WEIGHTS = {KNOWLEDGE_FTS.fts: (1.0, 0.5, 0.3, 0.3), TURN_FTS.fts: (1.0, 0.5)}
+_SQLITE_WEIGHTS = {
+    KNOWLEDGE_FTS: (1.0, 0.5, 0.3, 0.3),
+    TURN_FTS: (1.0, 0.5),
+    TURN_FTS_CONTEXT: (1.0, 0.5, 0.5),
+}
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have he her his how i if in "
     "is it its me my of on or our she so that the their them they this to was we were what "
@@ -60,20 +66,21 @@ def search(
     """
     if not any(c.startswith("t.owner_id") for c in where.clauses):
         raise ValueError("keyword search must be scoped to one owner")
-    terms = query_terms(text)
+    terms = query_terms(text, drop_stopwords=True) or query_terms(text)
     if not terms or limit <= 0:
         return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
     hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
-    if not hits:
-        meaningful = query_terms(text, drop_stopwords=True) or terms
-        hits = run(spec, meaningful, "OR", where, limit)
+    if len(hits) < limit:
+        seen = {row_id for row_id, _ in hits}
+        extra = [hit for hit in run(spec, terms, "OR", where, limit) if hit[0] not in seen]
+        hits += extra[: limit - len(hits)]
     return hits
 
 
 def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
     match = f" {op} ".join(f'"{t}"' for t in terms)
-    weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec.fts])
+    weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec])
     sql = (
         f"SELECT t.id, bm25({spec.fts}, {weights}) AS rank FROM {spec.fts} "
         f"JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
