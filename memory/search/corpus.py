@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import F
 
-from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS, FullTextSpec
+from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS_CONTEXT, FullTextSpec
 from memory.models import IndexGeneration
 
 
@@ -33,7 +33,7 @@ TURNS = Corpus(
     table="conversations_turn",
     active_sql="1 = 1",
     generation_field="turn_value",
-    fts=TURN_FTS,
+    fts=TURN_FTS_CONTEXT,
 )
 CORPORA = {c.name: c for c in (ITEMS, TURNS)}
 

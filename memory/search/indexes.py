@@ -76,3 +76,14 @@ def index_apply(
         upserts=upserts,
         removals=removals,
     )
+
+
+def index_rebuild(corpus: Corpus, owner_id: int, model_id: str, dim: int) -> VectorIndex:
+    """Invalidate the owner's index in every process and build a fresh one here."""
+    from django.db import transaction
+
+    from memory.search.corpus import generation_bump
+
+    with transaction.atomic():
+        generation_bump(corpus, owner_id)
+    return index_for(corpus, owner_id, model_id, dim)
