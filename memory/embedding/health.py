@@ -8,7 +8,7 @@ from django.conf import settings
 from memory.embedding import EmbedderError, current_dim, current_model_id, get_embedder
 
 PROBE_SECONDS = 60.0  # a remote server is asked at most once a minute
-_probe: dict[str, Any] = {}
+_probe: dict[tuple[str, str], Any] = {}
 
 
 def embedder_health() -> dict[str, Any]:
@@ -51,7 +51,7 @@ def _path(value: str):
 
 
 def _remote_probe() -> dict[str, Any]:
-    key = current_model_id()
+    key = (current_model_id(), settings.GAIA_EMBED_URL)
     cached = _probe.get(key)
     if cached and time.monotonic() - cached[0] < PROBE_SECONDS:
         return cached[1]

@@ -21,6 +21,7 @@ class _PendingWrites:
 
     def __init__(self) -> None:
         self.changes: dict[tuple[str, int], list] = {}
+        self.flushed = False
 
     def add(self, corpus: Corpus, owner_id: int, ids: list[int], generation: int) -> None:
         entry = self.changes.get((corpus.name, owner_id))
@@ -35,6 +36,7 @@ class _PendingWrites:
         from memory.embedding.services import sync_committed
         from memory.search.corpus import CORPORA
 
+        self.flushed = True
         for (name, owner_id), (ids, first, last) in self.changes.items():
             try:
                 sync_committed(CORPORA[name], owner_id, sorted(ids), first, last)
@@ -48,7 +50,7 @@ def _pending() -> _PendingWrites | None:
     if not connection.in_atomic_block:
         return None
     for _, callback, _ in connection.run_on_commit:
-        if isinstance(callback, _PendingWrites):
+        if isinstance(callback, _PendingWrites) and not callback.flushed:
             return callback
     pending = _PendingWrites()
     transaction.on_commit(pending, robust=True)
