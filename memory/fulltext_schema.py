@@ -120,3 +120,25 @@ def replace_operations(old: FullTextSpec, new: FullTextSpec):  # -> list[migrati
             lambda apps, editor: swap(editor, new, old),
         )
     ]
+
+
+def vocab_table(spec: FullTextSpec) -> str:
+    """SQLite: the fts5vocab table giving each indexed term's document count."""
+    return f"{spec.fts}_vocab"
+
+
+def vocab_operations(spec: FullTextSpec):  # -> list[migrations.RunPython]
+    from django.db import migrations
+
+    def forward(apps, schema_editor) -> None:
+        if schema_editor.connection.vendor == "sqlite":
+            schema_editor.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab_table(spec)} "
+                f"USING fts5vocab({spec.fts}, 'row')"
+            )
+
+    def backward(apps, schema_editor) -> None:
+        if schema_editor.connection.vendor == "sqlite":
+            schema_editor.execute(f"DROP TABLE IF EXISTS {vocab_table(spec)}")
+
+    return [migrations.RunPython(forward, backward)]

@@ -1,6 +1,11 @@
 from django.db import migrations, models
 
-from memory.fulltext_schema import TURN_FTS, TURN_FTS_CONTEXT, replace_operations
+from memory.fulltext_schema import (
+    TURN_FTS,
+    TURN_FTS_CONTEXT,
+    replace_operations,
+    vocab_operations,
+)
 
 # Existing turns get the (last 300 characters of the) turn before them in their session.
 FILL_CONTEXT = """
@@ -26,4 +31,5 @@ class Migration(migrations.Migration):
         ),
         migrations.RunSQL(FILL_CONTEXT, migrations.RunSQL.noop),
         *replace_operations(TURN_FTS, TURN_FTS_CONTEXT),
+        *vocab_operations(TURN_FTS_CONTEXT),
     ]

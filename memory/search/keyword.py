@@ -5,14 +5,28 @@ quoted, so quotes, `AND (`, `*`, `NEAR` or emoji are just words (or nothing).
 Rows matching every meaningful term (AND) come first; when they are fewer than the
 limit, rows matching any term (OR) fill the rest, so a question whose words never all
 occur in one row still finds the rows that share most of them.
+
+Ranking an OR query scores every row holding any of its terms, so on SQLite the work
+is bounded: terms are taken rarest first until their postings reach OR_BUDGET; the most
+common words (which carry the least weight in BM25 anyway) are left to the vector stage.
 """
 
 import re
+import threading
+import time
+import unicodedata
 from dataclasses import dataclass, field
 
+import snowballstemmer
 from django.db import connection
 
-from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS, TURN_FTS_CONTEXT, FullTextSpec
+from memory.fulltext_schema import (
+    KNOWLEDGE_FTS,
+    TURN_FTS,
+    TURN_FTS_CONTEXT,
+    FullTextSpec,
+    vocab_table,
+)
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 48
@@ -69,6 +83,10 @@ def search(
     terms = query_terms(text, drop_stopwords=True) or query_terms(text)
     if not terms or limit <= 0:
         return []
+    if connection.vendor == "sqlite":
+        terms = _within_budget(spec, terms)
+        if not terms:
+            return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
     hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
     if len(hits) < limit:
@@ -104,3 +122,53 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
     with connection.cursor() as cursor:
         cursor.execute(sql, [text, *where.params, limit])
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+OR_BUDGET = 8000  # postings (rows x terms) one OR query may score
+DF_SECONDS = 300.0  # how long a term's document count is reused
+_stemmer = snowballstemmer.stemmer("porter")
+_df_cache: dict[tuple[str, str], tuple[int, float]] = {}
+_df_lock = threading.Lock()
+
+
+def _stem(word: str) -> str:
+    """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return plain if len(plain) <= 2 else _stemmer.stemWord(plain)
+
+
+def _document_frequency(spec: FullTextSpec, term: str) -> int:
+    key = (spec.fts, _stem(term))
+    now = time.monotonic()
+    with _df_lock:
+        cached = _df_cache.get(key)
+    if cached and cached[1] > now:
+        return cached[0]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT doc FROM {vocab_table(spec)} WHERE term = %s", [key[1]])
+        row = cursor.fetchone()
+    count = int(row[0]) if row else 0
+    with _df_lock:
+        if len(_df_cache) > 50_000:
+            _df_cache.clear()
+        _df_cache[key] = (count, now + DF_SECONDS)
+    return count
+
+
+def _within_budget(spec: FullTextSpec, terms: list[str]) -> list[str]:
+    """The rarest terms whose postings fit OR_BUDGET; none if even the rarest is in a
+    huge share of rows (such a term barely ranks anything; the vector stage answers).
+    """
+    counts = {term: _document_frequency(spec, term) for term in terms}
+    if sum(counts.values()) <= OR_BUDGET:
+        return terms
+    if min(counts.values()) > 3 * OR_BUDGET:
+        return []
+    kept: set[str] = set()
+    total = 0
+    for term in sorted(terms, key=lambda t: counts[t]):
+        if kept and total + counts[term] > OR_BUDGET:
+            break
+        kept.add(term)
+        total += counts[term]
+    return [t for t in terms if t in kept]

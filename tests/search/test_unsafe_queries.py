@@ -51,3 +51,20 @@ def test_conversation_search_survives_any_query_text(alice, stored, text):
 def test_operators_are_searched_as_plain_words(alice, stored):
     hits = recall(user=alice, query='alpha AND ("gamma" OR NEAR*)')
     assert [h.item.content for h in hits] == ["alpha beta gamma notes"]
+
+
+def test_keyword_work_is_bounded_by_dropping_the_most_common_terms(alice, commit, monkeypatch):
+    from memory.search import keyword
+
+    monkeypatch.setattr(keyword, "OR_BUDGET", 1)
+    monkeypatch.setattr(keyword, "_df_cache", {})
+    with commit():
+        for topic in ("tax forms", "garden hose", "train tickets", "piano tuning"):
+            memory_create(user=alice, content=f"common words about {topic}")
+        rare = memory_create(user=alice, content="common words and one zeppelin")
+    keyword._df_cache.clear()  # counts seen while writing are stale (cached for minutes)
+    hits = recall(user=alice, query="common zeppelin")
+    assert hits[0].item.pk == rare.pk
+    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    # Every term is in more rows than the budget allows: left to the vector stage.
+    assert keyword.search(keyword.KNOWLEDGE_FTS, "common words", where, 10) == []

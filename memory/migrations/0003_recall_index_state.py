@@ -1,5 +1,7 @@
 from django.db import migrations, models
 
+from memory.fulltext_schema import KNOWLEDGE_FTS, vocab_operations
+
 
 class Migration(migrations.Migration):
     dependencies = [("memory", "0002_fulltext")]
@@ -10,4 +12,5 @@ class Migration(migrations.Migration):
             name="turn_value",
             field=models.BigIntegerField(default=0),
         ),
+        *vocab_operations(KNOWLEDGE_FTS),
     ]
