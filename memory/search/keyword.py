@@ -84,7 +84,7 @@ def search(
     if not terms or limit <= 0:
         return []
     if connection.vendor == "sqlite":
-        terms = _within_budget(spec, terms)
+        terms = _within_budget(spec, terms, ANY_TERM_BUDGET if any_term else OR_BUDGET)
         if not terms:
             return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
@@ -124,7 +124,11 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
-OR_BUDGET = 8000  # postings (rows x terms) one OR query may score
+# Postings (rows x terms, all users) one OR query may score: about 2 us each on SQLite.
+# The counts are global, so the bound holds however many users share the database.
+OR_BUDGET = 8000
+# Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
+ANY_TERM_BUDGET = 1000
 DF_SECONDS = 300.0  # how long a term's document count is reused
 _stemmer = snowballstemmer.stemmer("porter")
 _df_cache: dict[tuple[str, str], tuple[int, float]] = {}
@@ -155,19 +159,19 @@ def _document_frequency(spec: FullTextSpec, term: str) -> int:
     return count
 
 
-def _within_budget(spec: FullTextSpec, terms: list[str]) -> list[str]:
-    """The rarest terms whose postings fit OR_BUDGET; none if even the rarest is in a
+def _within_budget(spec: FullTextSpec, terms: list[str], budget: int) -> list[str]:
+    """The rarest terms whose postings fit `budget`; none if even the rarest is in a
     huge share of rows (such a term barely ranks anything; the vector stage answers).
     """
     counts = {term: _document_frequency(spec, term) for term in terms}
-    if sum(counts.values()) <= OR_BUDGET:
+    if sum(counts.values()) <= budget:
         return terms
-    if min(counts.values()) > 3 * OR_BUDGET:
+    if min(counts.values()) > 3 * budget:
         return []
     kept: set[str] = set()
     total = 0
     for term in sorted(terms, key=lambda t: counts[t]):
-        if kept and total + counts[term] > OR_BUDGET:
+        if kept and total + counts[term] > budget:
             break
         kept.add(term)
         total += counts[term]
