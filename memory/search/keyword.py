@@ -16,6 +16,7 @@ import threading
 import time
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import snowballstemmer
 from django.db import connection
@@ -128,13 +129,14 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
 # The counts are global, so the bound holds however many users share the database.
 OR_BUDGET = 8000
 # Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
-ANY_TERM_BUDGET = 1000
+ANY_TERM_BUDGET = 400
 DF_SECONDS = 300.0  # how long a term's document count is reused
 _stemmer = snowballstemmer.stemmer("porter")
 _df_cache: dict[tuple[str, str], tuple[int, float]] = {}
 _df_lock = threading.Lock()
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
