@@ -127,7 +127,7 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
 
 # Postings (rows x terms, all users) one OR query may score: about 2 us each on SQLite.
 # The counts are global, so the bound holds however many users share the database.
-OR_BUDGET = 8000
+OR_BUDGET = 4000
 # Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
 ANY_TERM_BUDGET = 400
 DF_SECONDS = 300.0  # how long a term's document count is reused
