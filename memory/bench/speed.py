@@ -25,7 +25,7 @@ from conversations.search import search_turns
 from memory.bench.synthetic import TextSource
 from memory.embedding import get_embedder, to_bytes
 from memory.models import KnowledgeItem
-from memory.search import recall
+from memory.search import keyword, recall
 from memory.search.corpus import ITEMS, TURNS, generation_bump
 from memory.search.documents import turn_context, turn_text
 from memory.search.indexes import index_cache, index_for
@@ -149,6 +149,7 @@ def measure(
         seed_seconds = time.perf_counter() - started
 
         index_cache().clear()
+        keyword.clear_caches()  # term counts seen at a smaller size would mislead the budget
         started = time.perf_counter()
         from memory.embedding import current_dim, current_model_id
 

@@ -130,7 +130,7 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
 OR_BUDGET = 4000
 # Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
 ANY_TERM_BUDGET = 400
-DF_SECONDS = 300.0  # how long a term's document count is reused
+DF_SECONDS = 30.0  # how long a term's document count is reused (a growing corpus)
 _stemmer = snowballstemmer.stemmer("porter")
 _df_cache: dict[tuple[str, str], tuple[int, float]] = {}
 _df_lock = threading.Lock()
@@ -178,3 +178,8 @@ def _within_budget(spec: FullTextSpec, terms: list[str], budget: int) -> list[st
         kept.add(term)
         total += counts[term]
     return [t for t in terms if t in kept]
+
+
+def clear_caches() -> None:
+    with _df_lock:
+        _df_cache.clear()
