@@ -11,6 +11,7 @@ is bounded: terms are taken rarest first until their postings reach OR_BUDGET; t
 common words (which carry the least weight in BM25 anyway) are left to the vector stage.
 """
 
+import math
 import re
 import threading
 import time
@@ -111,18 +112,56 @@ def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: 
 
 
 def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+    # PostgreSQL's ts_rank knows no inverse document frequency: a name present in every
+    # row would weigh as much as a rare word. Each term's ts_rank is therefore weighted
+    # by its BM25 idf within the searched scope (counts cached like SQLite's).
     text = " ".join(terms)
     query = "plainto_tsquery('english', %s)"
     if op == "OR":
         query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
+    weights = _postgres_idf(spec, terms, where)
+    rank = " + ".join(
+        "%s * ts_rank(t.search_tsv, plainto_tsquery('english', %s), 1)" for _ in weights
+    )
     sql = (
-        f"SELECT t.id, ts_rank_cd(t.search_tsv, s.q) AS rank "
+        f"SELECT t.id, ({rank or '0'}) AS rank "
         f"FROM {spec.table} t, (SELECT {query} AS q) s "
         f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
     )
+    params = [value for term, idf in weights.items() for value in (idf, term)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [text, *where.params, limit])
+        cursor.execute(sql, [*params, text, *where.params, limit])
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def _postgres_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
+    scope = (spec.table, where.sql(), tuple(str(p) for p in where.params))
+    total = _cached_count((*scope, ""), spec, None, where)
+    return {
+        term: math.log(1 + (total - df + 0.5) / (df + 0.5))
+        for term in terms
+        for df in [_cached_count((*scope, term), spec, term, where)]
+    }
+
+
+def _cached_count(key: tuple, spec: FullTextSpec, term: str | None, where: Where) -> int:
+    now = time.monotonic()
+    with _df_lock:
+        cached = _pg_counts.get(key)
+    if cached and cached[1] > now:
+        return cached[0]
+    match = "t.search_tsv @@ plainto_tsquery('english', %s)" if term else "1 = 1"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(*) FROM {spec.table} t WHERE {match}{where.sql()}",
+            [*([term] if term else []), *where.params],
+        )
+        count = int(cursor.fetchone()[0])
+    with _df_lock:
+        if len(_pg_counts) > 50_000:
+            _pg_counts.clear()
+        _pg_counts[key] = (count, now + DF_SECONDS)
+    return count
 
 
 # Postings (rows x terms, all users) one OR query may score: about 2 us each on SQLite.
@@ -133,6 +172,7 @@ ANY_TERM_BUDGET = 400
 DF_SECONDS = 30.0  # how long a term's document count is reused (a growing corpus)
 _stemmer = snowballstemmer.stemmer("porter")
 _df_cache: dict[tuple[str, str], tuple[int, float]] = {}
+_pg_counts: dict[tuple, tuple[int, float]] = {}
 _df_lock = threading.Lock()
 
 
@@ -183,3 +223,4 @@ def _within_budget(spec: FullTextSpec, terms: list[str], budget: int) -> list[st
 def clear_caches() -> None:
     with _df_lock:
         _df_cache.clear()
+        _pg_counts.clear()
