@@ -33,6 +33,8 @@ class Turn(OwnedModel):
     role = models.CharField(max_length=20, choices=[(r, r) for r in ROLES])
     speaker = models.CharField(max_length=100, blank=True, default="")
     content = models.TextField()
+    # The turn before this one in its session (what this turn answers), indexed with it.
+    context_text = models.TextField(blank=True, default="", editable=False)
     context = models.CharField(max_length=100, default="global")
     timestamp = models.DateTimeField(default=timezone.now, db_index=True)
     created_at = models.DateTimeField(default=timezone.now)

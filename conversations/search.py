@@ -7,8 +7,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from conversations.models import Turn
-from memory.fulltext_schema import TURN_FTS
-from memory.search import keyword
+from memory.search import keyword, pipeline
+from memory.search.corpus import TURNS
 
 MAX_TOP_K = 100
 
@@ -47,14 +47,25 @@ def search_turns(
         return [TurnHit(t, 0.0, "time") for t in turns.order_by("-timestamp")[:top_k]]
     where = keyword.Where().add("t.owner_id = %s", user.pk)
     if session_id:
-        where.add("t.session_id IN (SELECT id FROM conversations_session "
-                  "WHERE owner_id = %s AND session_id = %s)", user.pk, session_id)
+        where.add(
+            "t.session_id IN (SELECT id FROM conversations_session "
+            "WHERE owner_id = %s AND session_id = %s)",
+            user.pk,
+            session_id,
+        )
     if role:
         where.add("t.role = %s", role)
     if time_from:
         where.add("t.timestamp >= %s", time_from)
     if time_to:
         where.add("t.timestamp <= %s", time_to)
-    ranked = keyword.search(TURN_FTS, query, where, top_k)
-    found = turns.in_bulk([pk for pk, _ in ranked])
-    return [TurnHit(found[pk], score, "keyword") for pk, score in ranked if pk in found]
+    ranked = pipeline.hybrid(
+        TURNS,
+        owner_id=user.pk,
+        query=query,
+        where=where,
+        top_k=top_k,
+        documents=lambda ids: dict(turns.filter(pk__in=ids).values_list("pk", "content")),
+    )
+    found = turns.in_bulk([r.id for r in ranked])
+    return [TurnHit(found[r.id], r.score, r.matched_by) for r in ranked if r.id in found]

@@ -7,6 +7,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
+from memory import events
+from memory.search.documents import turn_context_for
 from memory.user_settings import user_settings_get
 from memory.validation import clean_short, clean_text, parse_when
 
@@ -64,12 +66,14 @@ def turn_append(
             role=role,
             speaker=speaker,
             content=content,
+            context_text=turn_context_for(session=session, when=when),
             context=context,
             timestamp=when,
             extraction_status="pending" if _needs_extraction(user, role, content) else "",
         )
         if when > session.last_turn_at or session.turns.count() == 1:
             Session.objects.filter(pk=session.pk).update(last_turn_at=when)
+        events.turns_changed(user.pk, upserted=[turn.pk])  # embedded and indexed on commit
         if turn.extraction_status == "pending":
             from memory.background.extraction import extraction_enqueue
 

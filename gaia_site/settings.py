@@ -210,14 +210,17 @@ GAIA_EMBED_API_KEY = envstr("GAIA_EMBED_API_KEY", "")
 GAIA_EMBED_DIM = envint("GAIA_EMBED_DIM", 384)
 GAIA_EMBED_TIMEOUT = envfloat("GAIA_EMBED_TIMEOUT", 10.0)
 GAIA_EMBED_BATCH = envint("GAIA_EMBED_BATCH", 32)
+GAIA_EMBED_THREADS = envint("GAIA_EMBED_THREADS", 0)  # local model threads; 0 = cores, max 4
 GAIA_EMBED_MODEL_PATH = envstr("GAIA_EMBED_MODEL_PATH", "")
 GAIA_EMBED_TOKENIZER_PATH = envstr("GAIA_EMBED_TOKENIZER_PATH", "")
 
 # --- Recall
 GAIA_INDEX_CACHE_MB = envint("GAIA_INDEX_CACHE_MB", 256)
 GAIA_RRF_K = envint("GAIA_RRF_K", 60)
-GAIA_RRF_VECTOR_WEIGHT = envfloat("GAIA_RRF_VECTOR_WEIGHT", 0.6)
-GAIA_RRF_KEYWORD_WEIGHT = envfloat("GAIA_RRF_KEYWORD_WEIGHT", 0.4)
+# Equal weights: on conversational text BM25 is at least as good as MiniLM vectors, and
+# 0.6/0.4 lets vector-only hits outrank keyword-only ones (see README, Recall quality).
+GAIA_RRF_VECTOR_WEIGHT = envfloat("GAIA_RRF_VECTOR_WEIGHT", 0.5)
+GAIA_RRF_KEYWORD_WEIGHT = envfloat("GAIA_RRF_KEYWORD_WEIGHT", 0.5)
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
 GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")

@@ -10,10 +10,12 @@ class MemoryConfig(AppConfig):
 
         from gaia_site import health
         from memory import health_checks
+        from memory.embedding import hooks
         from memory.fulltext_schema import ensure_after_migrate
         from memory.llm import checks  # noqa: F401  (registers the system check)
         from memory.llm.status import llm_health
 
         health_checks.register()
+        hooks.install()  # embedding on write, index updates, the "embedder" health check
         health.register("llm", llm_health)
         post_migrate.connect(ensure_after_migrate, dispatch_uid="gaia-fulltext-triggers")

@@ -42,9 +42,13 @@ def find_duplicate(
     ]
     if not ids:
         return None
+    # Compare texts only; the full row is loaded for the winner alone (hot write path).
+    words = word_set(content)
     best, best_score = None, 0.0
-    for item in KnowledgeItem.objects.filter(pk__in=ids, owner_id=owner_id):
-        score = overlap(content, item.content)
+    candidates = KnowledgeItem.objects.filter(pk__in=ids, owner_id=owner_id)
+    for pk, text in candidates.values_list("pk", "content"):
+        other = word_set(text)
+        score = len(words & other) / min(len(words), len(other)) if words and other else 0.0
         if score >= DEDUP_THRESHOLD and score > best_score:
-            best, best_score = item, score
-    return best
+            best, best_score = pk, score
+    return KnowledgeItem.objects.get(pk=best) if best is not None else None

@@ -62,7 +62,7 @@ def ensure_after_migrate(using: str = "default", **kwargs) -> None:
 
     connection = connections[using]
     if connection.vendor == "sqlite":
-        for spec in (KNOWLEDGE_FTS, TURN_FTS):
+        for spec in CURRENT_SPECS:
             sqlite_ensure(spec, connection)
 
 
@@ -121,3 +121,59 @@ TURN_FTS = FullTextSpec(
     columns=("content", "speaker"),
     weights=("A", "B"),
 )
+# Since conversations 0003: the previous turn of the session is indexed with each turn
+# (a reply is found by the words of the question it answers).
+TURN_FTS_CONTEXT = FullTextSpec(
+    table="conversations_turn",
+    fts="conversations_turn_fts",
+    columns=("content", "speaker", "context_text"),
+    weights=("A", "B", "C"),
+)
+
+# The definitions the latest migrations leave in place (what triggers must match).
+CURRENT_SPECS = (KNOWLEDGE_FTS, TURN_FTS_CONTEXT)
+
+
+def replace_operations(old: FullTextSpec, new: FullTextSpec):  # -> list[migrations.RunPython]
+    """Swap one full-text definition of a table for another (both directions)."""
+    from django.db import migrations
+
+    builders = {
+        "sqlite": (sqlite_drop, sqlite_create),
+        "postgresql": (postgres_drop, postgres_create),
+    }
+
+    def swap(schema_editor, drop: FullTextSpec, create: FullTextSpec) -> None:
+        pair = builders.get(schema_editor.connection.vendor)
+        if pair:
+            for sql in pair[0](drop) + pair[1](create):
+                schema_editor.execute(sql)
+
+    return [
+        migrations.RunPython(
+            lambda apps, editor: swap(editor, old, new),
+            lambda apps, editor: swap(editor, new, old),
+        )
+    ]
+
+
+def vocab_table(spec: FullTextSpec) -> str:
+    """SQLite: the fts5vocab table giving each indexed term's document count."""
+    return f"{spec.fts}_vocab"
+
+
+def vocab_operations(spec: FullTextSpec):  # -> list[migrations.RunPython]
+    from django.db import migrations
+
+    def forward(apps, schema_editor) -> None:
+        if schema_editor.connection.vendor == "sqlite":
+            schema_editor.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab_table(spec)} "
+                f"USING fts5vocab({spec.fts}, 'row')"
+            )
+
+    def backward(apps, schema_editor) -> None:
+        if schema_editor.connection.vendor == "sqlite":
+            schema_editor.execute(f"DROP TABLE IF EXISTS {vocab_table(spec)}")
+
+    return [migrations.RunPython(forward, backward)]

@@ -133,6 +133,7 @@ class IndexGeneration(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
     )
     value = models.BigIntegerField(default=0)
+    turn_value = models.BigIntegerField(default=0)  # the same, for conversation turns
 
     def __str__(self) -> str:
         return f"generation {self.value} of user {self.user_id}"

@@ -18,7 +18,14 @@ def _counts(qs, field: str) -> dict[str, int]:
 
 
 def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, Any]:
-    """Counts of everything the user has, for the stats API, dashboard and command."""
+    """Counts of everything the user has, for the stats API, dashboard and command.
+
+    Embedding coverage counts vectors of `embedding_model` (default: the current model).
+    """
+    if embedding_model is None:
+        from memory.embedding import current_model_id
+
+        embedding_model = current_model_id()
     items = KnowledgeItem.objects.for_user(user)
     active = items.active()
     embedded = active.exclude(embedding__isnull=True)

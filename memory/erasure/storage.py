@@ -20,7 +20,7 @@ import logging
 
 from django.db import connection, transaction
 
-from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS
+from memory.fulltext_schema import CURRENT_SPECS
 
 log = logging.getLogger("gaia.erasure")
 CHECKPOINT_BUSY_MS = 2000
@@ -31,7 +31,7 @@ def fulltext_optimize() -> None:
     if connection.vendor != "sqlite":
         return
     with connection.cursor() as cursor:
-        for spec in (KNOWLEDGE_FTS, TURN_FTS):
+        for spec in CURRENT_SPECS:
             cursor.execute(f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('optimize')")
 
 

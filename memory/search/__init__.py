@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory.fulltext_schema import KNOWLEDGE_FTS
 from memory.models import KnowledgeItem
-from memory.search import keyword
+from memory.search import keyword, pipeline
+from memory.search.corpus import ITEMS
 
 MAX_TOP_K = 100
 
@@ -82,9 +82,17 @@ def recall(
         time_from=time_from,
         time_to=time_to,
     )
-    ranked = keyword.search(KNOWLEDGE_FTS, query, where, top_k)
-    items = KnowledgeItem.objects.for_user(user).in_bulk([pk for pk, _ in ranked])
-    hits = [Hit(items[pk], score, "keyword") for pk, score in ranked if pk in items]
+    owned = KnowledgeItem.objects.for_user(user)
+    ranked = pipeline.hybrid(
+        ITEMS,
+        owner_id=user.pk,
+        query=query or "",
+        where=where,
+        top_k=top_k,
+        documents=lambda ids: dict(owned.filter(pk__in=ids).values_list("pk", "content")),
+    )
+    items = owned.in_bulk([r.id for r in ranked])
+    hits = [Hit(items[r.id], r.score, r.matched_by) for r in ranked if r.id in items]
     if touch and hits:
         from memory.services import memory_touch  # services import keyword: avoid a cycle
 

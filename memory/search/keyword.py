@@ -2,20 +2,42 @@
 
 User text never reaches the query syntax: it is reduced to plain word terms, each
 quoted, so quotes, `AND (`, `*`, `NEAR` or emoji are just words (or nothing).
-AND of the terms first; OR when AND finds nothing.
+Rows matching every meaningful term (AND) come first; when they are fewer than the
+limit, rows matching any term (OR) fill the rest, so a question whose words never all
+occur in one row still finds the rows that share most of them.
+
+Ranking an OR query scores every row holding any of its terms, so on SQLite the work
+is bounded: terms are taken rarest first until their postings reach OR_BUDGET; the most
+common words (which carry the least weight in BM25 anyway) are left to the vector stage.
 """
 
+import math
 import re
+import threading
+import time
+import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+import snowballstemmer
 from django.db import connection
 
-from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS, FullTextSpec
+from memory.fulltext_schema import (
+    KNOWLEDGE_FTS,
+    TURN_FTS,
+    TURN_FTS_CONTEXT,
+    FullTextSpec,
+    vocab_table,
+)
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 48
 # Column weights for bm25(): content counts most (see fulltext_schema column order).
-_SQLITE_WEIGHTS = {KNOWLEDGE_FTS.fts: (1.0, 0.5, 0.3, 0.3), TURN_FTS.fts: (1.0, 0.5)}
+_SQLITE_WEIGHTS = {
+    KNOWLEDGE_FTS: (1.0, 0.5, 0.3, 0.3),
+    TURN_FTS: (1.0, 0.5),
+    TURN_FTS_CONTEXT: (1.0, 0.5, 0.5),
+}
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have he her his how i if in "
     "is it its me my of on or our she so that the their them they this to was we were what "
@@ -60,20 +82,25 @@ def search(
     """
     if not any(c.startswith("t.owner_id") for c in where.clauses):
         raise ValueError("keyword search must be scoped to one owner")
-    terms = query_terms(text)
+    terms = query_terms(text, drop_stopwords=True) or query_terms(text)
     if not terms or limit <= 0:
         return []
+    if connection.vendor == "sqlite":
+        terms = _within_budget(spec, terms, ANY_TERM_BUDGET if any_term else OR_BUDGET)
+        if not terms:
+            return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
     hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
-    if not hits:
-        meaningful = query_terms(text, drop_stopwords=True) or terms
-        hits = run(spec, meaningful, "OR", where, limit)
+    if len(hits) < limit:
+        seen = {row_id for row_id, _ in hits}
+        extra = [hit for hit in run(spec, terms, "OR", where, limit) if hit[0] not in seen]
+        hits += extra[: limit - len(hits)]
     return hits
 
 
 def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
     match = f" {op} ".join(f'"{t}"' for t in terms)
-    weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec.fts])
+    weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec])
     sql = (
         f"SELECT t.id, bm25({spec.fts}, {weights}) AS rank FROM {spec.fts} "
         f"JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
@@ -85,15 +112,115 @@ def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: 
 
 
 def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+    # PostgreSQL's ts_rank knows no inverse document frequency: a name present in every
+    # row would weigh as much as a rare word. Each term's ts_rank is therefore weighted
+    # by its BM25 idf within the searched scope (counts cached like SQLite's).
     text = " ".join(terms)
     query = "plainto_tsquery('english', %s)"
     if op == "OR":
         query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
+    weights = _postgres_idf(spec, terms, where)
+    rank = " + ".join(
+        "%s * ts_rank(t.search_tsv, plainto_tsquery('english', %s), 1)" for _ in weights
+    )
     sql = (
-        f"SELECT t.id, ts_rank_cd(t.search_tsv, s.q) AS rank "
+        f"SELECT t.id, ({rank or '0'}) AS rank "
         f"FROM {spec.table} t, (SELECT {query} AS q) s "
         f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
     )
+    params = [value for term, idf in weights.items() for value in (idf, term)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [text, *where.params, limit])
+        cursor.execute(sql, [*params, text, *where.params, limit])
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def _postgres_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
+    scope = (spec.table, where.sql(), tuple(str(p) for p in where.params))
+    total = _cached_count((*scope, ""), spec, None, where)
+    return {
+        term: math.log(1 + (total - df + 0.5) / (df + 0.5))
+        for term in terms
+        for df in [_cached_count((*scope, term), spec, term, where)]
+    }
+
+
+def _cached_count(key: tuple, spec: FullTextSpec, term: str | None, where: Where) -> int:
+    now = time.monotonic()
+    with _df_lock:
+        cached = _pg_counts.get(key)
+    if cached and cached[1] > now:
+        return cached[0]
+    match = "t.search_tsv @@ plainto_tsquery('english', %s)" if term else "1 = 1"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(*) FROM {spec.table} t WHERE {match}{where.sql()}",
+            [*([term] if term else []), *where.params],
+        )
+        count = int(cursor.fetchone()[0])
+    with _df_lock:
+        if len(_pg_counts) > 50_000:
+            _pg_counts.clear()
+        _pg_counts[key] = (count, now + DF_SECONDS)
+    return count
+
+
+# Postings (rows x terms, all users) one OR query may score: about 2 us each on SQLite.
+# The counts are global, so the bound holds however many users share the database.
+OR_BUDGET = 4000
+# Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
+ANY_TERM_BUDGET = 400
+DF_SECONDS = 30.0  # how long a term's document count is reused (a growing corpus)
+_stemmer = snowballstemmer.stemmer("porter")
+_df_cache: dict[tuple[str, str], tuple[int, float]] = {}
+_pg_counts: dict[tuple, tuple[int, float]] = {}
+_df_lock = threading.Lock()
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return plain if len(plain) <= 2 else _stemmer.stemWord(plain)
+
+
+def _document_frequency(spec: FullTextSpec, term: str) -> int:
+    key = (spec.fts, _stem(term))
+    now = time.monotonic()
+    with _df_lock:
+        cached = _df_cache.get(key)
+    if cached and cached[1] > now:
+        return cached[0]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT doc FROM {vocab_table(spec)} WHERE term = %s", [key[1]])
+        row = cursor.fetchone()
+    count = int(row[0]) if row else 0
+    with _df_lock:
+        if len(_df_cache) > 50_000:
+            _df_cache.clear()
+        _df_cache[key] = (count, now + DF_SECONDS)
+    return count
+
+
+def _within_budget(spec: FullTextSpec, terms: list[str], budget: int) -> list[str]:
+    """The rarest terms whose postings fit `budget`; none if even the rarest is in a
+    huge share of rows (such a term barely ranks anything; the vector stage answers).
+    """
+    counts = {term: _document_frequency(spec, term) for term in terms}
+    if sum(counts.values()) <= budget:
+        return terms
+    if min(counts.values()) > 3 * budget:
+        return []
+    kept: set[str] = set()
+    total = 0
+    for term in sorted(terms, key=lambda t: counts[t]):
+        if kept and total + counts[term] > budget:
+            break
+        kept.add(term)
+        total += counts[term]
+    return [t for t in terms if t in kept]
+
+
+def clear_caches() -> None:
+    with _df_lock:
+        _df_cache.clear()
+        _pg_counts.clear()

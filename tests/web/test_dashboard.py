@@ -95,6 +95,7 @@ def test_it_shows_extraction_failures_with_their_reason(alice_web, alice, settin
 def test_it_shows_embedding_coverage(alice_web, alice):
     item = services.memory_create(user=alice, content="Likes jazz.", source="user")
     services.memory_create(user=alice, content="Plays the cello.", source="user")
+    # Both are embedded on write; a vector of another model does not count.
     type(item).objects.filter(pk=item.pk).update(embedding=b"\0" * 8, embedding_model="m")
     response = alice_web.get("/")
     assert response.context["coverage_pct"] == 50

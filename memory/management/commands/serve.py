@@ -7,7 +7,10 @@ import sys
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memory.embedding import EmbedderError
+from memory.embedding.startup import embedding_startup
 
 STOP_GRACE_SECONDS = 15
 
@@ -25,6 +28,10 @@ class Command(BaseCommand):
     def handle(
         self, *args, host: str, port: str, workers: str, threads: str, no_worker: bool, **options
     ) -> None:
+        try:
+            self.stdout.write(embedding_startup())
+        except EmbedderError as error:
+            raise CommandError(str(error)) from error
         manage = str(settings.BASE_DIR / "manage.py")
         commands = {
             "web": [

@@ -1,0 +1,1 @@
+"""Measurement harnesses behind the `memory_eval` and `memory_bench` commands."""

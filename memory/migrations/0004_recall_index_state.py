@@ -1,0 +1,16 @@
+from django.db import migrations, models
+
+from memory.fulltext_schema import KNOWLEDGE_FTS, vocab_operations
+
+
+class Migration(migrations.Migration):
+    dependencies = [("memory", "0003_bg_background")]
+
+    operations = [
+        migrations.AddField(
+            model_name="indexgeneration",
+            name="turn_value",
+            field=models.BigIntegerField(default=0),
+        ),
+        *vocab_operations(KNOWLEDGE_FTS),
+    ]

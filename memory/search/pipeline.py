@@ -1,0 +1,106 @@
+"""Hybrid search over one corpus: vector + keyword candidates, fused, optionally reranked.
+
+Everything here works on ids and owner-scoped SQL; callers turn the final ids into
+model instances with one `for_user` query.
+"""
+
+from collections.abc import Callable
+
+import numpy as np
+from django.conf import settings
+from django.db import connection
+
+from memory.embedding import current_dim, current_model_id
+from memory.search import fusion, keyword, rerank
+from memory.search.corpus import Corpus
+from memory.search.indexes import index_for
+from memory.search.query import query_vector
+from memory.search.vector import VectorIndex
+
+CANDIDATES_PER_RESULT = 4  # each stage proposes top_k x 4 (reference: Recall)
+OVERFETCH = 2  # vector hits fetched per wanted candidate, so filters rarely starve it
+MIN_CANDIDATES = 20
+
+
+def _ids_in_scope(corpus: Corpus, where: keyword.Where, ids: list[int] | None) -> list[int]:
+    """Which of `ids` (or all rows when None) pass `where` (which scopes the owner)."""
+    sql = f"SELECT t.id FROM {corpus.table} t WHERE {corpus.active_sql}{where.sql()}"
+    params = list(where.params)
+    if ids is not None:
+        if not ids:
+            return []
+        sql += f" AND t.id IN ({', '.join(['%s'] * len(ids))})"
+        params += ids
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _heal(corpus: Corpus, owner_id: int, index: VectorIndex, dropped: list[int]) -> None:
+    """Drop index entries whose rows are gone or hidden (a write path that did not announce)."""
+    base = keyword.Where().add("t.owner_id = %s", owner_id)
+    alive = set(_ids_in_scope(corpus, base, dropped))
+    stale = [i for i in dropped if i not in alive]
+    if stale:
+        index.remove(stale)
+
+
+def vector_candidates(
+    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
+) -> list[tuple[int, float]]:
+    """(id, cosine) best first among the rows `where` allows; [] without an embedder."""
+    vector = query_vector(query)
+    if vector is None:
+        return []
+    index = index_for(corpus, owner_id, current_model_id(), current_dim())
+    hits = index.search(vector, limit * OVERFETCH)
+    if not hits:
+        return []
+    allowed = set(_ids_in_scope(corpus, where, [i for i, _ in hits]))
+    kept = [(i, s) for i, s in hits if i in allowed]
+    dropped = len(hits) - len(kept)
+    if len(kept) < limit and dropped and index.size > len(kept):
+        # Filters (or stale entries) ate the over-fetch: search exactly among allowed rows.
+        _heal(corpus, owner_id, index, [i for i, _ in hits if i not in allowed])
+        scope = np.array(_ids_in_scope(corpus, where, None), dtype=np.int64)
+        kept = index.search(vector, limit, allowed=scope)
+    return kept[:limit]
+
+
+def hybrid(
+    corpus: Corpus,
+    *,
+    owner_id: int,
+    query: str,
+    where: keyword.Where,
+    top_k: int,
+    documents: Callable[[list[int]], dict[int, str]],
+) -> list[fusion.Fused]:
+    """Fused (and, when configured, reranked) ids best first, at most `top_k`.
+
+    `documents(ids)` gives the text of candidates for the reranker.
+    """
+    if not query.strip():
+        return []
+    limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
+    by_keyword = keyword.search(corpus.fts, query, where, limit)
+    by_vector = vector_candidates(corpus, owner_id, query, where, limit)
+    fused = fusion.rrf(
+        {"vector": [i for i, _ in by_vector], "keyword": [i for i, _ in by_keyword]},
+        {"vector": settings.GAIA_RRF_VECTOR_WEIGHT, "keyword": settings.GAIA_RRF_KEYWORD_WEIGHT},
+        settings.GAIA_RRF_K,
+    )
+    if rerank.configured() and len(fused) > 1:
+        fused = _reranked(query, fused, top_k, documents)
+    return fused[:top_k]
+
+
+def _reranked(query: str, fused: list, top_k: int, documents: Callable) -> list:
+    head, tail = fused[: top_k * 2], fused[top_k * 2 :]
+    texts = documents([f.id for f in head])
+    head = [f for f in head if f.id in texts]
+    scores = rerank.rerank_scores(query, [texts[f.id] for f in head])
+    if scores is None:
+        return fused
+    order = sorted(range(len(head)), key=lambda i: -scores[i])
+    return [fusion.Fused(head[i].id, scores[i], head[i].stages) for i in order] + tail

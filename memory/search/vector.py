@@ -1,0 +1,242 @@
+"""Vector stage: a per-user FAISS inner-product index per corpus, cached per process.
+
+Each index is built lazily from the stored vectors, changed in place by writes made
+in this process, and rebuilt when the owner's generation in the database moved
+(a write in another process). Removal only marks rows dead (FAISS removal rescans the
+whole index); dead rows are skipped at search and compacted away in batches.
+"""
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # CPU-feature probing chatter
+
+import faiss  # noqa: E402
+import numpy as np  # noqa: E402
+
+faiss.omp_set_num_threads(1)  # one query at a time: a second thread only adds overhead
+
+COMPACT_MIN_DEAD = 256
+GATHER_LIMIT = 8192  # filtered searches over at most this many rows use a direct product
+_DICT_ENTRY_BYTES = 100  # rough cost of one id -> row entry
+# From this many vectors an index stores 8-bit codes instead of float32: a flat scan is
+# bound by memory bandwidth, so 4x fewer bytes is about 2x faster at 100k vectors and
+# 4x smaller in the cache; the top-10 agree with exact search ~99% of the time.
+QUANTIZE_FROM = 20_000
+
+
+def _new_faiss_index(dim: int, vectors: np.ndarray):
+    if len(vectors) < QUANTIZE_FROM:
+        return faiss.IndexFlatIP(dim)
+    index = faiss.IndexScalarQuantizer(
+        dim, faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT
+    )
+    # One range for all components, from the data plus headroom; later in-place additions
+    # outside it are clipped slightly until the next rebuild.
+    reach = float(np.abs(vectors).max()) * 1.2 or 1.0
+    faiss.copy_array_to_vector(np.array([-reach, 2 * reach], dtype=np.float32), index.sq.trained)
+    index.is_trained = True
+    return index
+
+
+class VectorIndex:
+    """One owner's vectors of one corpus; all methods are thread-safe."""
+
+    def __init__(self, dim: int, ids: np.ndarray, vectors: np.ndarray, generation: int) -> None:
+        self.dim = dim
+        self.generation = generation
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, dim)
+        self._index = _new_faiss_index(dim, vectors)
+        self._row_ids = np.empty(0, dtype=np.int64)
+        self._row_of: dict[int, int] = {}
+        self._dead = 0
+        self._lock = threading.Lock()
+        self._append(np.asarray(ids, dtype=np.int64), vectors)
+
+    @property
+    def size(self) -> int:
+        return len(self._row_of)
+
+    @property
+    def nbytes(self) -> int:
+        per_row = self._index.code_size + 8  # stored code + row -> id
+        return self._index.ntotal * per_row + len(self._row_of) * _DICT_ENTRY_BYTES
+
+    def __contains__(self, item_id: int) -> bool:
+        return item_id in self._row_of
+
+    def _append(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        if not len(ids):
+            return
+        start = self._index.ntotal
+        self._index.add(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dim))
+        self._row_ids = np.concatenate([self._row_ids, ids])
+        for offset, item_id in enumerate(ids.tolist()):
+            self._row_of[item_id] = start + offset
+
+    def _kill(self, item_id: int) -> None:
+        row = self._row_of.pop(item_id, None)
+        if row is not None:
+            self._row_ids[row] = -1
+            self._dead += 1
+
+    def upsert(self, ids: list[int], vectors: np.ndarray) -> None:
+        """Add or replace vectors (a replaced row is marked dead, the new one appended)."""
+        with self._lock:
+            self._change(dict(zip(ids, vectors, strict=True)), [])
+
+    def remove(self, ids: list[int]) -> None:
+        with self._lock:
+            self._change({}, ids)
+
+    def _change(self, upserts: dict[int, np.ndarray], removals: list[int]) -> None:
+        for item_id in [*removals, *upserts]:
+            self._kill(item_id)
+        if upserts:
+            ids = np.fromiter(upserts, dtype=np.int64, count=len(upserts))
+            self._append(ids, np.stack(list(upserts.values())))
+        self._maybe_compact()
+
+    def _maybe_compact(self) -> None:
+        if self._dead < max(COMPACT_MIN_DEAD, self._index.ntotal // 8):
+            return
+        dead_rows = np.flatnonzero(self._row_ids < 0)
+        self._index.remove_ids(faiss.IDSelectorBatch(dead_rows.astype(np.int64)))
+        self._row_ids = self._row_ids[self._row_ids >= 0]
+        self._row_of = {item_id: row for row, item_id in enumerate(self._row_ids.tolist())}
+        self._dead = 0
+
+    def search(
+        self, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """Up to `k` (id, cosine) best first; with `allowed`, only among those ids."""
+        query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
+        with self._lock:
+            if allowed is not None:
+                return self._search_among(query, k, allowed)
+            want = min(self._index.ntotal, k + self._dead)
+            if want <= 0:
+                return []
+            scores, rows = self._index.search(query, want)
+            hits = [
+                (int(self._row_ids[row]), float(score))
+                for score, row in zip(scores[0], rows[0], strict=True)
+                if row >= 0 and self._row_ids[row] >= 0
+            ]
+        return hits[:k]
+
+    def _search_among(self, query: np.ndarray, k: int, allowed: np.ndarray) -> list:
+        rows = np.fromiter(
+            (self._row_of.get(i, -1) for i in allowed.tolist()), dtype=np.int64, count=len(allowed)
+        )
+        rows = rows[rows >= 0]
+        if not len(rows) or k <= 0:
+            return []
+        if len(rows) <= GATHER_LIMIT:
+            scores = self._index.reconstruct_batch(rows) @ query[0]
+            top = np.argsort(-scores, kind="stable")[:k]
+            return [(int(self._row_ids[rows[i]]), float(scores[i])) for i in top]
+        params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(rows))
+        scores, found = self._index.search(query, min(k, len(rows)), params=params)
+        return [
+            (int(self._row_ids[row]), float(score))
+            for score, row in zip(scores[0], found[0], strict=True)
+            if row >= 0
+        ]
+
+
+Key = tuple[str, int, str]  # (corpus name, owner id, model id)
+
+
+class IndexCache:
+    """LRU over (corpus, owner, model) indexes, bounded by a byte budget."""
+
+    def __init__(self, budget_bytes: int) -> None:
+        self.budget_bytes = budget_bytes
+        self._indexes: OrderedDict[Key, VectorIndex] = OrderedDict()
+        self._build_locks: dict[Key, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    @property
+    def nbytes(self) -> int:
+        with self._lock:
+            return sum(index.nbytes for index in self._indexes.values())
+
+    def peek(self, key: Key) -> VectorIndex | None:
+        with self._lock:
+            return self._indexes.get(key)
+
+    def get(self, key: Key, generation: int, build: Callable[[], VectorIndex]) -> VectorIndex:
+        """The cached index if it is at `generation`, else a fresh one from `build()`."""
+        index = self._touch(key, generation)
+        if index is not None:
+            return index
+        with self._lock:
+            build_lock = self._build_locks.setdefault(key, threading.Lock())
+        with build_lock:  # one build per key at a time; the others wait and reuse it
+            index = self._touch(key, generation)
+            if index is None:
+                index = build()
+                self._put(key, index)
+        return index
+
+    def _touch(self, key: Key, generation: int) -> VectorIndex | None:
+        with self._lock:
+            index = self._indexes.get(key)
+            if index is None or index.generation != generation:
+                return None
+            self._indexes.move_to_end(key)
+            return index
+
+    def _put(self, key: Key, index: VectorIndex) -> None:
+        with self._lock:
+            self._indexes.pop(key, None)
+            if index.nbytes > self.budget_bytes:
+                return  # larger than the whole budget: used for this search only
+            self._indexes[key] = index
+            self._evict()
+
+    def _evict(self) -> None:
+        total = sum(index.nbytes for index in self._indexes.values())
+        while total > self.budget_bytes and len(self._indexes) > 1:
+            _, evicted = self._indexes.popitem(last=False)
+            total -= evicted.nbytes
+
+    def apply(
+        self,
+        key: Key,
+        *,
+        from_generation: int,
+        to_generation: int,
+        upserts: dict[int, np.ndarray],
+        removals: list[int],
+    ) -> bool:
+        """Apply a committed change made in this process, if the index saw all before it.
+
+        Returns False (nothing done) when the cached index is absent or behind: the next
+        search compares generations and rebuilds.
+        """
+        index = self.peek(key)
+        if index is None:
+            return False
+        with index._lock:
+            if index.generation != from_generation:
+                return False
+            index._change(upserts, removals)
+            index.generation = to_generation
+        with self._lock:
+            self._evict()
+        return True
+
+    def discard(self, key: Key) -> None:
+        with self._lock:
+            self._indexes.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._indexes.clear()

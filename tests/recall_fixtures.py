@@ -1,0 +1,62 @@
+"""Fixtures shared by tests/search and tests/embedding (imported by their conftest.py)."""
+
+from contextlib import contextmanager
+
+import pytest
+
+from memory.search import indexes, query, rerank
+from tests.fake_model_server import FakeModelServer
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """Each test starts (and leaves) with empty per-process index and query caches."""
+    indexes.index_cache().clear()
+    query.clear_cache()
+    rerank.reset()
+    yield
+    indexes.index_cache().clear()
+    query.clear_cache()
+    rerank.reset()
+
+
+@pytest.fixture
+def commit(django_capture_on_commit_callbacks):
+    """`with commit(): ...` runs the on-commit work (embedding, index updates) at the end."""
+
+    @contextmanager
+    def run():
+        with django_capture_on_commit_callbacks(execute=True):
+            yield
+
+    return run
+
+
+@pytest.fixture
+def model_server():
+    server = FakeModelServer(dim=16)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def remote_embedder(settings, model_server):
+    """Settings for the OpenAI-compatible embedder against the fake server."""
+    settings.GAIA_EMBEDDER = "openai"
+    settings.GAIA_EMBED_URL = model_server.url
+    settings.GAIA_EMBED_MODEL = "fake-embed"
+    settings.GAIA_EMBED_DIM = model_server.dim
+    settings.GAIA_EMBED_API_KEY = "test-key"
+    settings.GAIA_EMBED_TIMEOUT = 2.0
+    return model_server
+
+
+@contextmanager
+def as_process(cache):
+    """Run the block as if in another serving process (its own vector-index cache)."""
+    previous = indexes._cache
+    indexes._cache = cache
+    try:
+        yield cache
+    finally:
+        indexes._cache = previous

