@@ -9,6 +9,7 @@ from django.utils import timezone
 from conversations.models import Turn
 from conversations.services import tool_call_record, turn_append
 from memory import services
+from memory.embedding import current_model_id
 from memory.web.chart import activity_chart, nice_ceiling
 from tests.web.seed import seed_month
 
@@ -94,12 +95,16 @@ def test_it_shows_extraction_failures_with_their_reason(alice_web, alice, settin
 
 def test_it_shows_embedding_coverage(alice_web, alice):
     item = services.memory_create(user=alice, content="Likes jazz.", source="user")
-    services.memory_create(user=alice, content="Plays the cello.", source="user")
-    # Both are embedded on write; a vector of another model does not count.
-    type(item).objects.filter(pk=item.pk).update(embedding=b"\0" * 8, embedding_model="m")
+    cello = services.memory_create(user=alice, content="Plays the cello.", source="user")
+    type(cello).objects.filter(pk=cello.pk).update(embedding=None, embedding_model="")
+    other = services.memory_create(user=alice, content="Owns a red bicycle.", source="user")
+    model = current_model_id()
+    type(item).objects.filter(pk=item.pk).update(embedding=b"\0" * 8, embedding_model=model)
+    # A vector of another model does not count.
+    type(other).objects.filter(pk=other.pk).update(embedding=b"\0" * 8, embedding_model="old")
     response = alice_web.get("/")
-    assert response.context["coverage_pct"] == 50
-    assert b"1 of 2 memories searchable by meaning" in response.content
+    assert response.context["coverage_pct"] == 33
+    assert b"1 of 3 memories searchable by meaning" in response.content
 
 
 @pytest.mark.cross_user("web-dashboard")
