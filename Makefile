@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
+TEST_WORKERS ?= 2
 
 .PHONY: run install test lint format prod-check
 
@@ -29,7 +30,7 @@ run: $(VENV)/.runtime
 ## Install what the tests need and run them (DATABASE_URL selects PostgreSQL).
 test: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 ## The API, background and system tests against PostgreSQL + Redis (the production topology).
 PROD_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gaia
