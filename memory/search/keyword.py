@@ -86,9 +86,12 @@ def search(
     if not terms or limit <= 0:
         return []
     if connection.vendor == "sqlite":
-        terms = _within_budget(spec, terms, ANY_TERM_BUDGET if any_term else OR_BUDGET)
-        if not terms:
-            return []
+        counts = {term: _document_frequency(spec, term) for term in terms}
+    else:
+        counts = {term: _scope_count(spec, term, where) for term in terms}
+    terms = _within_budget(terms, counts, ANY_TERM_BUDGET if any_term else OR_BUDGET)
+    if not terms:
+        return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
     hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
     if len(hits) < limit:
@@ -135,16 +138,17 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
 
 
 def _postgres_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
-    scope = (spec.table, where.sql(), tuple(str(p) for p in where.params))
-    total = _cached_count((*scope, ""), spec, None, where)
+    total = _scope_count(spec, None, where)
     return {
         term: math.log(1 + (total - df + 0.5) / (df + 0.5))
         for term in terms
-        for df in [_cached_count((*scope, term), spec, term, where)]
+        for df in [_scope_count(spec, term, where)]
     }
 
 
-def _cached_count(key: tuple, spec: FullTextSpec, term: str | None, where: Where) -> int:
+def _scope_count(spec: FullTextSpec, term: str | None, where: Where) -> int:
+    """PostgreSQL: rows in the searched scope (holding `term`, if given), cached briefly."""
+    key = (spec.table, where.sql(), tuple(str(p) for p in where.params), term or "")
     now = time.monotonic()
     with _df_lock:
         cached = _pg_counts.get(key)
@@ -164,8 +168,9 @@ def _cached_count(key: tuple, spec: FullTextSpec, term: str | None, where: Where
     return count
 
 
-# Postings (rows x terms, all users) one OR query may score: about 2 us each on SQLite.
-# The counts are global, so the bound holds however many users share the database.
+# Postings (rows x terms) one OR query may score: about 2 us each on SQLite, where the
+# counts are global (the bound holds however many users share the database); on
+# PostgreSQL they are counted within the searched scope.
 OR_BUDGET = 4000
 # Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
 ANY_TERM_BUDGET = 400
@@ -201,11 +206,10 @@ def _document_frequency(spec: FullTextSpec, term: str) -> int:
     return count
 
 
-def _within_budget(spec: FullTextSpec, terms: list[str], budget: int) -> list[str]:
+def _within_budget(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
     """The rarest terms whose postings fit `budget`; none if even the rarest is in a
     huge share of rows (such a term barely ranks anything; the vector stage answers).
     """
-    counts = {term: _document_frequency(spec, term) for term in terms}
     if sum(counts.values()) <= budget:
         return terms
     if min(counts.values()) > 3 * budget:
