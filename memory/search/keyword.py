@@ -123,17 +123,16 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
     if op == "OR":
         query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
     weights = _postgres_idf(spec, terms, where)
-    rank = " + ".join(
-        "%s * ts_rank(t.search_tsv, plainto_tsquery('english', %s), 1)" for _ in weights
-    )
+    # The per-term queries are parsed once, in the subquery, not once per row.
+    rank = " + ".join(f"%s * ts_rank(t.search_tsv, s.q{n}, 1)" for n in range(len(weights)))
+    parts = "".join(f", plainto_tsquery('english', %s) AS q{n}" for n in range(len(weights)))
     sql = (
         f"SELECT t.id, ({rank or '0'}) AS rank "
-        f"FROM {spec.table} t, (SELECT {query} AS q) s "
+        f"FROM {spec.table} t, (SELECT {query} AS q{parts}) s "
         f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
     )
-    params = [value for term, idf in weights.items() for value in (idf, term)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, text, *where.params, limit])
+        cursor.execute(sql, [*weights.values(), text, *weights.keys(), *where.params, limit])
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
