@@ -17,7 +17,7 @@ from datetime import timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from conversations.models import Session, Turn
@@ -113,6 +113,10 @@ def seed(user, size: int, source: TextSource, pool: int, rng: np.random.Generato
     with transaction.atomic():  # bulk inserts bypass the services: announce them
         generation_bump(ITEMS, user.pk)
         generation_bump(TURNS, user.pk)
+    if connection.vendor == "postgresql":  # planner statistics, as autovacuum would
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE memory_knowledgeitem")
+            cursor.execute("ANALYZE conversations_turn")
 
 
 def _timed(calls: list[Callable[[], object]]) -> list[float]:

@@ -86,9 +86,12 @@ def search(
     if not terms or limit <= 0:
         return []
     if connection.vendor == "sqlite":
-        terms = _within_budget(spec, terms, ANY_TERM_BUDGET if any_term else OR_BUDGET)
-        if not terms:
-            return []
+        counts = {term: _document_frequency(spec, term) for term in terms}
+    else:
+        counts = {term: _scope_count(spec, term, where) for term in terms}
+    terms = _within_budget(terms, counts, ANY_TERM_BUDGET if any_term else OR_BUDGET)
+    if not terms:
+        return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
     hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
     if len(hits) < limit:
@@ -120,31 +123,31 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
     if op == "OR":
         query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
     weights = _postgres_idf(spec, terms, where)
-    rank = " + ".join(
-        "%s * ts_rank(t.search_tsv, plainto_tsquery('english', %s), 1)" for _ in weights
-    )
+    # The per-term queries are parsed once, in the subquery, not once per row.
+    rank = " + ".join(f"%s * ts_rank(t.search_tsv, s.q{n}, 1)" for n in range(len(weights)))
+    parts = "".join(f", plainto_tsquery('english', %s) AS q{n}" for n in range(len(weights)))
     sql = (
         f"SELECT t.id, ({rank or '0'}) AS rank "
-        f"FROM {spec.table} t, (SELECT {query} AS q) s "
+        f"FROM {spec.table} t, (SELECT {query} AS q{parts}) s "
         f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
     )
-    params = [value for term, idf in weights.items() for value in (idf, term)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, text, *where.params, limit])
+        cursor.execute(sql, [*weights.values(), text, *weights.keys(), *where.params, limit])
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
 def _postgres_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
-    scope = (spec.table, where.sql(), tuple(str(p) for p in where.params))
-    total = _cached_count((*scope, ""), spec, None, where)
+    total = _scope_count(spec, None, where)
     return {
         term: math.log(1 + (total - df + 0.5) / (df + 0.5))
         for term in terms
-        for df in [_cached_count((*scope, term), spec, term, where)]
+        for df in [_scope_count(spec, term, where)]
     }
 
 
-def _cached_count(key: tuple, spec: FullTextSpec, term: str | None, where: Where) -> int:
+def _scope_count(spec: FullTextSpec, term: str | None, where: Where) -> int:
+    """PostgreSQL: rows in the searched scope (holding `term`, if given), cached briefly."""
+    key = (spec.table, where.sql(), tuple(str(p) for p in where.params), term or "")
     now = time.monotonic()
     with _df_lock:
         cached = _pg_counts.get(key)
@@ -164,8 +167,9 @@ def _cached_count(key: tuple, spec: FullTextSpec, term: str | None, where: Where
     return count
 
 
-# Postings (rows x terms, all users) one OR query may score: about 2 us each on SQLite.
-# The counts are global, so the bound holds however many users share the database.
+# Postings (rows x terms) one OR query may score: about 2 us each on SQLite, where the
+# counts are global (the bound holds however many users share the database); on
+# PostgreSQL they are counted within the searched scope.
 OR_BUDGET = 4000
 # Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
 ANY_TERM_BUDGET = 400
@@ -201,11 +205,10 @@ def _document_frequency(spec: FullTextSpec, term: str) -> int:
     return count
 
 
-def _within_budget(spec: FullTextSpec, terms: list[str], budget: int) -> list[str]:
+def _within_budget(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
     """The rarest terms whose postings fit `budget`; none if even the rarest is in a
     huge share of rows (such a term barely ranks anything; the vector stage answers).
     """
-    counts = {term: _document_frequency(spec, term) for term in terms}
     if sum(counts.values()) <= budget:
         return terms
     if min(counts.values()) > 3 * budget:
