@@ -138,7 +138,13 @@ def tool_call_record(
 def turns_prune(*, user: Any, before: Any, dry_run: bool = False) -> int:
     """Delete the user's turns older than `before` (retention); returns how many."""
     old = Turn.objects.for_user(user).filter(timestamp__lt=before)
-    return old.count() if dry_run else old.delete()[1].get(old.model._meta.label, 0)
+    if dry_run:
+        return old.count()
+    with transaction.atomic():
+        ids = list(old.values_list("pk", flat=True))
+        deleted = Turn.objects.filter(pk__in=ids).delete()[1].get(Turn._meta.label, 0)
+        events.turns_changed(user.pk, removed=ids)
+    return deleted
 
 
 def tool_calls_prune(*, user: Any, before: Any, dry_run: bool = False) -> int:

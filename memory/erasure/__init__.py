@@ -50,7 +50,7 @@ _CHUNK = 500
 def turn_redact(*, user: Any, turn_ids: list[int]) -> int:
     """Replace the text of some of the user's turns; they are never extracted or
     consolidated again. Returns how many turns changed."""
-    return (
+    changed = (
         Turn.objects.for_user(user)
         .filter(pk__in=turn_ids)
         .update(
@@ -62,6 +62,9 @@ def turn_redact(*, user: Any, turn_ids: list[int]) -> int:
             consolidated_at=Coalesce("consolidated_at", timezone.now()),
         )
     )
+    if changed:  # the redacted text must leave every process's turn index too
+        events.turns_changed(user.pk, removed=turn_ids)
+    return changed
 
 
 def _batch_skip(user: Any, turn_id: int) -> int:
@@ -177,5 +180,6 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
         ):
             _admin_log_erase(model, ids[name])
         events.items_changed(user.pk, removed=ids["knowledge"])
+        events.turns_changed(user.pk, removed=ids["turns"])
         storage.purge_after_commit()
     return counts
