@@ -73,6 +73,10 @@ TOOLS: list[dict] = [
         {
             "content": {"type": "string", "description": "The statement to remember."},
             **_ITEM_FIELDS,
+            "source_turn": {
+                "type": "integer",
+                "description": "Id of the logged conversation turn it was learned from.",
+            },
         },
         ["content"],
     ),

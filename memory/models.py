@@ -73,6 +73,7 @@ class KnowledgeItem(OwnedModel):
             models.Index(fields=["owner", "category", "context", "entity"], name="ki_scope"),
             models.Index(fields=["owner", "due_at"], name="ki_due"),
             models.Index(fields=["owner", "embedding_model"], name="ki_embedded"),
+            models.Index(fields=["owner", "source_turn"], name="ki_source_turn"),
         ]
 
     def __str__(self) -> str:

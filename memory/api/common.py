@@ -167,3 +167,26 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
 
 def public_errors(*codes: int) -> dict[int, OpenApiResponse]:
     return {code: OpenApiResponse(_ERROR_BODY, description=_ERROR_TEXT[code]) for code in codes}
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class OwnTurnField(serializers.PrimaryKeyRelatedField):
+    """A conversation turn id of the caller's (context "user"); any other id is unknown."""
+
+    default_error_messages = {
+        "does_not_exist": "No such turn.",
+        "incorrect_type": "Expected a turn id (integer).",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_null=True, **kwargs)
+
+    def get_queryset(self) -> Any:
+        from conversations.models import Turn
+
+        return Turn.objects.for_user(self.context["user"])
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, bool) or (isinstance(data, int) and not 0 < data <= MAX_ID):
+            self.fail("does_not_exist", pk_value=data)
+        return super().to_internal_value(data)

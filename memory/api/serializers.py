@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from memory.api.common import JSONObjectField, StrictSerializer, WhenField
+from memory.api.common import JSONObjectField, OwnTurnField, StrictSerializer, WhenField
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.search import MAX_TOP_K
 from memory.selectors import ORDERINGS
@@ -47,6 +47,11 @@ class MemoryCreateSerializer(StrictSerializer):
     due_at = WhenField(help_text="ISO 8601; naive times are in the user's time zone.")
     confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
     metadata = JSONObjectField(required=False)
+    source_turn = OwnTurnField(
+        required=False,
+        help_text="Id of the caller's logged conversation turn this was learned from; "
+        "recall then also finds the item through that turn's words.",
+    )
 
 
 class MemoryUpdateSerializer(StrictSerializer):
@@ -110,7 +115,10 @@ class RecallHitSerializer(serializers.Serializer):
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
     score = serializers.FloatField()
-    matched_by = serializers.ChoiceField(choices=["vector", "keyword", "both"])
+    matched_by = serializers.ChoiceField(
+        choices=["vector", "keyword", "both", "conversation"],
+        help_text='"conversation": found only through the turn it was learned from.',
+    )
 
 
 class RecallResultSerializer(serializers.Serializer):

@@ -1,7 +1,9 @@
 """Retrieval recall@k on LoCoMo-format conversations, through the real services.
 
 Each conversation goes into a throwaway user: every turn (speaker, text, session time)
-via `turns_append_many`, every observation as a knowledge item via `memory_create`.
+via `turns_append_many`, every observation as a knowledge item via `memory_create`, linked
+to the turn it was drawn from (its first dia id) as `source_turn`, as an agent does when it
+remembers what a logged turn taught it.
 Each answerable question (categories 1-4) is then asked of conversation search and of
 recall; recall@k is the share of its evidence turns (dia ids) among the top k results.
 """
@@ -68,6 +70,7 @@ def load_conversation(user: Any, data: dict) -> tuple[dict[int, str], dict[int, 
     """Store the turns and observations; returns turn id -> dia id, item id -> dia ids."""
     speaker_a = data.get("speaker_a", "")
     turn_dia: dict[int, str] = {}
+    dia_turn: dict[str, Any] = {}
     for number in _sessions(data):
         when = session_time(data.get(f"session_{number}_date_time", ""))
         entries = data[f"session_{number}"]
@@ -84,20 +87,23 @@ def load_conversation(user: Any, data: dict) -> tuple[dict[int, str], dict[int, 
                 for entry in entries
             ],
         )
-        turn_dia.update(
-            {turn.pk: entry["dia_id"] for turn, entry in zip(turns, entries, strict=True)}
-        )
+        for turn, entry in zip(turns, entries, strict=True):
+            turn_dia[turn.pk] = entry["dia_id"]
+            dia_turn[entry["dia_id"]] = turn
     item_dias: dict[int, set[str]] = defaultdict(set)
     for number in _sessions(data):
         for speaker, facts in (data.get(f"session_{number}_observation") or {}).items():
             for fact, dia in facts:
+                dias = dia if isinstance(dia, list) else [dia]
                 item = memory_create(
                     user=user,
                     content=fact,
                     category="fact",
                     entity=f"person:{speaker.lower()}",
+                    # What an agent passes when it remembers what a logged turn taught it.
+                    source_turn=next((dia_turn[d] for d in dias if d in dia_turn), None),
                 )
-                item_dias[item.pk].update(dia if isinstance(dia, list) else [dia])
+                item_dias[item.pk].update(dias)
     return turn_dia, item_dias
 
 

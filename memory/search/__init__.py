@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from memory.models import KnowledgeItem
-from memory.search import keyword, pipeline
+from memory.search import keyword, pipeline, provenance
 from memory.search.corpus import ITEMS
 
 MAX_TOP_K = 100
@@ -19,7 +19,7 @@ MAX_TOP_K = 100
 class Hit:
     item: KnowledgeItem
     score: float
-    matched_by: str  # "vector" | "keyword" | "both"
+    matched_by: str  # "vector" | "keyword" | "both" | "conversation" (source turn only)
 
 
 def item_scope(
@@ -90,6 +90,7 @@ def recall(
         where=where,
         top_k=top_k,
         documents=lambda ids: dict(owned.filter(pk__in=ids).values_list("pk", "content")),
+        extra={"conversation": provenance.items_via_turns(user.pk, query or "", where)},
     )
     items = owned.in_bulk([r.id for r in ranked])
     hits = [Hit(items[r.id], r.score, r.matched_by) for r in ranked if r.id in items]

@@ -1,11 +1,11 @@
 """Reciprocal Rank Fusion: a pure function of ranked id lists.
 
 score(id) = sum over stages of weight / (k + rank), rank counted from 1; an id missing
-from a stage's list counts as ranked just after that list's last entry, so agreement
-between stages is rewarded without letting one stage veto the other.
+from a stage's list counts as ranked just after the depth that stage searched, so
+agreement between stages is rewarded without letting one stage veto the other.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -17,25 +17,47 @@ class Fused:
 
     @property
     def matched_by(self) -> str:
-        return "both" if len(self.stages) > 1 else next(iter(self.stages))
+        """Which of vector and keyword found it ("both" for the two), else the other stage."""
+        direct = self.stages & {"vector", "keyword"}
+        if len(direct) > 1:
+            return "both"
+        return next(iter(direct or self.stages))
 
 
 def rrf(
-    rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float], k: int = 60
+    rankings: Mapping[str, Sequence[int]],
+    weights: Mapping[str, float],
+    k: int = 60,
+    *,
+    partial: Collection[str] = (),
+    stage_k: Mapping[str, int] | None = None,
+    depth: int = 0,
 ) -> list[Fused]:
-    """Fused ranking of every id in `rankings`, best first (ties keep first-seen order)."""
+    """Fused ranking of every id in `rankings`, best first (ties keep first-seen order).
+
+    An id missing from a stage counts as ranked just after `depth` (how many candidates
+    the stage was asked for) or after its list's end if that is longer: a keyword stage
+    that found one row out of 40 asked for has said the others do not match.
+
+    Stages named in `partial` only propose: an id missing from them scores nothing there
+    (their lists are short or empty for most queries, so "just after the end" would hide
+    what they found). `stage_k` gives a stage its own k (smaller: rank matters more).
+    """
     scores: dict[int, float] = {}
     stages: dict[int, set[str]] = {}
     for stage, ids in rankings.items():
         weight = weights.get(stage, 1.0)
+        stage_offset = (stage_k or {}).get(stage, k)
         for rank, item_id in enumerate(ids, start=1):
             seen = stages.setdefault(item_id, set())
             if stage in seen:
                 continue  # a repeated id counts once, at its best rank
             seen.add(stage)
-            scores[item_id] = scores.get(item_id, 0.0) + weight / (k + rank)
+            scores[item_id] = scores.get(item_id, 0.0) + weight / (stage_offset + rank)
     for stage, ids in rankings.items():
-        missing_score = weights.get(stage, 1.0) / (k + len(ids) + 1)
+        if stage in partial:
+            continue
+        missing_score = weights.get(stage, 1.0) / (k + max(len(ids), depth) + 1)
         for item_id in scores:
             if stage not in stages[item_id]:
                 scores[item_id] += missing_score

@@ -4,7 +4,7 @@ Everything here works on ids and owner-scoped SQL; callers turn the final ids in
 model instances with one `for_user` query.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from django.conf import settings
@@ -20,6 +20,13 @@ from memory.search.vector import VectorIndex
 CANDIDATES_PER_RESULT = 4  # each stage proposes top_k x 4 (reference: Recall)
 OVERFETCH = 2  # vector hits fetched per wanted candidate, so filters rarely starve it
 MIN_CANDIDATES = 20
+# (weight, k) of the extra stages, read at call time (tests override settings).
+EXTRA_STAGES: dict[str, Callable[[], tuple[float, int]]] = {
+    "conversation": lambda: (
+        settings.GAIA_RRF_CONVERSATION_WEIGHT,
+        settings.GAIA_RRF_CONVERSATION_K,
+    ),
+}
 
 
 def _ids_in_scope(corpus: Corpus, where: keyword.Where, ids: list[int] | None) -> list[int]:
@@ -67,6 +74,36 @@ def vector_candidates(
     return kept[:limit]
 
 
+def fused_candidates(
+    corpus: Corpus,
+    *,
+    owner_id: int,
+    query: str,
+    where: keyword.Where,
+    limit: int,
+    extra: Mapping[str, list[int]] | None = None,
+) -> list[fusion.Fused]:
+    """Vector and keyword candidates (at most `limit` each) plus `extra` stages, fused.
+
+    Extra stages only propose (see `fusion.rrf`'s `partial`), with their own k.
+    """
+    by_keyword = keyword.search(corpus.fts, query, where, limit)
+    by_vector = vector_candidates(corpus, owner_id, query, where, limit)
+    rankings = {"vector": [i for i, _ in by_vector], "keyword": [i for i, _ in by_keyword]}
+    weights = {
+        "vector": settings.GAIA_RRF_VECTOR_WEIGHT,
+        "keyword": settings.GAIA_RRF_KEYWORD_WEIGHT,
+    }
+    stage_k = {}
+    for stage, ids in (extra or {}).items():
+        if ids:
+            rankings[stage] = ids[:limit]
+            weights[stage], stage_k[stage] = EXTRA_STAGES[stage]()
+    return fusion.rrf(
+        rankings, weights, settings.GAIA_RRF_K, depth=limit, partial=list(stage_k), stage_k=stage_k
+    )
+
+
 def hybrid(
     corpus: Corpus,
     *,
@@ -75,20 +112,18 @@ def hybrid(
     where: keyword.Where,
     top_k: int,
     documents: Callable[[list[int]], dict[int, str]],
+    extra: Mapping[str, list[int]] | None = None,
 ) -> list[fusion.Fused]:
     """Fused (and, when configured, reranked) ids best first, at most `top_k`.
 
-    `documents(ids)` gives the text of candidates for the reranker.
+    `documents(ids)` gives the text of candidates for the reranker; `extra` adds ranked
+    stages of the caller's (each id must already be in scope).
     """
     if not query.strip():
         return []
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
-    by_keyword = keyword.search(corpus.fts, query, where, limit)
-    by_vector = vector_candidates(corpus, owner_id, query, where, limit)
-    fused = fusion.rrf(
-        {"vector": [i for i, _ in by_vector], "keyword": [i for i, _ in by_keyword]},
-        {"vector": settings.GAIA_RRF_VECTOR_WEIGHT, "keyword": settings.GAIA_RRF_KEYWORD_WEIGHT},
-        settings.GAIA_RRF_K,
+    fused = fused_candidates(
+        corpus, owner_id=owner_id, query=query, where=where, limit=limit, extra=extra
     )
     if rerank.configured() and len(fused) > 1:
         fused = _reranked(query, fused, top_k, documents)

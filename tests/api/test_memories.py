@@ -5,6 +5,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from conversations.services import turn_append
 from memory import services
 from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error
@@ -49,6 +50,23 @@ def test_it_remembers_a_batch_in_request_order(alice_api, alice):
     assert [b["deduplicated"] for b in body] == [False, False, True]
     assert body[0]["id"] == body[2]["id"]
     assert KnowledgeItem.objects.for_user(alice).count() == 2
+
+
+def test_it_links_an_item_to_the_callers_turn_and_refuses_anyone_elses(alice_api, alice, bob):
+    mine = turn_append(user=alice, session_id="s1", role="user", content="I moved to Oslo")
+    theirs = turn_append(user=bob, session_id="s1", role="user", content="I moved to Rome")
+    ok = alice_api.post(MEMORIES, {"content": "Lives in Oslo", "source_turn": mine.pk}, "json")
+    assert ok.status_code == 201 and ok.json()["source_turn"] == mine.pk
+    assert KnowledgeItem.objects.for_user(alice).get().source_turn_id == mine.pk
+    refused = [
+        alice_api.post(MEMORIES, [{"content": "Lives in Rome", "source_turn": pk}], "json")
+        for pk in (theirs.pk, 10**9)
+    ]
+    for response in refused:
+        error = assert_error(response, 400, "invalid")
+        assert error["fields"] == {"0.source_turn": ["No such turn."]}
+    assert refused[0].json() == refused[1].json()
+    assert KnowledgeItem.objects.for_user(alice).count() == 1
 
 
 def test_it_stores_nothing_when_one_batch_entry_is_bad(alice_api, alice):

@@ -41,3 +41,24 @@ def test_ties_keep_first_seen_order_and_repeats_count_once():
 
 def test_empty_lists_fuse_to_nothing():
     assert rrf({"vector": [], "keyword": []}, {}) == []
+
+
+def test_a_partial_stage_only_adds_to_what_it_lists_and_names_lone_finds():
+    weights = {"vector": 0.5, "keyword": 0.5, "conversation": 1.0}
+    rankings = {"vector": [1, 2], "keyword": [1], "conversation": [3]}
+    fused = {f.id: f for f in rrf(rankings, weights, k=60, partial=["conversation"])}
+    assert fused[1].score == pytest.approx(0.5 / 61 + 0.5 / 61)  # nothing for missing 3's list
+    assert fused[3].score == pytest.approx(1.0 / 61 + 0.5 / 63 + 0.5 / 62)
+    assert fused[3].matched_by == "conversation" and fused[1].matched_by == "both"
+    both = {f.id: f for f in rrf({"vector": [4], "conversation": [4]}, weights, partial=["x"])}
+    assert both[4].matched_by == "vector"  # found directly: the direct stage names it
+
+
+def test_an_absent_id_ranks_after_the_depth_searched_so_a_lone_match_counts():
+    weights = {"vector": 0.5, "keyword": 0.5}
+    rankings = {"vector": [1, 2], "keyword": [2]}
+    shallow = {f.id: f.score for f in rrf(rankings, weights, k=60)}
+    deep = {f.id: f.score for f in rrf(rankings, weights, k=60, depth=40)}
+    assert shallow[1] == pytest.approx(0.5 / 61 + 0.5 / 62)  # as if keyword rank 2
+    assert deep[1] == pytest.approx(0.5 / 61 + 0.5 / 101)  # beyond the 40 searched
+    assert deep[2] - deep[1] > 10 * (shallow[2] - shallow[1])
