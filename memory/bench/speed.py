@@ -65,24 +65,16 @@ def _vectors(texts: list[str], pool: int, rng: np.random.Generator) -> np.ndarra
     return np.concatenate([real, noisy]).astype(np.float32)
 
 
-def seed(user, size: int, source: TextSource, pool: int, rng: np.random.Generator) -> None:
-    """`size` items and `size` turns for `user`, by bulk insert, with vectors."""
+def seed(
+    user, size: int, source: TextSource, pool: int, rng: np.random.Generator, sourced: bool = False
+) -> None:
+    """`size` turns and `size` items for `user`, by bulk insert, with vectors.
+
+    With `sourced`, item n is linked to turn n (`source_turn`), as extraction links what it
+    learns, so recall also runs its conversation stage.
+    """
     model_id = get_embedder().model_id
     now = timezone.now()
-    texts = [source.item(n) for n in range(size)]
-    vectors = _vectors(texts, pool, rng)
-    for start in range(0, size, INSERT_BATCH):
-        KnowledgeItem.objects.bulk_create(
-            KnowledgeItem(
-                owner=user,
-                content=texts[n],
-                category="fact",
-                created_at=now - timedelta(minutes=size - n),
-                embedding=to_bytes(vectors[n]),
-                embedding_model=model_id,
-            )
-            for n in range(start, min(size, start + INSERT_BATCH))
-        )
     turn_texts = [source.turn(n) for n in range(size)]
     contexts = [
         "" if n % TURNS_PER_SESSION == 0 else turn_context(turn_texts[n - 1]) for n in range(size)
@@ -96,8 +88,9 @@ def seed(user, size: int, source: TextSource, pool: int, rng: np.random.Generato
         Session(owner=user, session_id=f"bench-{s}")
         for s in range((size + TURNS_PER_SESSION - 1) // TURNS_PER_SESSION)
     )
+    turn_ids: list[int] = []
     for start in range(0, size, INSERT_BATCH):
-        Turn.objects.bulk_create(
+        created = Turn.objects.bulk_create(
             Turn(
                 owner=user,
                 session=sessions[n // TURNS_PER_SESSION],
@@ -107,6 +100,22 @@ def seed(user, size: int, source: TextSource, pool: int, rng: np.random.Generato
                 timestamp=now - timedelta(minutes=size - n),
                 embedding=to_bytes(turn_vectors[n]),
                 embedding_model=model_id,
+            )
+            for n in range(start, min(size, start + INSERT_BATCH))
+        )
+        turn_ids += [turn.pk for turn in created]
+    texts = [source.item(n) for n in range(size)]
+    vectors = _vectors(texts, pool, rng)
+    for start in range(0, size, INSERT_BATCH):
+        KnowledgeItem.objects.bulk_create(
+            KnowledgeItem(
+                owner=user,
+                content=texts[n],
+                category="fact",
+                created_at=now - timedelta(minutes=size - n),
+                embedding=to_bytes(vectors[n]),
+                embedding_model=model_id,
+                source_turn_id=turn_ids[n] if sourced else None,
             )
             for n in range(start, min(size, start + INSERT_BATCH))
         )
@@ -138,6 +147,7 @@ def measure(
     other_users: int,
     other_items: int,
     keep: bool,
+    sourced: bool = False,
     progress: Callable[[str], None],
 ) -> Row:
     users = get_user_model().objects
@@ -147,7 +157,7 @@ def measure(
     try:
         started = time.perf_counter()
         progress(f"N={size}: seeding {size} items and {size} turns ...")
-        seed(user, size, source, pool, rng)
+        seed(user, size, source, pool, rng, sourced=sourced)
         for other in others:
             seed(other, other_items, source, min(pool, other_items), rng)
         seed_seconds = time.perf_counter() - started

@@ -27,6 +27,11 @@ class Command(BaseCommand):
         parser.add_argument("--users", type=int, default=0, help="other users seeded too")
         parser.add_argument("--user-items", type=int, default=1000, help="items per other user")
         parser.add_argument("--keep", action="store_true", help="keep the benchmark users")
+        parser.add_argument(
+            "--sourced",
+            action="store_true",
+            help="link each item to a turn (source_turn): recall also runs its conversation stage",
+        )
 
     def handle(self, *args, **options) -> None:
         rows = []
@@ -41,6 +46,7 @@ class Command(BaseCommand):
                     other_users=max(0, options["users"]),
                     other_items=max(10, options["user_items"]),
                     keep=options["keep"],
+                    sourced=options["sourced"],
                     progress=self.stderr.write,
                 )
             )
