@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from memory.bench.synthetic import TextSource
 from memory.loadbench.seed import words
 
+QUESTIONS = TextSource(9).questions(2000)
 MIX = {"recall": 60, "remember": 20, "turns": 15, "list": 5}
 
 
@@ -22,7 +24,9 @@ class Results:
 
 def _request(kind: str, rng: random.Random) -> tuple[str, str, dict | None]:
     if kind == "recall":
-        return "POST", "/api/v1/memories/search/", {"query": words(rng, 3), "top_k": 5}
+        # Half in the words remembered during the load, half in those of bulk-seeded rows.
+        query = words(rng, 3) if rng.random() < 0.5 else QUESTIONS[rng.randrange(len(QUESTIONS))]
+        return "POST", "/api/v1/memories/search/", {"query": query, "top_k": 5}
     if kind == "remember":
         return "POST", "/api/v1/memories/", {"content": "User " + words(rng, 8)}
     if kind == "turns":

@@ -26,12 +26,21 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=4, help="threads per worker")
         parser.add_argument("--prefix", default="bench-", help="benchmark usernames prefix")
         parser.add_argument("--url", default="", help="use this server (same database)")
+        parser.add_argument(
+            "--bulk-seed",
+            action="store_true",
+            help="seed by bulk insert (minutes for 100k+ items) instead of the services",
+        )
 
     def handle(self, *args, **o) -> None:
         logging.getLogger("httpx").setLevel(logging.WARNING)  # not one line per request
         self.stdout.write(f"Seeding {o['users']} users x {o['items']} items ...")
         tokens = seed.seed(
-            users=o["users"], items=o["items"], prefix=o["prefix"], out=self.stdout.write
+            users=o["users"],
+            items=o["items"],
+            prefix=o["prefix"],
+            out=self.stdout.write,
+            bulk=o["bulk_seed"],
         )
         proc = None
         url = o["url"].rstrip("/")
