@@ -21,7 +21,8 @@ lines. The account, its API tokens and its settings stay.
 
 Both announce the removed item ids through `memory.events.items_changed` (every
 process's vector index drops them) and end with `storage.purge_after_commit` (SQLite:
-full-text segments merged, WAL checkpointed).
+full-text segments merged, WAL checkpointed). On PostgreSQL the bytes of erased rows leave
+the data files only when an operator runs `reclaim` (manage.py memory_reclaim).
 """
 
 from typing import Any

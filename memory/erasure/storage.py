@@ -13,7 +13,8 @@ erased text afterwards:
   moment it cannot finish, and the old frames leave at the next successful checkpoint.
 
 PostgreSQL keeps the tsvector in the row itself, so deleting the row removes it from
-the index; dead tuples are reclaimed by (auto)vacuum.
+every search at once; the dead tuple's bytes stay in the files until an operator runs
+`memory_reclaim` (VACUUM FULL, see `reclaim`).
 """
 
 import logging
