@@ -1,6 +1,11 @@
-"""Near-duplicate detection by word overlap (Szymkiewicz-Simpson coefficient)."""
+"""Near-duplicate detection by word overlap (Szymkiewicz-Simpson coefficient), and how a
+repeated item is folded into the one it repeats."""
 
 import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from django.utils import timezone
 
 from memory.fulltext_schema import KNOWLEDGE_FTS
 from memory.models import KnowledgeItem
@@ -9,6 +14,7 @@ from memory.search import keyword
 DEDUP_THRESHOLD = 0.8
 _CANDIDATES = 50
 _WORD = re.compile(r"\w+", re.UNICODE)
+K = TypeVar("K")
 
 
 def word_set(text: str) -> set[str]:
@@ -17,16 +23,19 @@ def word_set(text: str) -> set[str]:
 
 def overlap(a: str, b: str) -> float:
     """Shared words / size of the smaller word set (0 when either is empty)."""
-    wa, wb = word_set(a), word_set(b)
-    if not wa or not wb:
+    return word_overlap(word_set(a), word_set(b))
+
+
+def word_overlap(a: set[str], b: set[str]) -> float:
+    if not a or not b:
         return 0.0
-    return len(wa & wb) / min(len(wa), len(wb))
+    return len(a & b) / min(len(a), len(b))
 
 
-def find_duplicate(
+def candidate_ids(
     *, owner_id: int, content: str, category: str, context: str, entity: str
-) -> KnowledgeItem | None:
-    """The active item in the same category + context + entity that `content` repeats."""
+) -> list[int]:
+    """Active items in the same category + context + entity sharing words with `content`."""
     where = (
         keyword.Where()
         .add("t.owner_id = %s", owner_id)
@@ -36,19 +45,50 @@ def find_duplicate(
         .add("t.context = %s", context)
         .add("t.entity = %s", entity)
     )
-    ids = [
-        row_id
-        for row_id, _ in keyword.search(KNOWLEDGE_FTS, content, where, _CANDIDATES, any_term=True)
-    ]
+    hits = keyword.search(KNOWLEDGE_FTS, content, where, _CANDIDATES, any_term=True)
+    return [row_id for row_id, _ in hits]
+
+
+def best_match(words: set[str], candidates: Iterable[tuple[K, set[str]]]) -> K | None:
+    """The candidate `words` repeat most (overlap >= DEDUP_THRESHOLD); the first on ties."""
+    best, best_score = None, 0.0
+    for key, other in candidates:
+        score = word_overlap(words, other)
+        if score >= DEDUP_THRESHOLD and score > best_score:
+            best, best_score = key, score
+    return best
+
+
+def find_duplicate(
+    *, owner_id: int, content: str, category: str, context: str, entity: str
+) -> KnowledgeItem | None:
+    """The active item in the same category + context + entity that `content` repeats."""
+    ids = candidate_ids(
+        owner_id=owner_id, content=content, category=category, context=context, entity=entity
+    )
     if not ids:
         return None
     # Compare texts only; the full row is loaded for the winner alone (hot write path).
-    words = word_set(content)
-    best, best_score = None, 0.0
-    candidates = KnowledgeItem.objects.filter(pk__in=ids, owner_id=owner_id)
-    for pk, text in candidates.values_list("pk", "content"):
-        other = word_set(text)
-        score = len(words & other) / min(len(words), len(other)) if words and other else 0.0
-        if score >= DEDUP_THRESHOLD and score > best_score:
-            best, best_score = pk, score
+    rows = KnowledgeItem.objects.filter(pk__in=ids, owner_id=owner_id).order_by("pk")
+    texts = rows.values_list("pk", "content")
+    best = best_match(word_set(content), ((pk, word_set(text)) for pk, text in texts))
     return KnowledgeItem.objects.get(pk=best) if best is not None else None
+
+
+def fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:
+    """Fold a repeat into `item` (not saved): newer content wins, confidence is the max of
+    both, a `user` source is kept, sensitive sticks, metadata is merged."""
+    if fields["content"] != item.content:
+        item.content = fields["content"]
+        item.embedding = None
+        item.embedding_model = ""
+    item.confidence = max(item.confidence, fields["confidence"])
+    if source == "user":
+        item.source = "user"
+    item.sensitive = item.sensitive or fields["sensitive"]
+    for name in ("domain", "due_at"):
+        if fields.get(name):
+            setattr(item, name, fields[name])
+    if fields.get("metadata"):
+        item.metadata = {**item.metadata, **fields["metadata"]}
+    item.updated_at = timezone.now()

@@ -4,6 +4,7 @@ Each service takes the acting `user` and reaches rows only through `for_user`, s
 of another user's item behaves exactly like a missing one (`KnowledgeItem.DoesNotExist`).
 """
 
+import inspect
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -15,7 +16,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 
 from memory import events
-from memory.dedup import find_duplicate
+from memory.batch_store import items_store
 from memory.models import (
     CATEGORIES,
     CONTENT_MAX,
@@ -133,62 +134,40 @@ def memory_create(
 
     The returned item has `deduplicated` set to True when an existing row was updated.
     """
-    if source not in SOURCE_CONFIDENCE:
-        raise ValidationError({"source": "Unknown source."}, code="invalid")
-    _check_enabled(user, source)
-    fields = _clean_fields(
-        user,
-        {
-            "content": content,
-            "category": category,
-            "domain": domain,
-            "context": context,
-            "entity": entity,
-            "sensitive": sensitive,
-            "metadata": metadata,
-            "due_at": due_at,
-        },
-        source=source,
-    )
-    fields["confidence"] = clean_confidence(confidence, default=SOURCE_CONFIDENCE[source])
+    arguments = {
+        "content": content,
+        "category": category,
+        "domain": domain,
+        "context": context,
+        "entity": entity,
+        "sensitive": sensitive,
+        "source": source,
+        "confidence": confidence,
+        "metadata": metadata,
+        "due_at": due_at,
+        "source_turn": source_turn,
+    }
+    row = _new_row(user, arguments, check_enabled=True)
     with transaction.atomic():
-        duplicate = find_duplicate(
-            owner_id=user.pk,
-            content=fields["content"],
-            category=fields["category"],
-            context=fields["context"],
-            entity=fields["entity"],
-        )
-        if duplicate is not None:
-            item = _merge_into(duplicate, fields, source=source)
-        else:
-            item = KnowledgeItem.objects.create(
-                owner=user, source=source, source_turn=source_turn, **fields
-            )
-            item.deduplicated = False
+        [item] = items_store(user=user, rows=[row])
         events.items_changed(user.pk, upserted=[item.pk])
     return item
 
 
-def _merge_into(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> KnowledgeItem:
-    """Newer content wins; confidence is the max of both; a `user` source is kept."""
-    if fields["content"] != item.content:
-        item.content = fields["content"]
-        item.embedding = None
-        item.embedding_model = ""
-    item.confidence = max(item.confidence, fields["confidence"])
-    if source == "user":
-        item.source = "user"
-    item.sensitive = item.sensitive or fields["sensitive"]
-    for name in ("domain", "due_at"):
-        if fields.get(name):
-            setattr(item, name, fields[name])
-    if fields.get("metadata"):
-        item.metadata = {**item.metadata, **fields["metadata"]}
-    item.updated_at = timezone.now()
-    item.save()
-    item.deduplicated = True
-    return item
+_CREATE_ARGUMENTS = inspect.signature(memory_create)
+
+
+def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> dict[str, Any]:
+    """The validated row `memory_create(**arguments)` stores (with source, source_turn)."""
+    source = arguments["source"]
+    if source not in SOURCE_CONFIDENCE:
+        raise ValidationError({"source": "Unknown source."}, code="invalid")
+    if check_enabled:
+        _check_enabled(user, source)
+    names = ("content", "category", "domain", "context", "entity", "sensitive", "metadata")
+    row = _clean_fields(user, {n: arguments[n] for n in (*names, "due_at")}, source=source)
+    row["confidence"] = clean_confidence(arguments["confidence"], default=SOURCE_CONFIDENCE[source])
+    return {**row, "source": source, "source_turn": arguments["source_turn"]}
 
 
 def memory_create_many(
@@ -196,20 +175,28 @@ def memory_create_many(
 ) -> list[KnowledgeItem]:
     """Store several items in one transaction, in order; all or nothing.
 
-    A bad entry raises ValidationError naming its index, and nothing is stored.
+    The outcome is that of one `memory_create` per entry (each entry may fold into an
+    existing item or an earlier entry), written in bulk and embedded in one batch on
+    commit. A bad entry raises ValidationError naming its index, and nothing is stored.
     """
-    created: list[KnowledgeItem] = []
     with transaction.atomic():
+        rows: list[dict[str, Any]] = []
         for index, entry in enumerate(items):
             if not isinstance(entry, dict):
                 raise ValidationError({str(index): "Each entry must be an object."})
             try:
-                created.append(memory_create(user=user, source=source, **entry))
+                bound = _CREATE_ARGUMENTS.bind(user=user, source=source, **entry)
+                bound.apply_defaults()
+                # Memory being off refuses the first entry; the setting is read once.
+                rows.append(_new_row(user, bound.arguments, check_enabled=not rows))
             except ValidationError as error:
                 raise ValidationError({str(index): error.messages}) from error
             except TypeError as error:
                 raise ValidationError({str(index): f"Unknown field: {error}"}) from error
-    return created
+        stored = items_store(user=user, rows=rows)
+        if stored:
+            events.items_changed(user.pk, upserted=list(dict.fromkeys(i.pk for i in stored)))
+    return stored
 
 
 def memory_get(*, user: Any, item_id: int) -> KnowledgeItem:

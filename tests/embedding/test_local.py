@@ -39,6 +39,13 @@ def test_it_gives_a_text_the_same_vector_alone_and_inside_a_batch(embedder):
         assert float(embedder.embed([text])[0] @ row) > 0.999
 
 
+def test_chunks_run_side_by_side_give_each_text_its_own_vector_in_order(embedder):
+    texts = [f"note {n}: " + "about rivers and mountains " * (n % 7) for n in range(23)]
+    side_by_side = LocalEmbedder(batch_size=3, threads=2).embed(texts)
+    one_by_one = np.stack([embedder.embed([text])[0] for text in texts])
+    assert np.allclose(side_by_side, one_by_one, atol=1e-5)
+
+
 def test_it_accepts_empty_emoji_and_very_long_texts(embedder):
     vectors = embedder.embed(["", "🧠🔥", "word " * 5000])
     assert vectors.shape == (3, 384)

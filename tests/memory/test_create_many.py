@@ -1,0 +1,175 @@
+"""memory_create_many: the outcome of one memory_create per entry, written in bulk."""
+
+import random
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from memory import services
+from memory.batch_store import BatchWords
+from memory.dedup import DEDUP_THRESHOLD, word_overlap
+from memory.events import generation_get
+from memory.models import KnowledgeItem
+from memory.user_settings import user_settings_update
+
+pytestmark = pytest.mark.django_db
+
+STORED = [
+    {"content": "Alice drinks oat milk in her coffee", "category": "preference"},
+    {"content": "The team standup is at nine every morning", "context": "work"},
+    {"content": "Bob's birthday is on the fourth of May", "entity": "person:bob"},
+]
+BATCH = [
+    # repeats stored 0 (all its words): folds, newer content wins, confidence is the max
+    {
+        "content": "Alice drinks oat milk in her coffee every day",
+        "category": "preference",
+        "confidence": 0.95,
+    },
+    {"content": "Plans a trip to Lisbon in June"},
+    # repeats entry 1 of this batch
+    {"content": "Plans a trip to Lisbon in June with Tom", "metadata": {"with": "Tom"}},
+    # same words as stored 1, other context: a new row
+    {"content": "The team standup is at nine every morning", "context": "home"},
+    {"content": "The team standup is at nine every morning", "context": "work", "sensitive": True},
+    # repeats stored 0 again, as entry 0 left it
+    {"content": "Alice drinks oat milk in her coffee every day", "category": "preference"},
+    {"content": "Bob's birthday is on the 4th of May", "entity": "Person:Bob", "domain": "family"},
+    # repeats entry 3 (its context), not the stored item of the same words
+    {"content": "The team standup is at nine every morning!", "context": "home"},
+    {"content": "Plans a trip to Lisbon in June with Tom and Ana", "due_at": "2026-06-01"},
+]
+FOLDED = [True, False, True, False, True, True, True, True, True]
+FIELDS = (
+    "content", "category", "context", "entity", "domain", "sensitive", "confidence",
+    "source", "metadata", "due_at", "forgotten_at", "superseded_by_id",
+)  # fmt: skip
+
+
+def outcome(user, returned: list[KnowledgeItem]) -> tuple[list, list]:
+    """Returned items and stored rows, with ids as positions among the user's rows."""
+    rows = list(KnowledgeItem.objects.for_user(user).order_by("pk"))
+    position = {row.pk: n for n, row in enumerate(rows)}
+    shown = [
+        (position[i.pk], i.deduplicated, *(getattr(i, name) for name in FIELDS)) for i in returned
+    ]
+    return shown, [tuple(getattr(row, name) for name in FIELDS) for row in rows]
+
+
+@pytest.mark.parametrize("source", ["tool", "user"])
+def test_a_batch_stores_exactly_what_one_write_per_entry_would(alice, bob, source):
+    for user in (alice, bob):
+        for entry in STORED:
+            services.memory_create(user=user, **entry)
+    in_bulk = services.memory_create_many(user=alice, items=BATCH, source=source)
+    with transaction.atomic():
+        one_by_one = [services.memory_create(user=bob, source=source, **e) for e in BATCH]
+    assert [i.deduplicated for i in in_bulk] == FOLDED
+    assert outcome(alice, in_bulk) == outcome(bob, one_by_one)
+
+
+def test_an_entry_repeating_an_earlier_entry_folds_into_its_row(alice):
+    first, again, other = services.memory_create_many(
+        user=alice,
+        items=[
+            {"content": "Alice keeps bees on her balcony", "confidence": 0.6},
+            {"content": "Alice keeps bees on her balcony in Berlin", "metadata": {"n": 2}},
+            {"content": "Alice keeps two cats"},
+        ],
+    )
+    assert [first.deduplicated, again.deduplicated, other.deduplicated] == [False, True, False]
+    assert first.pk == again.pk != other.pk
+    assert first.content == "Alice keeps bees on her balcony"  # as that entry created it
+    row = KnowledgeItem.objects.get(pk=first.pk)
+    assert row.content == again.content == "Alice keeps bees on her balcony in Berlin"
+    assert row.confidence == 0.7 and row.metadata == {"n": 2}
+    assert KnowledgeItem.objects.for_user(alice).count() == 2
+
+
+def test_an_entry_repeating_a_stored_item_folds_into_it(alice):
+    stored = services.memory_create(user=alice, content="Bob's birthday is on the fourth of May")
+    [folded, new] = services.memory_create_many(
+        user=alice,
+        items=[
+            {"content": "Bob's birthday is on the fourth of May, a Monday", "confidence": 0.9},
+            {"content": "Bob's birthday is on the fourth of May", "context": "work"},
+        ],
+    )
+    assert folded.deduplicated and folded.pk == stored.pk
+    assert not new.deduplicated and new.pk != stored.pk
+    stored.refresh_from_db()
+    assert stored.content == "Bob's birthday is on the fourth of May, a Monday"
+    assert stored.confidence == 0.9
+    assert KnowledgeItem.objects.for_user(alice).count() == 2
+
+
+def test_another_users_items_are_never_folded_into(alice, bob):
+    services.memory_create(user=bob, content="Plans a trip to Lisbon in June")
+    [item] = services.memory_create_many(
+        user=alice, items=[{"content": "Plans a trip to Lisbon in June"}]
+    )
+    assert not item.deduplicated and item.owner_id == alice.pk
+
+
+@pytest.mark.parametrize(
+    "bad, index",
+    [
+        ({"content": "key sk-abcdefghijklmnopqrstuvwxyz123456"}, 2),
+        ({"content": "ok", "confidence": 5}, 2),
+        ({"content": "ok", "colour": "red"}, 2),
+        ({"category": "fact"}, 2),
+        ("just text", 2),
+    ],
+)
+def test_a_bad_entry_stores_nothing_and_names_its_index(alice, bad, index):
+    stored = services.memory_create(user=alice, content="Alice drinks oat milk in her coffee")
+    generation = generation_get(alice.pk)
+    items = [
+        {"content": "Alice drinks oat milk in her coffee every day"},  # would fold
+        {"content": "A new fact about tulips"},
+        bad,
+        {"content": "Another fine fact"},
+    ]
+    with pytest.raises(ValidationError) as error:
+        services.memory_create_many(user=alice, items=items)
+    assert list(error.value.message_dict) == [str(index)]
+    assert list(KnowledgeItem.objects.for_user(alice)) == [stored]
+    assert KnowledgeItem.objects.get(pk=stored.pk).content == stored.content
+    assert generation_get(alice.pk) == generation
+
+
+def test_memory_turned_off_refuses_a_batch_at_its_first_entry_but_not_a_person(alice):
+    user_settings_update(user=alice, memory_enabled=False)
+    with pytest.raises(ValidationError) as error:
+        services.memory_create_many(user=alice, items=[{"content": "a"}, {"content": "b"}])
+    assert list(error.value.message_dict) == ["0"]
+    items = [{"content": "typed by a person"}]
+    assert services.memory_create_many(user=alice, items=items, source="user")[0].pk
+
+
+def test_a_batch_is_one_insert_and_one_generation_bump(alice):
+    services.memory_create(user=alice, content="Already here")
+    generation = generation_get(alice.pk)
+    with CaptureQueriesContext(connection) as queries:
+        items = services.memory_create_many(
+            user=alice, items=[{"content": f"Batch fact number {n}"} for n in range(30)]
+        )
+    inserts = [q for q in queries if q["sql"].startswith('INSERT INTO "memory_knowledgeitem"')]
+    assert len(inserts) == 1 and len({i.pk for i in items}) == 30
+    assert generation_get(alice.pk) == generation + 1
+    assert [i.pk for i in items] == sorted(i.pk for i in items)  # ids in entry order
+
+
+def test_batch_words_finds_every_set_that_reaches_the_threshold():
+    rng = random.Random(5)
+    vocabulary = [f"w{n}" for n in range(40)]
+    sets = [set(rng.sample(vocabulary, rng.randint(1, 14))) for _ in range(400)]
+    seen = BatchWords(sets)
+    scope = ("fact", "global", "")
+    for n, words in enumerate(sets):
+        expected = {(1, m) for m in range(n) if word_overlap(words, sets[m]) >= DEDUP_THRESHOLD}
+        assert expected <= seen.candidates(scope, words)
+        assert not seen.candidates(("note", "global", ""), words)
+        seen.add((1, n), scope, words)
