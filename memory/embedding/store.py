@@ -82,19 +82,22 @@ def searchable(corpus: Corpus, owner_id: int, ids: list[int]) -> set[int]:
     return out
 
 
+def _unembedded_where(corpus: Corpus, model_id: str, owner_id: int | None) -> tuple[str, list]:
+    """Searchable rows of `corpus` (of `owner_id`, if given) with no vector of `model_id`."""
+    where = f"{corpus.active_sql} AND (t.embedding IS NULL OR t.embedding_model <> %s)"
+    params: list = [model_id]
+    if owner_id is not None:
+        where += " AND t.owner_id = %s"
+        params.append(owner_id)
+    return where, params
+
+
 def unembedded(
     corpus: Corpus, model_id: str, *, owner_id: int | None = None, limit: int | None = None
 ) -> list[tuple[int, int]]:
     """(owner id, row id) of searchable rows with no vector of `model_id`, oldest first."""
-    sql = (
-        f"SELECT t.owner_id, t.id FROM {corpus.table} t WHERE {corpus.active_sql} "
-        "AND (t.embedding IS NULL OR t.embedding_model <> %s)"
-    )
-    params: list = [model_id]
-    if owner_id is not None:
-        sql += " AND t.owner_id = %s"
-        params.append(owner_id)
-    sql += " ORDER BY t.id"
+    where, params = _unembedded_where(corpus, model_id, owner_id)
+    sql = f"SELECT t.owner_id, t.id FROM {corpus.table} t WHERE {where} ORDER BY t.id"
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
@@ -104,14 +107,7 @@ def unembedded(
 
 
 def unembedded_count(corpus: Corpus, model_id: str, *, owner_id: int | None = None) -> int:
-    sql = (
-        f"SELECT COUNT(*) FROM {corpus.table} t WHERE {corpus.active_sql} "
-        "AND (t.embedding IS NULL OR t.embedding_model <> %s)"
-    )
-    params: list = [model_id]
-    if owner_id is not None:
-        sql += " AND t.owner_id = %s"
-        params.append(owner_id)
+    where, params = _unembedded_where(corpus, model_id, owner_id)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(f"SELECT COUNT(*) FROM {corpus.table} t WHERE {where}", params)
         return int(cursor.fetchone()[0])

@@ -2,11 +2,11 @@
 
 import time
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.embedding import EmbedderError, current_model_id
 from memory.embedding.services import embeddings_backfill, embeddings_missing
+from memory.management.users import selected_users
 
 
 class Command(BaseCommand):
@@ -18,11 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--batch", type=int, default=500, help="rows per progress step")
 
     def handle(self, *args, user: str | None, dry_run: bool, batch: int, **options) -> None:
-        person = None
-        if user:
-            person = get_user_model().objects.filter(username=user).first()
-            if person is None:
-                raise CommandError(f"No user '{user}'.")
+        person = selected_users(user).get() if user else None
         missing = embeddings_missing(user=person)
         total = sum(missing.values())
         self.stdout.write(

@@ -2,9 +2,9 @@
 
 import json
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
+from memory.management.users import selected_users
 from memory.selectors import memory_stats
 
 
@@ -16,11 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, *args, user: str | None, **options) -> None:
-        users = get_user_model().objects.order_by("username")
-        if user:
-            users = users.filter(username=user)
-            if not users.exists():
-                raise CommandError(f"No user '{user}'.")
+        users = selected_users(user)
         report = {u.username: memory_stats(user=u) for u in users}
         if options["json"]:
             self.stdout.write(_json(report))

@@ -2,11 +2,11 @@
 
 import time
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from memory.embedding import current_dim, current_model_id
 from memory.embedding.services import embeddings_missing
+from memory.management.users import selected_users
 from memory.search.corpus import CORPORA
 from memory.search.indexes import index_rebuild
 
@@ -18,11 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--user", help="username (default: every user)")
 
     def handle(self, *args, user: str | None, **options) -> None:
-        users = get_user_model().objects.order_by("username")
-        if user:
-            users = users.filter(username=user)
-            if not users.exists():
-                raise CommandError(f"No user '{user}'.")
+        users = selected_users(user)
         model_id, dim = current_model_id(), current_dim()
         for person in users:
             parts = []
