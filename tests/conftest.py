@@ -3,6 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
+from memory.search import vocabulary
 from memory.tokens import token_create
 
 
@@ -10,6 +11,14 @@ from memory.tokens import token_create
 def _fast_password_hashing(settings):
     # Real hashing costs ~0.3 s per user; tests check behaviour, not hash strength.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_vocabulary():
+    # Owner ids come back after a rolled-back test; a sampled vocabulary must not.
+    vocabulary.clear_cache()
+    yield
+    vocabulary.clear_cache()
 
 
 @pytest.fixture

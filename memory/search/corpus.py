@@ -19,6 +19,7 @@ class Corpus:
     active_sql: str  # rows search may return (forgotten/superseded items never)
     generation_field: str  # IndexGeneration column bumped when this corpus changes
     fts: FullTextSpec
+    time_column: str  # when a row happened (a query naming a date looks there)
 
 
 ITEMS = Corpus(
@@ -27,6 +28,7 @@ ITEMS = Corpus(
     active_sql="t.forgotten_at IS NULL AND t.superseded_by_id IS NULL",
     generation_field="value",
     fts=KNOWLEDGE_FTS,
+    time_column="t.created_at",
 )
 TURNS = Corpus(
     name="turns",
@@ -34,6 +36,7 @@ TURNS = Corpus(
     active_sql="1 = 1",
     generation_field="turn_value",
     fts=TURN_FTS_CONTEXT,
+    time_column="t.timestamp",
 )
 CORPORA = {c.name: c for c in (ITEMS, TURNS)}
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import connection
 
 from memory.embedding import current_dim, current_model_id
-from memory.search import fusion, keyword, rerank
+from memory.search import dates, fusion, keyword, rerank, vocabulary
 from memory.search.corpus import Corpus
 from memory.search.indexes import index_for
 from memory.search.query import query_vector
@@ -26,6 +26,7 @@ EXTRA_STAGES: dict[str, Callable[[], tuple[float, int]]] = {
         settings.GAIA_RRF_CONVERSATION_WEIGHT,
         settings.GAIA_RRF_CONVERSATION_K,
     ),
+    "date": lambda: (settings.GAIA_RRF_DATE_WEIGHT, settings.GAIA_RRF_DATE_K),
 }
 
 
@@ -55,8 +56,11 @@ def _heal(corpus: Corpus, owner_id: int, index: VectorIndex, dropped: list[int])
 def vector_candidates(
     corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
 ) -> list[tuple[int, float]]:
-    """(id, cosine) best first among the rows `where` allows; [] without an embedder."""
-    vector = query_vector(query)
+    """(id, cosine) best first among the rows `where` allows; [] without an embedder.
+
+    The owner's most common words are left out of the embedded text (`vocabulary`).
+    """
+    vector = query_vector(vocabulary.vector_text(owner_id, query))
     if vector is None:
         return []
     index = index_for(corpus, owner_id, current_model_id(), current_dim())
@@ -74,6 +78,37 @@ def vector_candidates(
     return kept[:limit]
 
 
+def _direct_weights() -> dict[str, float]:
+    return {
+        "vector": settings.GAIA_RRF_VECTOR_WEIGHT,
+        "keyword": settings.GAIA_RRF_KEYWORD_WEIGHT,
+    }
+
+
+def _direct(
+    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
+) -> dict[str, list[int]]:
+    by_keyword = keyword.search(corpus.fts, query, where, limit)
+    by_vector = vector_candidates(corpus, owner_id, query, where, limit)
+    return {"vector": [i for i, _ in by_vector], "keyword": [i for i, _ in by_keyword]}
+
+
+def dated_candidates(
+    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
+) -> list[int]:
+    """Rows of the days the query names (`dates`), best first; [] if it names none."""
+    windows = dates.mentioned_windows(query)
+    if not windows:
+        return []
+    column = corpus.time_column
+    within = " OR ".join(f"({column} >= %s AND {column} < %s)" for _ in windows)
+    scoped = keyword.Where(list(where.clauses), list(where.params))
+    scoped.add(f"({within})", *[moment for window in windows for moment in window])
+    rankings = _direct(corpus, owner_id, query, scoped, limit)
+    fused = fusion.rrf(rankings, _direct_weights(), settings.GAIA_RRF_K, depth=limit)
+    return [f.id for f in fused]
+
+
 def fused_candidates(
     corpus: Corpus,
     *,
@@ -85,17 +120,14 @@ def fused_candidates(
 ) -> list[fusion.Fused]:
     """Vector and keyword candidates (at most `limit` each) plus `extra` stages, fused.
 
-    Extra stages only propose (see `fusion.rrf`'s `partial`), with their own k.
+    Extra stages only propose (see `fusion.rrf`'s `partial`), with their own k. A query
+    naming a date adds one: the rows of that day, ranked the same way.
     """
-    by_keyword = keyword.search(corpus.fts, query, where, limit)
-    by_vector = vector_candidates(corpus, owner_id, query, where, limit)
-    rankings = {"vector": [i for i, _ in by_vector], "keyword": [i for i, _ in by_keyword]}
-    weights = {
-        "vector": settings.GAIA_RRF_VECTOR_WEIGHT,
-        "keyword": settings.GAIA_RRF_KEYWORD_WEIGHT,
-    }
+    rankings = _direct(corpus, owner_id, query, where, limit)
+    extra = {**(extra or {}), "date": dated_candidates(corpus, owner_id, query, where, limit)}
+    weights = _direct_weights()
     stage_k = {}
-    for stage, ids in (extra or {}).items():
+    for stage, ids in extra.items():
         if ids:
             rankings[stage] = ids[:limit]
             weights[stage], stage_k[stage] = EXTRA_STAGES[stage]()

@@ -1,0 +1,89 @@
+"""The owner's common words are left out of the text the vector stage embeds."""
+
+import pytest
+
+from conversations.services import turns_append_many
+from memory.search import item_scope, pipeline, recall, vocabulary
+from memory.search.corpus import ITEMS
+from memory.services import memory_create
+
+pytestmark = pytest.mark.django_db
+
+HOBBIES = (
+    "chess opera tennis violin cello jazz hiking skiing sushi ramen yoga pottery knitting "
+    "gardening cycling rowing poetry painting astronomy birdwatching baking surfing judo "
+    "fencing archery"
+).split()
+FRIENDS = (
+    "Ann Ben Cleo Dan Eve Finn Gus Hal Ivy Jo Kim Lou Max Ned Oli Pia Quinn Rex Sam Tom Uma "
+    "Val Wes Xia Yul"
+).split()
+
+
+@pytest.fixture
+def caroline_notes(alice, commit):
+    """25 of Alice's items about Caroline, each about one different thing."""
+    with commit():
+        return [
+            memory_create(user=alice, content=f"Caroline tried {hobby} with {friend}")
+            for hobby, friend in zip(HOBBIES, FRIENDS, strict=True)
+        ]
+
+
+def test_a_word_in_most_of_the_owners_rows_is_common(alice, caroline_notes):
+    common = vocabulary.common_words(alice.pk)
+    assert common["caroline"] == common["tried"] == 1.0
+    assert not common.keys() & {"chess", "ann"}
+    assert "this" not in common  # stop words are never dropped: they shape the question
+
+
+def test_the_vector_stage_embeds_the_question_without_them(alice, caroline_notes, monkeypatch):
+    embedded = []
+    real = pipeline.query_vector
+    monkeypatch.setattr(pipeline, "query_vector", lambda text: embedded.append(text) or real(text))
+    recall(user=alice, query="Has Caroline played chess?", touch=False)
+    assert embedded == ["Has played chess?"]
+
+
+def test_never_more_than_half_of_the_questions_words_are_left_out(alice, caroline_notes):
+    # In a narrow corpus most words are common; what is left must still say something.
+    assert vocabulary.vector_text(alice.pk, "What has Caroline tried?") == "What has tried?"
+    assert vocabulary.vector_text(alice.pk, "Caroline?") == "Caroline?"
+
+
+def test_few_rows_are_not_enough_to_call_a_word_common(alice, commit):
+    with commit():
+        for hobby, friend in zip(HOBBIES[:5], FRIENDS, strict=False):
+            memory_create(user=alice, content=f"Caroline tried {hobby} with {friend}")
+    assert vocabulary.common_words(alice.pk) == {}
+    assert vocabulary.vector_text(alice.pk, "Does Caroline ski?") == "Does Caroline ski?"
+
+
+def test_turns_count_too(alice, commit):
+    with commit():
+        turns_append_many(
+            user=alice,
+            turns=[
+                {"session_id": "s", "role": "user", "content": f"Mel, I tried {hobby} today"}
+                for hobby in HOBBIES
+            ],
+        )
+    assert "mel" in vocabulary.common_words(alice.pk)
+
+
+def test_another_users_rows_never_shape_the_owners_vocabulary(alice, bob, caroline_notes):
+    assert vocabulary.common_words(bob.pk) == {}
+    assert vocabulary.vector_text(bob.pk, "Has Caroline tried chess?") == (
+        "Has Caroline tried chess?"
+    )
+
+
+def test_a_name_in_every_item_no_longer_decides_the_vector_stage(alice, commit):
+    """The question names the person every item is about; what it asks decides."""
+    with commit():
+        for hobby, friend in zip(HOBBIES, FRIENDS, strict=True):
+            memory_create(user=alice, content=f"Caroline loves {hobby} and her friend {friend}")
+        target = memory_create(user=alice, content="Went swimming with the kids at the lake")
+    query = "What does Caroline do with the kids in summer?"
+    hits = pipeline.vector_candidates(ITEMS, alice.pk, query, item_scope(owner_id=alice.pk), 5)
+    assert hits[0][0] == target.pk
