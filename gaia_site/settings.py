@@ -227,6 +227,8 @@ GAIA_RRF_CONVERSATION_K = envint("GAIA_RRF_CONVERSATION_K", 20)
 # Rows of the days a query names ("on 1 February, 2023"; memory/search/dates.py).
 GAIA_RRF_DATE_WEIGHT = envfloat("GAIA_RRF_DATE_WEIGHT", 0.5)
 GAIA_RRF_DATE_K = envint("GAIA_RRF_DATE_K", 20)
+# Turns said by the one speaker a query names (memory/search/vocabulary.py), k = GAIA_RRF_K.
+GAIA_RRF_SPEAKER_WEIGHT = envfloat("GAIA_RRF_SPEAKER_WEIGHT", 0.25)
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
 GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")

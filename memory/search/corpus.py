@@ -20,6 +20,7 @@ class Corpus:
     generation_field: str  # IndexGeneration column bumped when this corpus changes
     fts: FullTextSpec
     time_column: str  # when a row happened (a query naming a date looks there)
+    speaker_column: str | None  # who said it (a query naming a speaker prefers theirs)
 
 
 ITEMS = Corpus(
@@ -29,6 +30,7 @@ ITEMS = Corpus(
     generation_field="value",
     fts=KNOWLEDGE_FTS,
     time_column="t.created_at",
+    speaker_column=None,
 )
 TURNS = Corpus(
     name="turns",
@@ -37,6 +39,7 @@ TURNS = Corpus(
     generation_field="turn_value",
     fts=TURN_FTS_CONTEXT,
     time_column="t.timestamp",
+    speaker_column="t.speaker",
 )
 CORPORA = {c.name: c for c in (ITEMS, TURNS)}
 

@@ -27,6 +27,7 @@ EXTRA_STAGES: dict[str, Callable[[], tuple[float, int]]] = {
         settings.GAIA_RRF_CONVERSATION_K,
     ),
     "date": lambda: (settings.GAIA_RRF_DATE_WEIGHT, settings.GAIA_RRF_DATE_K),
+    "speaker": lambda: (settings.GAIA_RRF_SPEAKER_WEIGHT, settings.GAIA_RRF_K),
 }
 
 
@@ -109,6 +110,24 @@ def dated_candidates(
     return [f.id for f in fused]
 
 
+def spoken_by_named(corpus: Corpus, owner_id: int, query: str, ids: list[int]) -> list[int]:
+    """Those of `ids` (in order) said by the one speaker the query names; [] if none."""
+    if not corpus.speaker_column or not ids:
+        return []
+    name = vocabulary.named_speaker(owner_id, query)
+    if name is None:
+        return []
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (
+        f"SELECT t.id, {corpus.speaker_column} FROM {corpus.table} t "
+        f"WHERE t.owner_id = %s AND t.id IN ({marks})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [owner_id, *ids])
+        theirs = {row[0] for row in cursor.fetchall() if (row[1] or "").strip().casefold() == name}
+    return [i for i in ids if i in theirs]
+
+
 def fused_candidates(
     corpus: Corpus,
     *,
@@ -120,11 +139,21 @@ def fused_candidates(
 ) -> list[fusion.Fused]:
     """Vector and keyword candidates (at most `limit` each) plus `extra` stages, fused.
 
-    Extra stages only propose (see `fusion.rrf`'s `partial`), with their own k. A query
-    naming a date adds one: the rows of that day, ranked the same way.
+    Extra stages only propose (see `fusion.rrf`'s `partial`), with their own k. Two are
+    added here: the rows of the days the query names (`dated_candidates`), and, among
+    the candidates, those said by the speaker it names, in fused order (`spoken_by_named`).
     """
     rankings = _direct(corpus, owner_id, query, where, limit)
-    extra = {**(extra or {}), "date": dated_candidates(corpus, owner_id, query, where, limit)}
+    stages = {**(extra or {}), "date": dated_candidates(corpus, owner_id, query, where, limit)}
+    fused = _fuse(rankings, stages, limit)
+    spoken = spoken_by_named(corpus, owner_id, query, [f.id for f in fused])
+    return _fuse(rankings, {**stages, "speaker": spoken}, limit) if spoken else fused
+
+
+def _fuse(
+    direct: dict[str, list[int]], extra: Mapping[str, list[int]], limit: int
+) -> list[fusion.Fused]:
+    rankings = dict(direct)
     weights = _direct_weights()
     stage_k = {}
     for stage, ids in extra.items():

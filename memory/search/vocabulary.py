@@ -1,22 +1,28 @@
-"""Words too common in one owner's rows to tell them apart, left out of the query's embedding.
+"""What one owner's rows say about the owner's queries: common words and speakers.
 
-A name that occurs in most of a user's memories ("Caroline ...", "User ...") dominates what a
-small embedding model makes of a question: "What did Caroline paint?" lands nearest the
-user's most generic rows about Caroline. Keyword search already discounts such words by
-their inverse document frequency; this does the same for the vector stage. A word found in
-at least COMMON_SHARE of a sample of the owner's newest items and turns is dropped from the
-text that is embedded, the most common first and never more than half of the query's
-words: in a narrow corpus most words are common, and the rest must still say something.
-Stop words stay (they carry the question's shape). The keyword stage sees every word.
+Common words. A name that occurs in most of a user's memories ("Caroline ...", "User ...")
+dominates what a small embedding model makes of a question: "What did Caroline paint?"
+lands nearest the user's most generic rows about Caroline. Keyword search already discounts
+such words by their inverse document frequency; `vector_text` does the same for the vector
+stage. A word found in at least COMMON_SHARE of a sample of the owner's newest items or
+turns is dropped from the text that is embedded, the most common first and never more
+than half of the query's words: in a narrow corpus most words are common, and the rest
+must still say something. Stop words stay (they carry the question's shape). The keyword
+stage sees every word.
+
+Speakers. The name a question gives ("What does Melanie do to destress?") is, in a
+conversation, usually the one who said the answer. `named_speaker` finds the one speaker
+of the owner's recent turns a query names, for the turn search's speaker stage.
 
 The sample is read once per owner per SAMPLE_SECONDS in each process (a vocabulary changes
-slowly), and owners with fewer than MIN_ROWS rows keep their queries whole.
+slowly). Owners with fewer than MIN_ROWS rows of a kind get no common words from them.
 """
 
 import re
 import threading
 import time
 from collections import Counter, OrderedDict
+from dataclasses import dataclass
 
 from django.db import connection
 
@@ -29,57 +35,72 @@ MIN_ROWS = 20
 SAMPLE_SECONDS = 120.0
 MAX_OWNERS = 4096
 _WORD = re.compile(r"\w+", re.UNICODE)
-_cache: OrderedDict[int, tuple[dict[str, float], float]] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _samples(owner_id: int) -> list[list[str]]:
-    """The newest rows of each corpus that has enough of them to count words in."""
-    queries = (
-        f"SELECT t.content FROM {ITEMS.table} t WHERE t.owner_id = %s AND {ITEMS.active_sql} "
-        "ORDER BY t.id DESC LIMIT %s",
-        f"SELECT t.content FROM {TURNS.table} t WHERE t.owner_id = %s "
-        "ORDER BY t.timestamp DESC LIMIT %s",
-    )
-    samples: list[list[str]] = []
+@dataclass(frozen=True)
+class Profile:
+    common: dict[str, float]  # lower-case word -> share of rows holding it
+    speakers: frozenset[str]  # case-folded names of the recent turns' speakers
+    expires: float
+
+
+_cache: OrderedDict[int, Profile] = OrderedDict()
+
+
+def _read(owner_id: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """The newest items' contents, and the newest turns' (content, speaker)."""
     with connection.cursor() as cursor:
-        for sql in queries:
-            cursor.execute(sql, [owner_id, SAMPLE_ROWS])
-            rows = [row[0] or "" for row in cursor.fetchall()]
-            if len(rows) >= MIN_ROWS:
-                samples.append(rows)
-    return samples
+        cursor.execute(
+            f"SELECT t.content FROM {ITEMS.table} t WHERE t.owner_id = %s "
+            f"AND {ITEMS.active_sql} ORDER BY t.id DESC LIMIT %s",
+            [owner_id, SAMPLE_ROWS],
+        )
+        items = [row[0] or "" for row in cursor.fetchall()]
+        cursor.execute(
+            f"SELECT t.content, t.speaker FROM {TURNS.table} t WHERE t.owner_id = %s "
+            "ORDER BY t.timestamp DESC LIMIT %s",
+            [owner_id, SAMPLE_ROWS],
+        )
+        turns = [(row[0] or "", row[1] or "") for row in cursor.fetchall()]
+    return items, turns
 
 
 def _common_in(rows: list[str]) -> dict[str, float]:
+    if len(rows) < MIN_ROWS:
+        return {}
     counts: Counter[str] = Counter()
     for text in rows:
         counts.update(set(_WORD.findall(text.lower())))
     shares = {word: count / len(rows) for word, count in counts.items()}
-    return {word: share for word, share in shares.items() if share >= COMMON_SHARE}
+    return {w: s for w, s in shares.items() if s >= COMMON_SHARE and w not in STOPWORDS}
 
 
-def common_words(owner_id: int) -> dict[str, float]:
-    """{lower-case word: share of rows holding it} for the words in at least COMMON_SHARE
-    of the owner's items or of their turns (the larger share of the two); no stop words.
-    """
+def profile(owner_id: int) -> Profile:
     now = time.monotonic()
     with _lock:
         cached = _cache.get(owner_id)
-        if cached and cached[1] > now:
+        if cached and cached.expires > now:
             _cache.move_to_end(owner_id)
-            return cached[0]
-    common: dict[str, float] = {}
-    for rows in _samples(owner_id):
-        for word, share in _common_in(rows).items():
-            if word not in STOPWORDS:
-                common[word] = max(share, common.get(word, 0.0))
+            return cached
+    items, turns = _read(owner_id)
+    common = _common_in(items)
+    for word, share in _common_in([content for content, _ in turns]).items():
+        common[word] = max(share, common.get(word, 0.0))
+    speakers = frozenset(s.strip().casefold() for _, s in turns if s.strip())
+    fresh = Profile(common, speakers, now + SAMPLE_SECONDS)
     with _lock:
-        _cache[owner_id] = (common, now + SAMPLE_SECONDS)
+        _cache[owner_id] = fresh
         _cache.move_to_end(owner_id)
         while len(_cache) > MAX_OWNERS:
             _cache.popitem(last=False)
-    return common
+    return fresh
+
+
+def common_words(owner_id: int) -> dict[str, float]:
+    """{word: share} of the words in at least COMMON_SHARE of the owner's items or turns
+    (the larger share of the two); never stop words."""
+    return profile(owner_id).common
 
 
 def vector_text(owner_id: int, query: str) -> str:
@@ -92,6 +113,18 @@ def vector_text(owner_id: int, query: str) -> str:
         return query
     parts = re.split(r"(\w+)", query)
     return " ".join("".join(part for part in parts if part.lower() not in dropped).split())
+
+
+def named_speaker(owner_id: int, query: str) -> str | None:
+    """The one speaker of the owner's recent turns that `query` names (case-folded), or
+    None when it names none or several ("What do Jon and Gina have in common?")."""
+    text = query.casefold()
+    named = [
+        name
+        for name in profile(owner_id).speakers
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 def clear_cache() -> None:

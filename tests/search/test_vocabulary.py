@@ -2,6 +2,7 @@
 
 import pytest
 
+from conversations.search import search_turns
 from conversations.services import turns_append_many
 from memory.search import item_scope, pipeline, recall, vocabulary
 from memory.search.corpus import ITEMS
@@ -87,3 +88,46 @@ def test_a_name_in_every_item_no_longer_decides_the_vector_stage(alice, commit):
     query = "What does Caroline do with the kids in summer?"
     hits = pipeline.vector_candidates(ITEMS, alice.pk, query, item_scope(owner_id=alice.pk), 5)
     assert hits[0][0] == target.pk
+
+
+@pytest.fixture
+def two_speakers(alice, commit):
+    """Jon tells of hiking in the hills; Gina, in fewer of the same words, of a walk."""
+    with commit():
+        return turns_append_many(
+            user=alice,
+            turns=[
+                {"session_id": f"s{n}", "role": "user", "speaker": "Jon", "content": text}
+                if n % 2 == 0
+                else {"session_id": f"s{n}", "role": "user", "speaker": "Gina", "content": text}
+                for n, text in enumerate(
+                    [
+                        "We went hiking in the hills on Sunday, it was lovely.",
+                        "Same here, a long walk outdoors with my sister.",
+                        "My dance studio opens next month.",
+                        "My clothing store got its first big order.",
+                    ]
+                )
+            ],
+        )
+
+
+def test_the_speaker_a_question_names_is_found(alice, two_speakers):
+    assert vocabulary.named_speaker(alice.pk, "Where did GINA go hiking?") == "gina"
+    assert vocabulary.named_speaker(alice.pk, "What do Jon and Gina share?") is None
+    assert vocabulary.named_speaker(alice.pk, "Where did Jonathan go?") is None
+    assert vocabulary.named_speaker(alice.pk, "Where did they go hiking?") is None
+
+
+def test_turn_search_prefers_the_turns_of_the_speaker_it_names(alice, two_speakers):
+    jon, gina = two_speakers[0], two_speakers[1]
+    hits = search_turns(user=alice, query="When did Gina go hiking in the hills?", top_k=2)
+    assert hits[0].turn.pk == gina.pk
+    hits = search_turns(user=alice, query="When did Jon go hiking in the hills?", top_k=2)
+    assert hits[0].turn.pk == jon.pk
+    hits = search_turns(user=alice, query="When did they go hiking in the hills?", top_k=2)
+    assert hits[0].turn.pk == jon.pk  # no name: the closer words win
+
+
+def test_another_users_speakers_are_not_the_owners(alice, bob, two_speakers):
+    assert vocabulary.named_speaker(bob.pk, "Where did Gina go hiking?") is None
