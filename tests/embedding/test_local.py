@@ -46,6 +46,28 @@ def test_chunks_run_side_by_side_give_each_text_its_own_vector_in_order(embedder
     assert np.allclose(side_by_side, one_by_one, atol=1e-5)
 
 
+def test_a_lone_text_gets_the_same_vector_on_the_quick_session_or_when_it_is_busy():
+    two = LocalEmbedder(threads=2)
+    runs = []
+    quick = two._quick
+
+    class Spy:
+        def run(self, *args):
+            runs.append(args)
+            return quick.run(*args)
+
+    two._quick = Spy()
+    texts = ["Which hot drink does she like?", "a considerably longer sentence about rivers"]
+    batch = two.embed(texts)
+    assert runs == []  # batches never take it
+    for text, row in zip(texts, batch, strict=True):
+        assert np.allclose(two.embed([text])[0], row, atol=1e-5)
+        with two._quick_free:  # another lone text holds it: the shared session answers
+            assert np.allclose(two.embed([text])[0], row, atol=1e-5)
+    assert len(runs) == 2
+    assert LocalEmbedder(threads=1)._quick is None  # one thread: no second session
+
+
 def test_it_accepts_empty_emoji_and_very_long_texts(embedder):
     vectors = embedder.embed(["", "🧠🔥", "word " * 5000])
     assert vectors.shape == (3, 384)
