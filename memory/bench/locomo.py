@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 
 from conversations.search import search_turns
 from conversations.services import turns_append_many
+from memory.erasure.storage import fulltext_optimize
 from memory.search import recall
 from memory.services import memory_create
 
@@ -136,6 +137,7 @@ def evaluate_conversation(data: dict, scores: Scores, *, keep: bool = False) -> 
     finally:
         if not keep:
             user.delete()
+            fulltext_optimize()
 
 
 def evaluate_folder(folder: Path, *, keep: bool = False, progress=None) -> Scores:

@@ -24,6 +24,7 @@ from conversations.models import Session, Turn
 from conversations.search import search_turns
 from memory.bench.synthetic import TextSource
 from memory.embedding import get_embedder, to_bytes
+from memory.erasure.storage import fulltext_optimize
 from memory.models import KnowledgeItem
 from memory.search import keyword, recall
 from memory.search.corpus import ITEMS, TURNS, generation_bump
@@ -208,6 +209,7 @@ def measure(
             progress(f"N={size}: removing the benchmark users ...")
             for person in [user, *others]:
                 person.delete()
+            fulltext_optimize()  # else the deleted rows' entries slow later searches
             index_cache().clear()
 
 

@@ -190,6 +190,7 @@ def _vacuum_full(relation: str) -> str:
 
 
 def _sqlite_vacuum() -> str:
+    storage.fulltext_optimize()  # deleted rows' entries leave their segments first
     with connection.cursor() as cursor:
         cursor.execute("VACUUM")
     checkpoint = storage.wal_checkpoint()

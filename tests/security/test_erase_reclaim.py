@@ -130,3 +130,22 @@ def test_statistics_wait_for_transactions_older_than_the_analyzes_of_this_reclai
     finally:
         during.close()
     assert relation_reclaim("pg_statistic", mark=mark, until=until).warning == ""
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="FTS5 segments are SQLite's")
+def test_on_sqlite_deleted_rows_leave_the_full_text_segments(alice):
+    """A plain delete (an account removed by an admin, a benchmark's users) leaves the
+    words in FTS5 segments until they are merged; reclaim merges them."""
+    marker = "zzqvexmarkerword"
+    for n in range(30):
+        services.memory_create(user=alice, content=f"Alice note {n} {marker} about things")
+    KnowledgeItem.objects.filter(owner=alice).delete()
+
+    def in_segments() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT block FROM memory_knowledge_fts_data")
+            return any(marker.encode() in (row[0] or b"") for row in cursor.fetchall())
+
+    assert in_segments()
+    call_command("memory_reclaim", "--yes", "--wait", WAIT, stdout=StringIO())
+    assert not in_segments()
