@@ -17,7 +17,7 @@ MAX_TOP_K = 100
 class TurnHit:
     turn: Turn
     score: float
-    matched_by: str  # "vector" | "keyword" | "both" | "time"
+    matched_by: str  # "vector" | "keyword" | "both" | "time" | "date" (date stage alone)
 
 
 def search_turns(

@@ -56,7 +56,11 @@ class TurnHitSerializer(serializers.Serializer):
     content = serializers.CharField(source="turn.content")
     timestamp = serializers.DateTimeField(source="turn.timestamp")
     score = serializers.FloatField()
-    matched_by = serializers.ChoiceField(choices=["vector", "keyword", "both", "time"])
+    matched_by = serializers.ChoiceField(
+        choices=["vector", "keyword", "both", "time", "date"],
+        help_text='"time": listed by time (no query); "date": found only among the turns '
+        "of a day the query names.",
+    )
 
 
 class TurnSearchResultSerializer(serializers.Serializer):

@@ -116,8 +116,9 @@ class RecallHitSerializer(serializers.Serializer):
     metadata = serializers.DictField(source="item.metadata")
     score = serializers.FloatField()
     matched_by = serializers.ChoiceField(
-        choices=["vector", "keyword", "both", "conversation"],
-        help_text='"conversation": found only through the turn it was learned from.',
+        choices=["vector", "keyword", "both", "conversation", "date"],
+        help_text='"conversation": found only through the turn it was learned from; '
+        '"date": only among the items of a day the query names.',
     )
 
 

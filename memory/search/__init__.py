@@ -19,7 +19,7 @@ MAX_TOP_K = 100
 class Hit:
     item: KnowledgeItem
     score: float
-    matched_by: str  # "vector" | "keyword" | "both" | "conversation" (source turn only)
+    matched_by: str  # "vector" | "keyword" | "both" | "conversation" | "date" (stage alone)
 
 
 def item_scope(
