@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from memory.embedding import EmbedderError, checked, get_embedder
+from memory.embedding import EmbedderError, checked, get_embedder, local
 from memory.embedding.local import LocalEmbedder, default_model_path, default_tokenizer_path
 
 
@@ -46,7 +46,8 @@ def test_chunks_run_side_by_side_give_each_text_its_own_vector_in_order(embedder
     assert np.allclose(side_by_side, one_by_one, atol=1e-5)
 
 
-def test_a_lone_text_gets_the_same_vector_on_the_quick_session_or_when_it_is_busy():
+def test_a_lone_text_gets_the_same_vector_on_the_quick_session_or_when_it_is_busy(monkeypatch):
+    monkeypatch.setattr(local, "cores_idle", lambda: True)
     two = LocalEmbedder(threads=2)
     runs = []
     quick = two._quick
@@ -64,6 +65,9 @@ def test_a_lone_text_gets_the_same_vector_on_the_quick_session_or_when_it_is_bus
         assert np.allclose(two.embed([text])[0], row, atol=1e-5)
         with two._quick_free:  # another lone text holds it: the shared session answers
             assert np.allclose(two.embed([text])[0], row, atol=1e-5)
+    assert len(runs) == 2
+    monkeypatch.setattr(local, "cores_idle", lambda: False)  # a busy machine: never
+    assert np.allclose(two.embed([texts[0]])[0], batch[0], atol=1e-5)
     assert len(runs) == 2
     assert LocalEmbedder(threads=1)._quick is None  # one thread: no second session
 
