@@ -78,12 +78,6 @@ class LocalEmbedder:
     concurrently, and inference releases the GIL). On 2 cores that embeds ~370 texts/s
     idle and ~185 while another process holds a core, against ~345 and ~120 for one
     session with two intra-op threads, which wait on each other at every operator.
-
-    A lone query is the other case: nothing runs beside it, and it waits for its vector.
-    A second session with `threads` intra-op threads takes a single text when no other
-    lone text is on it and the machine has idle cores (load average below the core
-    count): ~6 ms instead of ~9 ms for a question. On a busy machine its threads would
-    only wait for each other (measured: no gain), so the shared session answers.
     """
 
     model_id = MODEL_ID
@@ -118,16 +112,14 @@ class LocalEmbedder:
         self.batch_size = max(1, batch_size)
         self.threads = max(1, threads)
         self._session = self._load()
-        self._quick = self._load(intra_op=self.threads) if self.threads > 1 else None
-        self._quick_free = threading.Lock()  # held while a lone text runs on `_quick`
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def _load(self, intra_op: int = 1):
+    def _load(self):
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = intra_op
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
@@ -149,11 +141,6 @@ class LocalEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = [(t or " ")[:MAX_CHARS] for t in texts]
-        if len(texts) == 1 and self._quick and cores_idle() and self._quick_free.acquire(False):
-            try:
-                return checked(self._run(texts, self._quick), count=1, dim=self.dim)
-            finally:
-                self._quick_free.release()
         # Similar lengths share a chunk, so little time is spent on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         chunks = [
@@ -173,22 +160,14 @@ class LocalEmbedder:
                 pass
         return checked(out, count=len(texts), dim=self.dim)
 
-    def _run(self, texts: list[str], session=None) -> np.ndarray:
+    def _run(self, texts: list[str]) -> np.ndarray:
         encoded = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden = (session or self._session).run(None, feeds)[0]
+        hidden = self._session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-
-
-def cores_idle() -> bool:
-    """Whether the machine's 1-minute load average is below its core count."""
-    try:
-        return os.getloadavg()[0] < (os.cpu_count() or 1)
-    except OSError:  # no load average on this platform
-        return False
 
 
 def default_threads() -> int:

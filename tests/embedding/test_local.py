@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from memory.embedding import EmbedderError, checked, get_embedder, local
+from memory.embedding import EmbedderError, checked, get_embedder
 from memory.embedding.local import LocalEmbedder, default_model_path, default_tokenizer_path
 
 
@@ -44,32 +44,6 @@ def test_chunks_run_side_by_side_give_each_text_its_own_vector_in_order(embedder
     side_by_side = LocalEmbedder(batch_size=3, threads=2).embed(texts)
     one_by_one = np.stack([embedder.embed([text])[0] for text in texts])
     assert np.allclose(side_by_side, one_by_one, atol=1e-5)
-
-
-def test_a_lone_text_gets_the_same_vector_on_the_quick_session_or_when_it_is_busy(monkeypatch):
-    monkeypatch.setattr(local, "cores_idle", lambda: True)
-    two = LocalEmbedder(threads=2)
-    runs = []
-    quick = two._quick
-
-    class Spy:
-        def run(self, *args):
-            runs.append(args)
-            return quick.run(*args)
-
-    two._quick = Spy()
-    texts = ["Which hot drink does she like?", "a considerably longer sentence about rivers"]
-    batch = two.embed(texts)
-    assert runs == []  # batches never take it
-    for text, row in zip(texts, batch, strict=True):
-        assert np.allclose(two.embed([text])[0], row, atol=1e-5)
-        with two._quick_free:  # another lone text holds it: the shared session answers
-            assert np.allclose(two.embed([text])[0], row, atol=1e-5)
-    assert len(runs) == 2
-    monkeypatch.setattr(local, "cores_idle", lambda: False)  # a busy machine: never
-    assert np.allclose(two.embed([texts[0]])[0], batch[0], atol=1e-5)
-    assert len(runs) == 2
-    assert LocalEmbedder(threads=1)._quick is None  # one thread: no second session
 
 
 def test_it_accepts_empty_emoji_and_very_long_texts(embedder):
