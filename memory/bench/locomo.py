@@ -137,7 +137,6 @@ def evaluate_conversation(data: dict, scores: Scores, *, keep: bool = False) -> 
     finally:
         if not keep:
             user.delete()
-            fulltext_optimize()
 
 
 def evaluate_folder(folder: Path, *, keep: bool = False, progress=None) -> Scores:
@@ -149,6 +148,8 @@ def evaluate_folder(folder: Path, *, keep: bool = False, progress=None) -> Score
         if progress:
             progress(f"loading and asking {path.name} ...")
         evaluate_conversation(json.loads(path.read_text()), scores, keep=keep)
+    if not keep:
+        fulltext_optimize()  # once: it rewrites the whole index, not only the eval's rows
     return scores
 
 

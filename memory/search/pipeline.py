@@ -105,9 +105,7 @@ def dated_candidates(
     within = " OR ".join(f"({column} >= %s AND {column} < %s)" for _ in windows)
     scoped = keyword.Where(list(where.clauses), list(where.params))
     scoped.add(f"({within})", *[moment for window in windows for moment in window])
-    rankings = _direct(corpus, owner_id, query, scoped, limit)
-    fused = fusion.rrf(rankings, _direct_weights(), settings.GAIA_RRF_K, depth=limit)
-    return [f.id for f in fused]
+    return [f.id for f in _fuse(_direct(corpus, owner_id, query, scoped, limit), {}, limit)]
 
 
 def spoken_by_named(corpus: Corpus, owner_id: int, query: str, ids: list[int]) -> list[int]:
