@@ -7,6 +7,15 @@ import pytest
 from memory.search import indexes, query, rerank
 from tests.fake_model_server import FakeModelServer
 
+# Alice's facts: distinct topics, so each question has one right answer.
+ALICE_FACTS = [
+    "Alice's sister Maya lives in Lisbon",
+    "Alice is allergic to peanuts",
+    "Alice drinks oat milk flat whites every morning",
+    "The team retro is on Thursdays at 3pm",
+    "Alice's laptop is a ThinkPad X1 running Fedora",
+]
+
 
 @pytest.fixture(autouse=True)
 def fresh_caches():

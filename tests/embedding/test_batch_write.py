@@ -13,17 +13,11 @@ from memory.search import keyword, recall
 from memory.search.corpus import ITEMS
 from memory.search.indexes import index_for
 from memory.services import memory_create, memory_create_many
+from tests.recall_fixtures import ALICE_FACTS
 
 pytestmark = pytest.mark.django_db
 
-FACTS = [
-    "Alice's sister Maya lives in Lisbon",
-    "Alice is allergic to peanuts",
-    "Alice drinks oat milk flat whites every morning",
-    "The team retro is on Thursdays at 3pm",
-    "Alice's laptop is a ThinkPad X1 running Fedora",
-    "Alice keeps bees on her balcony",
-]
+FACTS = [*ALICE_FACTS, "Alice keeps bees on her balcony"]
 
 
 @pytest.fixture

@@ -16,22 +16,15 @@ from memory.services import (
     memory_restore,
     memory_supersede,
 )
+from tests.recall_fixtures import ALICE_FACTS
 
 pytestmark = pytest.mark.django_db
-
-FACTS = [
-    "Alice's sister Maya lives in Lisbon",
-    "Alice is allergic to peanuts",
-    "Alice drinks oat milk flat whites every morning",
-    "The team retro is on Thursdays at 3pm",
-    "Alice's laptop is a ThinkPad X1 running Fedora",
-]
 
 
 @pytest.fixture
 def alice_facts(alice, commit):
     with commit():
-        return [memory_create(user=alice, content=text) for text in FACTS]
+        return [memory_create(user=alice, content=text) for text in ALICE_FACTS]
 
 
 def ids(hits) -> list[int]:
