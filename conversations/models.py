@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils import timezone
 
-from memory.ownership import OwnedModel
+from core.ownership import OwnedModel
 
 ROLES = ["user", "assistant", "system", "tool"]
 TURN_CONTENT_MAX = 4000

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from conversations.models import Turn
-from memory.search import keyword, pipeline
-from memory.search.corpus import TURNS
+from retrieval import keyword, pipeline
+from retrieval.corpus import TURNS
 
 MAX_TOP_K = 100
 

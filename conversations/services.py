@@ -6,11 +6,12 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.services import user_settings_get
+from conversations import signals
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
-from memory import events
-from memory.search.documents import turn_context_for
-from memory.user_settings import user_settings_get
-from memory.validation import clean_short, clean_text, parse_when
+from core.validation import clean_short, clean_text, parse_when
+from retrieval import events
+from retrieval.documents import turn_context_for
 
 EXTRACTION_MIN_WORDS = 5
 
@@ -75,9 +76,7 @@ def turn_append(
             Session.objects.filter(pk=session.pk).update(last_turn_at=when)
         events.turns_changed(user.pk, upserted=[turn.pk])  # embedded and indexed on commit
         if turn.extraction_status == "pending":
-            from memory.background.extraction import extraction_enqueue
-
-            extraction_enqueue(turn)  # queued on commit, never run inline
+            signals.turn_pending.send(sender=Turn, turn=turn)  # learning queues extraction
     return turn
 
 
@@ -129,9 +128,7 @@ def tool_call_record(
         duration_ms=duration_ms,
         timestamp=parse_when(timestamp, field="timestamp", user=user) or timezone.now(),
     )
-    from memory.background.tool_errors import tool_call_recorded
-
-    tool_call_recorded(call)  # a failure becomes an error item (queued on commit)
+    signals.tool_call_logged.send(sender=ToolCall, call=call)  # failures become lessons
     return call
 
 

@@ -1,22 +1,12 @@
-"""django-q2 tasks of the conversations app: thin wrappers over the background services.
+"""Old dotted paths of tasks that moved to `learning.tasks`.
 
-Arguments are ids; every task is idempotent (django-q2 may deliver one twice).
+Queued tasks and schedule rows made before the move name these paths; they keep
+working for one release (`setup_schedules` rewrites schedule rows to the new paths).
 """
 
-from memory.background import consolidation, extraction
-
-
-def extract_turn(turn_id: int) -> dict:
-    return extraction.extract_turn(turn_id=turn_id)
-
-
-def extract_pending_sweep() -> int:
-    return extraction.extraction_sweep()
-
-
-def consolidate_session(session_pk: int) -> dict:
-    return consolidation.consolidate_session(session_pk=session_pk)
-
-
-def consolidate_sweep() -> int:
-    return consolidation.consolidation_sweep()
+from learning.tasks import (  # noqa: F401
+    consolidate_session,
+    consolidate_sweep,
+    extract_pending_sweep,
+    extract_turn,
+)

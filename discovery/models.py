@@ -3,8 +3,8 @@
 from django.db import models
 from django.utils import timezone
 
+from core.ownership import OwnedModel
 from memory.models import CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
-from memory.ownership import OwnedModel
 
 STATUSES = ["pending", "approved", "rejected"]
 

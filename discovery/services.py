@@ -11,12 +11,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.services import user_settings_get
+from core.validation import clean_short, clean_text, refuse_credentials
 from discovery.models import Finding
 from discovery.scanners import ALWAYS_SENSITIVE, SCANNERS
 from memory import services as memory
 from memory.models import CATEGORIES, CONTENT_MAX, SOURCE_CONFIDENCE, KnowledgeItem
-from memory.user_settings import user_settings_get
-from memory.validation import clean_short, clean_text, refuse_credentials
 
 MAX_BATCH = 1000
 MAX_ID = 2**63 - 1

@@ -16,11 +16,11 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.services import user_settings_get, user_settings_update
 from discovery import selectors, services
 from discovery.models import Finding
 from discovery.scanners import SCANNERS
 from memory.models import CATEGORIES
-from memory.user_settings import user_settings_get, user_settings_update
 
 PAGE_SIZE = 50
 QUEUE = "web-discovery-queue"

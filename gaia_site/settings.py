@@ -39,9 +39,16 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_q",
-    "memory",
+    # our apps, in their import order (each imports only itself and those above it here)
+    "core",
+    "accounts",
+    "retrieval",
     "conversations",
+    "memory",
+    "learning",
     "discovery",
+    "privacy",
+    "bench",
 ]
 
 MIDDLEWARE = [
@@ -51,10 +58,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "memory.web.middleware.UserTimezoneMiddleware",
+    "accounts.middleware.UserTimezoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "gaia_site.middleware.ApiMiddleware",
+    "core.middleware.ApiMiddleware",
 ]
 
 ROOT_URLCONF = "gaia_site.urls"
@@ -136,16 +143,16 @@ GAIA_MAX_IMPORT_BYTES = envint("GAIA_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
 # --- REST API
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "memory.auth.BearerTokenAuthentication",
+        "accounts.auth.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["gaia_site.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "gaia_site.api.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "gaia_site.api.Pagination",
-    "DEFAULT_THROTTLE_CLASSES": ["gaia_site.api.TokenRateThrottle"],
+    "EXCEPTION_HANDLER": "core.api.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "core.api.Pagination",
+    "DEFAULT_THROTTLE_CLASSES": ["core.api.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "token": envstr("GAIA_THROTTLE_RATE", "6000/min"),
         "login": envstr("GAIA_LOGIN_THROTTLE_RATE", "10/min"),

@@ -1,12 +1,31 @@
+"""Every app's URLs, wired in one place: the agent API under /api/v1/, then the pages.
+
+Every API name starts with `api-` and every page name with `web-`: the cross-user guard
+(tests/test_architecture.py) requires a cross-user test for each.
+"""
+
 from django.contrib import admin
 from django.urls import include, path
 
+api = [
+    path("", include("core.urls")),
+    path("", include("memory.api.urls")),
+    path("", include("conversations.api.urls")),
+    path("", include("learning.urls")),
+    path("", include("discovery.urls")),
+    path("", include("privacy.urls")),
+]
+
+pages = [
+    path("", include("memory.web.urls")),
+    path("", include("accounts.urls")),
+    path("conversations/", include("conversations.web.urls")),
+    path("discovery/", include("discovery.web_urls")),
+    path("settings/", include("privacy.web_urls")),
+]
+
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/v1/", include("memory.background.urls")),
-    path("api/v1/", include("memory.api.urls")),
-    path("api/v1/", include("discovery.urls")),
-    path("discovery/", include("discovery.web_urls")),
-    path("", include("memory.erasure.urls")),
-    path("", include("memory.web.urls")),
+    path("api/v1/", include(api)),
+    *pages,
 ]

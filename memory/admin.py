@@ -4,10 +4,11 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from accounts.models import ApiToken, UserSettings
+from accounts.services import token_revoke
+from accounts.throttle import throttle_admin_login
 from memory import services
-from memory.models import ApiToken, KnowledgeItem, UserSettings
-from memory.tokens import token_revoke
-from memory.web.throttle import throttle_admin_login
+from memory.models import KnowledgeItem
 
 MASK = "•••• sensitive ••••"
 

@@ -21,9 +21,10 @@ from rest_framework import serializers
 
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
-from gaia_site.api import error_fields
-from memory import search, services
-from memory.api.common import MAX_ID, StrictSerializer
+from core.api import error_fields
+from core.serializers import MAX_ID, StrictSerializer
+from memory import recall as search
+from memory import services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
 

@@ -7,9 +7,9 @@ from typing import Any, TypeVar
 
 from django.utils import timezone
 
-from memory.fulltext_schema import KNOWLEDGE_FTS
 from memory.models import KnowledgeItem
-from memory.search import keyword
+from retrieval import keyword
+from retrieval.fulltext_schema import KNOWLEDGE_FTS
 
 DEDUP_THRESHOLD = 0.8
 _CANDIDATES = 50

@@ -1,10 +1,9 @@
-"""The knowledge store, API tokens, per-user settings and the vector-index generation."""
+"""The knowledge store: what a user's agents know about them."""
 
-from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from memory.ownership import OwnedModel, OwnedQuerySet
+from core.ownership import OwnedModel, OwnedQuerySet
 
 CATEGORIES = ["fact", "preference", "error", "skill", "note", "reminder"]
 PRIVILEGED_CATEGORIES = ["profile", "permission", "system"]
@@ -83,63 +82,3 @@ class KnowledgeItem(OwnedModel):
     @property
     def is_active(self) -> bool:
         return self.forgotten_at is None and self.superseded_by_id is None
-
-
-class ApiToken(OwnedModel):
-    """A named bearer token for one agent; only a hash of the secret is stored."""
-
-    name = models.CharField(max_length=100)
-    prefix = models.CharField(max_length=16, db_index=True)
-    key_hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.prefix}…)"
-
-    @property
-    def is_usable(self) -> bool:
-        if self.revoked_at is not None:
-            return False
-        return self.expires_at is None or self.expires_at > timezone.now()
-
-
-class UserSettings(models.Model):
-    """One row per user, created on demand by `user_settings_get`."""
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="gaia_settings"
-    )
-    timezone = models.CharField(max_length=64, default="UTC")
-    memory_enabled = models.BooleanField(default=True)
-    auto_extract = models.BooleanField(default=True)
-    extraction_steering = models.TextField(blank=True, default="")
-    discovery_consent = models.BooleanField(default=False)
-    contexts = models.JSONField(default=list, blank=True)
-
-    def __str__(self) -> str:
-        return f"settings of {self.user_id}"
-
-
-class IndexGeneration(models.Model):
-    """Per-user counter bumped on every write that changes what search can return.
-
-    Each serving process compares it with the generation its cached vector index was
-    built at, so a write in any process is seen by the next search in every process.
-    """
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
-    value = models.BigIntegerField(default=0)
-    turn_value = models.BigIntegerField(default=0)  # the same, for conversation turns
-
-    def __str__(self) -> str:
-        return f"generation {self.value} of user {self.user_id}"
-
-
-# Models of the background jobs live in their packages; imported here so Django sees them.
-from memory.background.models import ProfileCache, ReconciledPair  # noqa: E402, F401
-from memory.llm.models import LLMCounter  # noqa: E402, F401

@@ -23,9 +23,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from conversations.models import EXTRACTION_STATES, ROLES, Session, ToolCall, Turn
-from memory import events
+from core.jsonsafe import check_json
+from core.validation import (
+    clean_confidence,
+    clean_short,
+    clean_text,
+    parse_when,
+    refuse_credentials,
+)
 from memory.dedup import find_duplicate
-from memory.jsonsafe import check_json
 from memory.models import (
     CATEGORIES,
     CONTENT_MAX,
@@ -33,13 +39,7 @@ from memory.models import (
     SOURCE_CONFIDENCE,
     KnowledgeItem,
 )
-from memory.validation import (
-    clean_confidence,
-    clean_short,
-    clean_text,
-    parse_when,
-    refuse_credentials,
-)
+from retrieval import events
 
 FORMAT = "gaia-memory-export"
 VERSION = 1

@@ -20,9 +20,9 @@ from django.db.models import F, FloatField, Value
 from django.db.models.functions import Floor
 from django.utils import timezone
 
+from accounts.services import user_tz
 from memory.models import KnowledgeItem
 from memory.selectors import upcoming_items
-from memory.validation import user_tz
 
 SYSTEM_MAX_CHARS = 4000
 TRUNCATED = "... (memory truncated)"

@@ -8,7 +8,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
-from memory.llm.status import llm_stats
+from learning.llm.status import llm_stats
 from memory.models import KnowledgeItem
 
 
@@ -23,7 +23,7 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
     Embedding coverage counts vectors of `embedding_model` (default: the current model).
     """
     if embedding_model is None:
-        from memory.embedding import current_model_id
+        from retrieval.embedding import current_model_id
 
         embedding_model = current_model_id()
     items = KnowledgeItem.objects.for_user(user)
@@ -158,8 +158,18 @@ def tool_summary(*, user: Any) -> list[dict[str, Any]]:
 
 
 ORDERINGS = {
-    "created_at", "-created_at", "updated_at", "-updated_at", "confidence", "-confidence",
-    "last_used", "-last_used", "use_count", "-use_count", "due_at", "-due_at",
+    "created_at",
+    "-created_at",
+    "updated_at",
+    "-updated_at",
+    "confidence",
+    "-confidence",
+    "last_used",
+    "-last_used",
+    "use_count",
+    "-use_count",
+    "due_at",
+    "-due_at",
 }
 
 
@@ -206,10 +216,7 @@ def upcoming_items(*, user: Any, days: int = 7) -> list[KnowledgeItem]:
         KnowledgeItem.objects.for_user(user)
         .active()
         .filter(due_at__isnull=False, due_at__lte=horizon)
-        .filter(
-            Q(reminded_at__isnull=True)
-            | Q(due_at__lte=now, reminded_at__lt=F("due_at"))
-        )
+        .filter(Q(reminded_at__isnull=True) | Q(due_at__lte=now, reminded_at__lt=F("due_at")))
         .order_by("due_at")
     )
     return list(items)

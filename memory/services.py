@@ -15,7 +15,15 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from memory import events
+from accounts.services import user_settings_get
+from core.validation import (
+    clean_confidence,
+    clean_short,
+    clean_text,
+    parse_duration,
+    parse_when,
+    refuse_credentials,
+)
 from memory.batch_store import items_store
 from memory.models import (
     CATEGORIES,
@@ -24,15 +32,7 @@ from memory.models import (
     SOURCE_CONFIDENCE,
     KnowledgeItem,
 )
-from memory.user_settings import user_settings_get
-from memory.validation import (
-    clean_confidence,
-    clean_short,
-    clean_text,
-    parse_duration,
-    parse_when,
-    refuse_credentials,
-)
+from retrieval import events
 
 AUTOMATIC_SOURCES = {"llm_extract", "consolidation", "error_auto", "discovery"}
 UPDATABLE = (
@@ -342,7 +342,7 @@ def memory_restore(*, user: Any, item_id: int) -> KnowledgeItem:
 def memory_erase(*, user: Any, item_id: int) -> None:
     """Hard delete: the row, its full-text entry (trigger / generated column) and vector,
     and its traces: source turn redacted, tombstone, task records (see memory.erasure)."""
-    from memory.erasure import item_traces_erase  # it imports the other apps' models
+    from privacy.services import item_traces_erase  # it imports the other apps' models
 
     with transaction.atomic():
         item = KnowledgeItem.objects.for_user(user).select_related("superseded_by").get(pk=item_id)

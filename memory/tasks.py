@@ -1,38 +1,14 @@
-"""django-q2 tasks of the memory app: thin wrappers over the background services.
+"""Old dotted paths of tasks that moved to `learning.tasks` and `privacy.tasks`.
 
-Arguments are ids; every task is idempotent (django-q2 may deliver one twice).
+Queued tasks and schedule rows made before the move name these paths; they keep
+working for one release (`setup_schedules` rewrites schedule rows to the new paths).
 """
 
-from typing import Any
-
-from django.contrib.auth import get_user_model
-
-from memory.background import decay, profile, prune, reconciliation, tool_errors
-
-
-def _user(user_id: int) -> Any:
-    return get_user_model().objects.get(pk=user_id)
-
-
-def reconcile_all() -> int:
-    return reconciliation.reconciliation_sweep()
-
-
-def reconcile_user(user_id: int) -> dict:
-    return reconciliation.reconcile_user(user=_user(user_id))
-
-
-def decay_all() -> dict:
-    return decay.decay_everyone()
-
-
-def prune_all() -> dict:
-    return prune.prune_everyone()
-
-
-def profile_refresh(user_id: int) -> dict:
-    return profile.profile_refresh(user=_user(user_id))
-
-
-def tool_errors_sync(user_id: int, tool_name: str) -> dict:
-    return tool_errors.tool_errors_sync(user_id=user_id, tool_name=tool_name)
+from learning.tasks import (  # noqa: F401
+    decay_all,
+    profile_refresh,
+    reconcile_all,
+    reconcile_user,
+    tool_errors_sync,
+)
+from privacy.tasks import prune_all  # noqa: F401

@@ -3,8 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from memory.search import vocabulary
-from memory.tokens import token_create
+from accounts.services import token_create
+from retrieval import vocabulary
 
 
 @pytest.fixture(autouse=True)

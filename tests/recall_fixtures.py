@@ -4,7 +4,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from memory.search import indexes, query, rerank
+from retrieval import indexes, query, rerank
 from tests.fake_model_server import FakeModelServer
 
 # Alice's facts: distinct topics, so each question has one right answer.

@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
-from memory.api.common import JSONObjectField, StrictSerializer, WhenField
+from core.serializers import JSONObjectField, StrictSerializer, WhenField
 
 INT32_MAX = 2**31 - 1
 

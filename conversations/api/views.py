@@ -20,8 +20,8 @@ from conversations.api.serializers import (
     TurnSearchSerializer,
     TurnSerializer,
 )
+from core.serializers import OneOrMany, errors, one_or_many
 from memory import selectors as memory_selectors
-from memory.api.common import OneOrMany, errors, one_or_many
 
 
 class TurnCreateView(APIView):

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('conversations', '0002_fulltext'),
+        ("conversations", "0002_fulltext"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='session',
-            name='consolidation_attempts',
+            model_name="session",
+            name="consolidation_attempts",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='turn',
-            name='extraction_attempts',
+            model_name="turn",
+            name="extraction_attempts",
             field=models.PositiveSmallIntegerField(default=0),
         ),
     ]

@@ -1,6 +1,6 @@
 from django.db import migrations, models
 
-from memory.fulltext_schema import (
+from retrieval.fulltext_schema import (
     TURN_FTS,
     TURN_FTS_CONTEXT,
     replace_operations,

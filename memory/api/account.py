@@ -10,8 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.serializers import errors
 from memory import portability, selectors
-from memory.api.common import errors
 
 TAG = ["account"]
 _COUNTS = serializers.DictField(child=serializers.IntegerField())

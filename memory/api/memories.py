@@ -12,8 +12,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memory import search, selectors, services
-from memory.api.common import OneOrMany, errors, object_id, one_or_many
+from core.serializers import OneOrMany, errors, object_id, one_or_many
+from memory import recall as search
+from memory import selectors, services
 from memory.api.serializers import (
     ForgetBulkResultSerializer,
     ForgetBulkSerializer,

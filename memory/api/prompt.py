@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.serializers import StrictSerializer, errors
 from memory import agent_tools, prompts
-from memory.api.common import StrictSerializer, errors
 
 
 class PromptQuerySerializer(serializers.Serializer):

@@ -1,13 +1,39 @@
 """Request and response shapes of the memory endpoints (also used by the agent tools)."""
 
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memory.api.common import JSONObjectField, OwnTurnField, StrictSerializer, WhenField
+from conversations.models import Turn
+from core.serializers import MAX_ID, JSONObjectField, StrictSerializer, WhenField
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
-from memory.search import MAX_TOP_K
+from memory.recall import MAX_TOP_K
 from memory.selectors import ORDERINGS
 
 ALL_CATEGORIES = CATEGORIES + PRIVILEGED_CATEGORIES
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class OwnTurnField(serializers.PrimaryKeyRelatedField):
+    """A conversation turn id of the caller's (context "user"); any other id is unknown."""
+
+    default_error_messages = {
+        "does_not_exist": "No such turn.",
+        "incorrect_type": "Expected a turn id (integer).",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_null=True, **kwargs)
+
+    def get_queryset(self) -> Any:
+        return Turn.objects.for_user(self.context["user"])
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, bool) or (isinstance(data, int) and not 0 < data <= MAX_ID):
+            self.fail("does_not_exist", pk_value=data)
+        return super().to_internal_value(data)
 
 
 class MemorySerializer(serializers.ModelSerializer):

@@ -1,12 +1,12 @@
-"""The agent API under /api/v1/ (memory, conversations, prompt, tools, account, health).
+"""The memory API under /api/v1/ (memories, recall, prompt material, tools, account data).
 
 Every name starts with `api-`: tests/api/test_cross_user_coverage.py requires a
 cross-user test for each.
 """
 
-from django.urls import include, path
+from django.urls import path
 
-from memory.api import account, health, memories, prompt, schema
+from memory.api import account, memories, prompt
 
 urlpatterns = [
     path("memories/", memories.MemoryListCreateView.as_view(), name="api-memories"),
@@ -30,8 +30,4 @@ urlpatterns = [
     path("activity/", account.ActivityView.as_view(), name="api-activity"),
     path("export/", account.ExportView.as_view(), name="api-export"),
     path("import/", account.ImportView.as_view(), name="api-import"),
-    path("health/", health.HealthView.as_view(), name="api-health"),
-    path("schema/", schema.SchemaView.as_view(), name="api-schema"),
-    path("docs/", schema.DocsView.as_view(), name="api-docs"),
-    path("", include("conversations.api.urls")),
 ]

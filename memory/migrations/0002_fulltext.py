@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from memory.fulltext_schema import KNOWLEDGE_FTS, operations
+from retrieval.fulltext_schema import KNOWLEDGE_FTS, operations
 
 
 class Migration(migrations.Migration):

@@ -7,56 +7,94 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
-        ('memory', '0002_fulltext'),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("memory", "0002_fulltext"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ProfileCache',
+            name="ProfileCache",
             fields=[
-                ('owner', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='+', serialize=False, to=settings.AUTH_USER_MODEL)),
-                ('generation', models.BigIntegerField(default=0)),
-                ('bullets', models.JSONField(default=list)),
-                ('built_at', models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "owner",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="+",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                ("generation", models.BigIntegerField(default=0)),
+                ("bullets", models.JSONField(default=list)),
+                ("built_at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
         ),
         migrations.AddField(
-            model_name='knowledgeitem',
-            name='decayed_at',
+            model_name="knowledgeitem",
+            name="decayed_at",
             field=models.DateTimeField(blank=True, editable=False, null=True),
         ),
         migrations.CreateModel(
-            name='LLMCounter',
+            name="LLMCounter",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=40)),
-                ('count', models.PositiveIntegerField(default=0)),
-                ('first_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_message', models.CharField(blank=True, default='', max_length=500)),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=40)),
+                ("count", models.PositiveIntegerField(default=0)),
+                ("first_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("last_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("last_message", models.CharField(blank=True, default="", max_length=500)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['owner', 'kind'], name='llm_counter_kind')],
+                "indexes": [models.Index(fields=["owner", "kind"], name="llm_counter_kind")],
             },
         ),
         migrations.CreateModel(
-            name='ReconciledPair',
+            name="ReconciledPair",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('low', models.BigIntegerField()),
-                ('high', models.BigIntegerField()),
-                ('outcome', models.CharField(max_length=12)),
-                ('similarity', models.FloatField(default=0.0)),
-                ('judged_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("low", models.BigIntegerField()),
+                ("high", models.BigIntegerField()),
+                ("outcome", models.CharField(max_length=12)),
+                ("similarity", models.FloatField(default=0.0)),
+                ("judged_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('owner', 'low', 'high'), name='reconciled_pair_once')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("owner", "low", "high"), name="reconciled_pair_once"
+                    )
+                ],
             },
         ),
     ]

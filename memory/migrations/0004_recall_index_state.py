@@ -1,6 +1,6 @@
 from django.db import migrations, models
 
-from memory.fulltext_schema import KNOWLEDGE_FTS, vocab_operations
+from retrieval.fulltext_schema import KNOWLEDGE_FTS, vocab_operations
 
 
 class Migration(migrations.Migration):

@@ -5,16 +5,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('conversations', '0004_recall_turn_context'),
-        ('memory', '0004_recall_index_state'),
+        ("conversations", "0004_recall_turn_context"),
+        ("memory", "0004_recall_index_state"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='knowledgeitem',
-            index=models.Index(fields=['owner', 'source_turn'], name='ki_source_turn'),
+            model_name="knowledgeitem",
+            index=models.Index(fields=["owner", "source_turn"], name="ki_source_turn"),
         ),
     ]

@@ -1,7 +1,5 @@
 """Forms of the web app. They only parse input; the services validate and write."""
 
-import zoneinfo
-
 from django import forms
 from django.core.exceptions import ValidationError
 
@@ -25,15 +23,6 @@ SOURCE_PHRASES = {
     "discovery": "approved from discovery",
     "consolidation": "from a consolidated session",
 }
-
-
-def apply_service_errors(form: forms.Form, error: ValidationError) -> None:
-    """Show a service's ValidationError on the form: per field when it names one."""
-    if hasattr(error, "error_dict"):
-        for name, messages in error.message_dict.items():
-            form.add_error(name if name in form.fields else None, messages)
-    else:
-        form.add_error(None, error.messages)
 
 
 class MinuteDateTimeField(forms.DateTimeField):
@@ -109,52 +98,3 @@ class MemoryFilterForm(forms.Form):
     ordering = forms.ChoiceField(required=False, choices=ORDERING_CHOICES, label="Sort")
     forgotten = forms.BooleanField(required=False, label="Include forgotten")
     superseded = forms.BooleanField(required=False, label="Include superseded")
-
-
-EXPIRY_CHOICES = [("", "Never"), ("30", "In 30 days"), ("90", "In 90 days"), ("365", "In a year")]
-
-
-class TokenForm(forms.Form):
-    name = forms.CharField(
-        max_length=100,
-        help_text="Which agent uses it, e.g. laptop-assistant.",
-        widget=forms.TextInput(attrs={"placeholder": "laptop-assistant"}),
-    )
-    expires_in = forms.ChoiceField(choices=EXPIRY_CHOICES, required=False, label="Expires")
-
-
-class SettingsForm(forms.Form):
-    timezone = forms.ChoiceField(
-        label="Time zone",
-        help_text="Dates here and dates your agents give without a zone use it.",
-    )
-    memory_enabled = forms.BooleanField(
-        required=False,
-        label="Memory is on",
-        help_text="When off, agents and background tasks cannot store anything new.",
-    )
-    auto_extract = forms.BooleanField(
-        required=False,
-        label="Learn from conversations automatically",
-        help_text="Background extraction turns what you tell your agents into memories.",
-    )
-    extraction_steering = forms.CharField(
-        required=False,
-        max_length=4000,
-        label="What to remember",
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Guidance for extraction, e.g. “Keep work facts; ignore small talk.”",
-    )
-    contexts = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "work\nhome"}),
-        help_text="Your contexts, one per line. Suggested when you add memories.",
-    )
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        zones = sorted(zoneinfo.available_timezones())
-        self.fields["timezone"].choices = [(z, z.replace("_", " ")) for z in zones]
-
-    def clean_contexts(self) -> list[str]:
-        return [line.strip() for line in self.cleaned_data["contexts"].splitlines() if line.strip()]

@@ -12,13 +12,14 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from accounts.services import user_settings_get
 from conversations.models import Turn
+from core.forms import apply_service_errors
 from memory import selectors, services
 from memory.models import KnowledgeItem
-from memory.search import recall
-from memory.user_settings import user_settings_get
+from memory.recall import recall
 from memory.web import selectors as web_selectors
-from memory.web.forms import MemoryFilterForm, MemoryForm, apply_service_errors
+from memory.web.forms import MemoryFilterForm, MemoryForm
 
 PAGE_SIZE = 25
 SEARCH_TOP_K = 100

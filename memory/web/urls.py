@@ -1,16 +1,11 @@
-"""Every page of the web app, mounted at the site root (the API lives under /api/v1/)."""
+"""The dashboard and the memory pages, mounted at the site root."""
 
-from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import path
 
-from memory.web import accounts, api_tokens, dashboard, memories, preferences
+from memory.web import dashboard, memories
 
 urlpatterns = [
     path("", dashboard.dashboard, name="web-dashboard"),
-    path("login/", accounts.LoginView.as_view(), name="web-login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="web-logout"),
-    path("signup/", accounts.signup, name="web-signup"),
-    path("password/", accounts.PasswordChangeView.as_view(), name="web-password-change"),
     path("memories/", memories.memory_list, name="web-memory-list"),
     path("memories/new/", memories.memory_add, name="web-memory-add"),
     path("memories/<int:pk>/", memories.memory_detail, name="web-memory-detail"),
@@ -18,8 +13,4 @@ urlpatterns = [
     path("memories/<int:pk>/forget/", memories.memory_forget, name="web-memory-forget"),
     path("memories/<int:pk>/restore/", memories.memory_restore, name="web-memory-restore"),
     path("memories/<int:pk>/erase/", memories.memory_erase, name="web-memory-erase"),
-    path("conversations/", include("conversations.web.urls")),
-    path("tokens/", api_tokens.token_list, name="web-token-list"),
-    path("tokens/<int:pk>/revoke/", api_tokens.token_revoke_view, name="web-token-revoke"),
-    path("settings/", preferences.settings_page, name="web-settings"),
 ]

@@ -5,10 +5,11 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from gaia_site.api import TokenRateThrottle
+from accounts.models import ApiToken
+from accounts.services import token_create, token_revoke
+from core.api import TokenRateThrottle
 from memory.api.account import ImportView
-from memory.models import ApiToken, KnowledgeItem
-from memory.tokens import token_create, token_revoke
+from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error
 from tests.api.test_cross_user_coverage import api_patterns
 

@@ -6,8 +6,8 @@ from django.utils import timezone
 from django_q.models import OrmQ
 from rest_framework.test import APIClient
 
-from gaia_site import health
-from memory import health_checks, services
+from core import health, health_checks
+from memory import services
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.services import user_settings_update
 from memory import prompts, services
-from memory.search import recall
-from memory.user_settings import user_settings_update
+from memory.recall import recall
 from tests.api.conftest import assert_error
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from django.core.cache import cache
 
-from memory.background import queue
+from core import queue
 from tests.background.fake_llm import FakeLLM
 
 

@@ -139,7 +139,7 @@ def test_extract_never_reads_or_writes_another_users_memory(fake_llm, alice, bob
 
 
 def test_idle_sessions_of_alice_and_bob_are_consolidated_separately(fake_llm, alice, bob):
-    from memory.background.consolidation import consolidate_session, sessions_due
+    from learning.consolidation import consolidate_session, sessions_due
 
     when = timezone.now() - timedelta(hours=2)
     for user in (alice, bob):

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 from conversations.models import Session, Turn
 from conversations.services import turn_append
-from memory.background import consolidation
-from memory.llm.counters import llm_counts
+from learning import consolidation
+from learning.llm.counters import llm_counts
 from memory.models import KnowledgeItem
 from tests.background import fake_llm as f
 

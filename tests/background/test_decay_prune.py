@@ -7,10 +7,10 @@ from django.utils import timezone
 
 from conversations.models import ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
-from memory.background.decay import decay_user
-from memory.background.prune import prune_user
+from learning.decay import decay_user
 from memory.models import KnowledgeItem
 from memory.services import memory_create
+from privacy.retention import prune_user
 
 pytestmark = pytest.mark.django_db
 

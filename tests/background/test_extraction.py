@@ -2,13 +2,13 @@
 
 import pytest
 
+from accounts.services import user_settings_update
 from conversations.models import Turn
 from conversations.services import turn_append
-from memory.background import extraction
-from memory.llm.counters import llm_counts
+from learning import extraction
+from learning.llm.counters import llm_counts
 from memory.models import KnowledgeItem
 from memory.services import memory_create
-from memory.user_settings import user_settings_update
 from tests.background import fake_llm as f
 
 pytestmark = pytest.mark.django_db
@@ -270,7 +270,7 @@ def test_only_pending_user_turns_of_five_words_are_queued_on_commit(
     assert queued == []  # nothing runs before the commit
     for callback in callbacks:
         callback()
-    assert queued == [("conversations.tasks.extract_turn", (turn.pk,))]
+    assert queued == [("learning.tasks.extract_turn", (turn.pk,))]
 
 
 def test_nothing_is_queued_without_an_llm(

@@ -3,7 +3,7 @@
 import pytest
 
 from conversations.services import turn_append
-from memory.background import extraction, reconciliation
+from learning import extraction, reconciliation
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from tests.background import fake_llm as f

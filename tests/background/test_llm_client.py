@@ -2,8 +2,8 @@
 
 import pytest
 
-from memory.llm import LLMError, get_llm
-from memory.llm.counters import llm_counts
+from learning.llm import LLMError, get_llm
+from learning.llm.counters import llm_counts
 from tests.background import fake_llm as f
 
 pytestmark = pytest.mark.django_db

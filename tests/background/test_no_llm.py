@@ -3,9 +3,9 @@
 import pytest
 
 from conversations.services import turn_append
-from gaia_site import health
-from memory.background import extraction
-from memory.background.schedules import startup_sweeps
+from core import health
+from learning import extraction
+from learning.schedules import startup_sweeps
 from memory.models import KnowledgeItem
 from memory.selectors import memory_stats
 from tests.background import fake_llm as f
@@ -54,8 +54,8 @@ def test_the_backlog_is_processed_once_an_llm_is_configured(
         # the sweep only takes turns no on-commit task had a chance to finish
         monkeypatch.setattr(extraction, "SWEEP_MIN_AGE_SECONDS", -60)
         assert extraction.extraction_sweep() == 1
-        assert queued == [("conversations.tasks.extract_turn", (turn.pk,))]
-        from conversations.tasks import extract_turn
+        assert queued == [("learning.tasks.extract_turn", (turn.pk,))]
+        from learning.tasks import extract_turn
 
         assert extract_turn(turn.pk)["added"] == 1
     finally:
@@ -84,6 +84,6 @@ def test_startup_queues_the_sweeps(monkeypatch):
     monkeypatch.setattr("django_q.tasks.async_task", lambda func, *a, **k: queued.append(func))
     startup_sweeps()
     assert queued == [
-        "conversations.tasks.extract_pending_sweep",
-        "conversations.tasks.consolidate_sweep",
+        "learning.tasks.extract_pending_sweep",
+        "learning.tasks.consolidate_sweep",
     ]

@@ -2,8 +2,8 @@
 
 import pytest
 
-from memory.background import profile
-from memory.background.models import ProfileCache
+from learning import profile
+from learning.models import ProfileCache
 from memory.services import memory_create
 from tests.background import fake_llm as f
 
@@ -18,7 +18,7 @@ def test_without_a_distilled_profile_it_serves_the_raw_list_and_queues_a_refresh
     view = profile.profile_get(user=alice)
     assert view["source"] == "raw" and view["bullets"] == ["User is a violinist"]
     assert view["profile"].startswith(profile.HEADER)
-    assert queued == [("memory.tasks.profile_refresh", (alice.pk,))]
+    assert queued == [("learning.tasks.profile_refresh", (alice.pk,))]
 
 
 def test_a_refresh_caches_the_distilled_profile_until_memory_changes(fake_llm, alice, queued):

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.background import reconciliation
-from memory.background.models import ReconciledPair
+from learning import reconciliation
+from learning.models import ReconciledPair
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from tests.background import fake_llm as f

@@ -10,7 +10,7 @@ from django_q.models import Schedule
 
 from conversations.models import Turn
 from conversations.services import turn_append
-from memory.background.schedules import SCHEDULES
+from learning.schedules import SCHEDULES
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from tests.background import fake_llm as f
@@ -29,9 +29,9 @@ def test_setup_schedules_is_idempotent_and_follows_the_settings(settings):
     run("setup_schedules")
     rows = {s.name: s for s in Schedule.objects.all()}
     assert len(rows) == len(SCHEDULES)
-    assert rows["gaia: decay"].func == "memory.tasks.decay_all"
+    assert rows["gaia: decay"].func == "learning.tasks.decay_all"
     assert rows["gaia: decay"].minutes == settings.GAIA_DECAY_INTERVAL
-    assert rows["gaia: backfill embeddings"].func == "memory.embedding.tasks.backfill_embeddings"
+    assert rows["gaia: backfill embeddings"].func == "retrieval.tasks.backfill_embeddings"
     settings.GAIA_DECAY_INTERVAL = 60
     settings.GAIA_PRUNE_INTERVAL = 0
     assert "gaia: decay: updated, every 60 min" in run("setup_schedules")
@@ -44,7 +44,7 @@ def test_every_scheduled_task_of_this_package_exists():
 
     for _, func, _ in SCHEDULES:
         module, name = func.rsplit(".", 1)
-        if module == "memory.embedding.tasks":
+        if module == "retrieval.tasks":
             continue  # provided by the embedding package
         assert callable(getattr(import_module(module), name))
 

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from conversations.services import tool_call_record
-from memory.background.tool_errors import tool_errors_sync
+from learning.tool_errors import tool_errors_sync
 from memory.models import KnowledgeItem
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,7 @@ def errors(user, active=True):
 
 def test_a_failure_becomes_an_error_item_and_a_later_success_retires_it(alice, queued):
     tool_call_record(user=alice, tool_name="Web_Search", success=False, error="timeout after 30s")
-    assert queued == [("memory.tasks.tool_errors_sync", (alice.pk, "Web_Search"))]
+    assert queued == [("learning.tasks.tool_errors_sync", (alice.pk, "Web_Search"))]
     tool_errors_sync(user_id=alice.pk, tool_name="Web_Search")
     item = errors(alice).get()
     assert (item.content, item.source, item.entity, item.confidence) == (
@@ -33,7 +33,7 @@ def test_a_failure_becomes_an_error_item_and_a_later_success_retires_it(alice, q
 
     queued.clear()
     tool_call_record(user=alice, tool_name="Web_Search", success=True)
-    assert queued == [("memory.tasks.tool_errors_sync", (alice.pk, "Web_Search"))]
+    assert queued == [("learning.tasks.tool_errors_sync", (alice.pk, "Web_Search"))]
     assert tool_errors_sync(user_id=alice.pk, tool_name="Web_Search")["status"] == "retired"
     assert errors(alice).count() == 0
     assert errors(alice, active=False).get().forgotten_at is not None  # soft, restorable

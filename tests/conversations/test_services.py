@@ -3,9 +3,9 @@ from datetime import UTC, datetime
 import pytest
 from django.core.exceptions import ValidationError
 
+from accounts.services import user_settings_update
 from conversations.models import Session, Turn
 from conversations.services import tool_call_record, turn_append, turns_append_many
-from memory.user_settings import user_settings_update
 
 pytestmark = pytest.mark.django_db
 

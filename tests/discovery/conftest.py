@@ -1,7 +1,7 @@
 import pytest
 
+from accounts.services import user_settings_update
 from discovery.scanners.base import ScanContext
-from memory.user_settings import user_settings_update
 from tests.discovery import fakehome
 
 

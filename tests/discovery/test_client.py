@@ -6,10 +6,9 @@ import sys
 from io import StringIO
 from pathlib import Path
 
+from accounts.services import token_create, user_settings_update
 from discovery import scan
 from discovery.models import Finding
-from memory.tokens import token_create
-from memory.user_settings import user_settings_update
 from tests.discovery.fakehome import SECRET
 
 REPO = Path(__file__).resolve().parents[2]

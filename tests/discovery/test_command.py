@@ -5,10 +5,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from accounts.services import user_settings_update
 from discovery import services
 from discovery.models import Finding
 from memory.models import KnowledgeItem
-from memory.user_settings import user_settings_update
 from tests.discovery.fakehome import SECRET
 
 pytestmark = pytest.mark.django_db

@@ -3,11 +3,11 @@
 import pytest
 from django.core.exceptions import ValidationError
 
+from accounts.services import user_settings_update
 from discovery import services
 from discovery.models import Finding
 from memory import services as memory
 from memory.models import KnowledgeItem
-from memory.user_settings import user_settings_update
 
 pytestmark = pytest.mark.django_db
 

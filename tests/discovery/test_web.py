@@ -3,10 +3,10 @@
 import pytest
 from django.urls import reverse
 
+from accounts.services import user_settings_get, user_settings_update
 from discovery import services
 from discovery.models import Finding
 from memory.models import KnowledgeItem
-from memory.user_settings import user_settings_get, user_settings_update
 
 pytestmark = pytest.mark.django_db
 QUEUE = reverse("web-discovery-queue")

@@ -4,15 +4,16 @@ import random
 
 import pytest
 
-from memory.embedding import current_dim, current_model_id, from_bytes, get_embedder
-from memory.embedding.services import embeddings_missing
-from memory.fulltext_schema import KNOWLEDGE_FTS
-from memory.loadbench.seed import words
+from bench.loadbench.seed import words
 from memory.models import KnowledgeItem
-from memory.search import keyword, recall
-from memory.search.corpus import ITEMS
-from memory.search.indexes import index_for
+from memory.recall import recall
 from memory.services import memory_create, memory_create_many
+from retrieval import keyword
+from retrieval.corpus import ITEMS
+from retrieval.embedding import current_dim, current_model_id, from_bytes, get_embedder
+from retrieval.embedding.services import embeddings_missing
+from retrieval.fulltext_schema import KNOWLEDGE_FTS
+from retrieval.indexes import index_for
 from tests.recall_fixtures import ALICE_FACTS
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,8 @@ import shutil
 import numpy as np
 import pytest
 
-from memory.embedding import EmbedderError, checked, get_embedder
-from memory.embedding.local import LocalEmbedder, default_model_path, default_tokenizer_path
+from retrieval.embedding import EmbedderError, checked, get_embedder
+from retrieval.embedding.local import LocalEmbedder, default_model_path, default_tokenizer_path
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_it_rejects_vectors_of_the_wrong_shape_or_with_bad_values(vectors, messa
 
 
 def test_the_embedder_health_check_is_registered_and_reports_the_local_model():
-    from gaia_site.health import run_all
+    from core.health import run_all
 
     assert run_all()["embedder"] == {
         "backend": "local",
@@ -102,7 +102,7 @@ def test_the_embedder_health_check_is_registered_and_reports_the_local_model():
 
 
 def test_the_health_check_reports_a_corrupt_model_with_the_fix(settings, tmp_path):
-    from memory.embedding.health import embedder_health
+    from retrieval.embedding.health import embedder_health
 
     broken = tmp_path / "model.onnx"
     broken.write_bytes(b"garbage")

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from memory.embedding import EmbedderError, current_model_id, get_embedder
-from memory.embedding.health import embedder_health
-from memory.embedding.openai import OpenAIEmbedder
+from retrieval.embedding import EmbedderError, current_model_id, get_embedder
+from retrieval.embedding.health import embedder_health
+from retrieval.embedding.openai import OpenAIEmbedder
 
 
 def make(server, **overrides) -> OpenAIEmbedder:

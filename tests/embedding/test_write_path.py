@@ -7,12 +7,12 @@ from django_q.models import OrmQ
 from django_q.signing import SignedPackage
 
 from conversations.services import turn_append, turns_append_many
-from memory.embedding import current_model_id, from_bytes
-from memory.embedding.services import embeddings_backfill, embeddings_missing
 from memory.models import KnowledgeItem
-from memory.search import recall
+from memory.recall import recall
 from memory.selectors import memory_stats
 from memory.services import memory_create, memory_create_many, memory_update
+from retrieval.embedding import current_model_id, from_bytes
+from retrieval.embedding.services import embeddings_backfill, embeddings_missing
 
 pytestmark = pytest.mark.django_db
 
@@ -179,7 +179,7 @@ def test_the_queued_task_is_idempotent(alice, commit, remote_embedder):
     with commit():
         memory_create(user=alice, content="Alice's dentist is Dr. Okafor")
     task = SignedPackage.loads(OrmQ.objects.get().payload)
-    from memory.embedding.tasks import embed_rows_task
+    from retrieval.tasks import embed_rows_task
 
     assert embed_rows_task(*task["args"]) == 1
     assert embed_rows_task(*task["args"]) == 0  # already embedded: nothing to do

@@ -7,12 +7,12 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from accounts.services import user_settings_update
 from memory import services
 from memory.batch_store import BatchWords
 from memory.dedup import DEDUP_THRESHOLD, word_overlap
-from memory.events import generation_get
 from memory.models import KnowledgeItem
-from memory.user_settings import user_settings_update
+from retrieval.events import generation_get
 
 pytestmark = pytest.mark.django_db
 

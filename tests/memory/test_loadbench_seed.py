@@ -2,10 +2,10 @@
 
 import pytest
 
-from memory.loadbench.seed import seed
+from accounts.services import token_authenticate
+from bench.loadbench.seed import seed
 from memory.models import KnowledgeItem
-from memory.search import recall
-from memory.tokens import token_authenticate
+from memory.recall import recall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

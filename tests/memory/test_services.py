@@ -3,9 +3,9 @@ from datetime import UTC, datetime
 import pytest
 from django.core.exceptions import ValidationError
 
+from accounts.services import user_settings_update
 from memory import services
 from memory.models import KnowledgeItem
-from memory.user_settings import user_settings_update
 
 pytestmark = pytest.mark.django_db
 
@@ -160,8 +160,8 @@ def test_forget_hides_and_restore_brings_back_exactly(alice):
 
 
 def test_erase_removes_the_row_and_its_full_text_entry(alice):
-    from memory.fulltext_schema import KNOWLEDGE_FTS
-    from memory.search import keyword
+    from retrieval import keyword
+    from retrieval.fulltext_schema import KNOWLEDGE_FTS
 
     item = services.memory_create(user=alice, content="Secret project zanzibar")
     where = keyword.Where().add("t.owner_id = %s", alice.pk)
@@ -216,7 +216,7 @@ def test_memory_disabled_refuses_agent_writes_but_not_people(alice):
 
 
 def test_writes_bump_the_index_generation(alice):
-    from memory.events import generation_get
+    from retrieval.events import generation_get
 
     start = generation_get(alice.pk)
     item = services.memory_create(user=alice, content="Plays chess")

@@ -7,10 +7,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django_q.models import OrmQ
 
-from memory.embedding import EmbedderError
-from memory.embedding.startup import embedding_startup
-from memory.models import IndexGeneration, KnowledgeItem
+from memory.models import KnowledgeItem
 from memory.services import memory_create
+from retrieval.embedding import EmbedderError
+from retrieval.embedding.startup import embedding_startup
+from retrieval.models import IndexGeneration
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ import pytest
 from conversations.search import search_turns
 from conversations.services import turns_append_many
 from memory.models import KnowledgeItem
-from memory.search import recall
-from memory.search.dates import mentioned_windows
+from memory.recall import recall
 from memory.services import memory_create
+from retrieval.dates import mentioned_windows
 
 
 def day(year: int, month: int, number: int) -> tuple[datetime, datetime]:

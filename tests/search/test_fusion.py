@@ -2,7 +2,7 @@
 
 import pytest
 
-from memory.search.fusion import rrf
+from retrieval.fusion import rrf
 
 
 def test_it_ranks_an_id_found_by_both_stages_first():

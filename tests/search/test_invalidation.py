@@ -8,13 +8,13 @@ import pytest
 
 from conversations.search import search_turns
 from conversations.services import turn_append
-from memory.embedding.services import embed_rows
 from memory.models import KnowledgeItem
-from memory.search import recall
-from memory.search.corpus import ITEMS
-from memory.search.indexes import index_for
-from memory.search.vector import IndexCache
+from memory.recall import recall
 from memory.services import memory_create, memory_erase, memory_forget
+from retrieval.corpus import ITEMS
+from retrieval.embedding.services import embed_rows
+from retrieval.indexes import index_for
+from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from conversations.services import turn_append
-from memory.search import recall
+from memory.recall import recall
 from memory.services import memory_create, memory_forget
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memory.models import KnowledgeItem
-from memory.search import recall
+from memory.recall import recall
 from memory.services import (
     memory_create,
     memory_erase,

@@ -4,7 +4,7 @@ import pytest
 
 from conversations.search import search_turns
 from conversations.services import turn_append
-from memory.search import recall
+from memory.recall import recall
 from memory.services import memory_create
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 
 from conversations.search import search_turns
 from conversations.services import turn_append
-from memory.search import recall
+from memory.recall import recall
 from memory.services import memory_create
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +54,7 @@ def test_operators_are_searched_as_plain_words(alice, stored):
 
 
 def test_keyword_work_is_bounded_by_dropping_the_most_common_terms(alice, commit, monkeypatch):
-    from memory.search import keyword
+    from retrieval import keyword
 
     monkeypatch.setattr(keyword, "OR_BUDGET", 1)
     monkeypatch.setattr(keyword, "_df_cache", {})

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from memory.search import vector
-from memory.search.vector import IndexCache, VectorIndex
+from retrieval import vector
+from retrieval.vector import IndexCache, VectorIndex
 
 
 def unit(*values: float) -> np.ndarray:

@@ -4,9 +4,10 @@ import pytest
 
 from conversations.search import search_turns
 from conversations.services import turns_append_many
-from memory.search import item_scope, pipeline, recall, vocabulary
-from memory.search.corpus import ITEMS
+from memory.recall import item_scope, recall
 from memory.services import memory_create
+from retrieval import pipeline, vocabulary
+from retrieval.corpus import ITEMS
 
 pytestmark = pytest.mark.django_db
 

@@ -25,7 +25,7 @@ from django_q.models import Task  # noqa: E402
 
 from conversations.services import tool_call_record, turn_append  # noqa: E402
 from memory import services  # noqa: E402
-from memory.erasure import memory_erase_user  # noqa: E402
+from privacy.services import memory_erase_user  # noqa: E402
 
 MARKERS = {"item": "quokkaitem", "carol": "quokkacarol", "bob": "quokkabob"}
 FILLER = " ".join(f"word{n}" for n in range(40))
@@ -72,7 +72,7 @@ def main() -> None:
     Task.objects.create(  # a finished consolidation whose result quotes carol
         id="c" * 32,
         name="consolidate",
-        func="conversations.tasks.consolidate_session",
+        func="learning.tasks.consolidate_session",
         args=(session_pk,),
         result={"summary": f"Talked about {MARKERS['carol']}"},
         started=timezone.now(),

@@ -18,13 +18,13 @@ import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection
 
+from accounts.services import user_settings_update
 from conversations.services import tool_call_record, turn_append
 from discovery.services import finding_propose_many
+from learning.models import ProfileCache
 from memory import services
-from memory.background.models import ProfileCache
-from memory.erasure import memory_erase_user
-from memory.erasure.reclaim import CONTENT_MODELS
-from memory.user_settings import user_settings_update
+from privacy.reclaim import CONTENT_MODELS
+from privacy.services import memory_erase_user
 
 # Committed rows: CHECKPOINT only writes what other sessions could see.
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -6,18 +6,19 @@ from django.urls import reverse
 from django.utils import timezone
 from django_q.models import Task
 
+from accounts.services import user_settings_update
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
 from discovery.models import Finding
 from discovery.services import finding_approve, finding_propose_many
-from memory import events, services
-from memory.background import consolidation, extraction
-from memory.background.models import ReconciledPair
-from memory.background.tool_errors import tool_errors_sync
-from memory.erasure import REDACTED
+from learning import consolidation, extraction
+from learning.models import ReconciledPair
+from learning.tool_errors import tool_errors_sync
+from memory import services
 from memory.models import KnowledgeItem
-from memory.search import recall
-from memory.user_settings import user_settings_update
+from memory.recall import recall
+from privacy.services import REDACTED
+from retrieval import events
 from tests.background import fake_llm as f
 from tests.security.traces import fulltext_holds, removed_for, rows_pointing_at
 
@@ -243,7 +244,7 @@ def test_erasing_an_item_deletes_the_task_records_that_quote_it(alice, bob):
         Task.objects.create(
             id=pk,
             name=pk,
-            func="conversations.tasks.consolidate_session",
+            func="learning.tasks.consolidate_session",
             args=(1,),
             result=result,
             started=timezone.now(),

@@ -14,9 +14,9 @@ from django.db.transaction import TransactionManagementError
 from django_q.models import OrmQ, Task
 
 from memory import services
-from memory.erasure import _scope, memory_erase_user
-from memory.erasure.reclaim import CONTENT_MODELS, reclaim_plan, reclaim_start, relation_reclaim
 from memory.models import KnowledgeItem
+from privacy.reclaim import CONTENT_MODELS, reclaim_plan, reclaim_start, relation_reclaim
+from privacy.services import _scope, memory_erase_user
 
 # VACUUM cannot run inside a transaction, and the usual test wraps one around everything.
 pytestmark = pytest.mark.django_db(transaction=True)

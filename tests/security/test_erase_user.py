@@ -14,16 +14,16 @@ from django_q.models import OrmQ, Task
 from django_q.signing import SignedPackage
 from django_q.tasks import async_task
 
+from accounts.models import ApiToken, UserSettings
 from conversations.models import Session, ToolCall, Turn
 from discovery.models import Finding
-from memory import events
-from memory.background.models import ProfileCache, ReconciledPair
-from memory.erasure import memory_erase_user
-from memory.erasure.tasks import TASK_SUBJECTS, Subjects, queued_tasks_erase
-from memory.llm.counters import llm_count
-from memory.llm.models import LLMCounter
-from memory.models import ApiToken, KnowledgeItem, UserSettings
-from memory.search import recall
+from learning.llm.counters import llm_count
+from learning.models import LLMCounter, ProfileCache, ReconciledPair
+from memory.models import KnowledgeItem
+from memory.recall import recall
+from privacy.services import memory_erase_user
+from privacy.task_records import TASK_SUBJECTS, Subjects, queued_tasks_erase
+from retrieval import events
 from tests.api.conftest import assert_error
 from tests.security.traces import fulltext_holds, removed_for
 from tests.security.twins import MARKERS, seed_twin, snapshot
@@ -43,14 +43,14 @@ def _queue_tasks_naming(twin) -> set[int]:
     returns the queue rows it added."""
     user = twin.user
     before = set(OrmQ.objects.values_list("pk", flat=True))
-    async_task("conversations.tasks.extract_turn", twin.turns[1].pk)
-    async_task("conversations.tasks.consolidate_session", twin.turns[0].session_id)
-    async_task("memory.tasks.profile_refresh", user.pk)
-    async_task("memory.tasks.tool_errors_sync", user.pk, "web_search")
+    async_task("learning.tasks.extract_turn", twin.turns[1].pk)
+    async_task("learning.tasks.consolidate_session", twin.turns[0].session_id)
+    async_task("learning.tasks.profile_refresh", user.pk)
+    async_task("learning.tasks.tool_errors_sync", user.pk, "web_search")
     Task.objects.create(
         id=f"{user.pk:032d}",
         name="consolidate",
-        func="conversations.tasks.consolidate_session",
+        func="learning.tasks.consolidate_session",
         args=(twin.turns[0].session_id,),
         result={"summary": f"Talked about {twin.marker}"},
         started=timezone.now(),
@@ -181,9 +181,9 @@ def test_queued_payloads_are_removed_from_a_redis_broker_too(alice, bob):
     connection.delete(broker.list_key)
     try:
         for func, arg in (
-            ("memory.tasks.profile_refresh", alice.pk),
-            ("memory.tasks.profile_refresh", bob.pk),
-            ("conversations.tasks.extract_turn", 77),
+            ("learning.tasks.profile_refresh", alice.pk),
+            ("learning.tasks.profile_refresh", bob.pk),
+            ("learning.tasks.extract_turn", 77),
         ):
             broker.enqueue(SignedPackage.dumps({"id": f"{func}{arg}", "func": func,
                                                 "args": (arg,), "kwargs": {}}))  # fmt: skip
@@ -196,7 +196,7 @@ def test_queued_payloads_are_removed_from_a_redis_broker_too(alice, bob):
 
 def test_every_task_function_says_which_ids_its_payload_names():
     """A new task must declare its subject, or an erase could leave its payload behind."""
-    for module_name in ("memory.tasks", "conversations.tasks"):
+    for module_name in ("learning.tasks", "learning.tasks"):
         module = importlib.import_module(module_name)
         for name, func in inspect.getmembers(module, inspect.isfunction):
             if func.__module__ == module_name and not name.startswith("_"):

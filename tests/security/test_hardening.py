@@ -15,12 +15,12 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
+from accounts.services import token_create, token_revoke, user_settings_update
 from discovery.models import Finding
+from learning import profile
 from memory import agent_tools, services
-from memory.background import profile
-from memory.models import ApiToken, KnowledgeItem
-from memory.tokens import token_create, token_revoke
-from memory.user_settings import user_settings_update
+from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error
 from tests.api.test_fuzz import _operations, _sample
 from tests.security.twins import snapshot

@@ -21,9 +21,10 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
+from accounts.services import token_create
 from conversations.models import Session
-from memory.models import ApiToken, KnowledgeItem
-from memory.tokens import token_create
+from memory.models import KnowledgeItem
 from tests.api.test_cross_user_coverage import api_patterns
 from tests.background import fake_llm as f
 from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot

@@ -9,9 +9,10 @@ import pytest
 from django.utils import timezone
 
 from conversations.models import Session, Turn
-from memory.background import consolidation, decay, extraction, profile, prune, reconciliation
-from memory.background.tool_errors import tool_errors_sync
+from learning import consolidation, decay, extraction, profile, reconciliation
+from learning.tool_errors import tool_errors_sync
 from memory.models import KnowledgeItem
+from privacy import retention as prune
 from tests.background import fake_llm as f
 from tests.security.twins import seed_twin, snapshot
 

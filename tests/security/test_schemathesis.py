@@ -20,8 +20,8 @@ import pytest
 import schemathesis
 from schemathesis.engine import events, from_schema
 
-from gaia_site.api import TokenRateThrottle
-from memory.tokens import token_create
+from accounts.services import token_create
+from core.api import TokenRateThrottle
 from tests.background import fake_llm as f
 from tests.security.twins import seed_twin
 

@@ -7,9 +7,9 @@ import pytest
 from django.apps import apps
 from django.db import connection
 
-from memory import events
-from memory.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS
 from memory.models import KnowledgeItem
+from retrieval import events
+from retrieval.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS
 
 
 def fulltext_holds(word: str) -> bool:

@@ -11,16 +11,16 @@ from typing import Any
 from django.db import models
 from django.utils import timezone
 
+from accounts.models import ApiToken, UserSettings
+from accounts.services import token_create, user_settings_update
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
 from discovery.models import Finding
 from discovery.services import finding_propose_many
+from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory import services
-from memory.background.models import ProfileCache, ReconciledPair
-from memory.llm.models import LLMCounter
-from memory.models import ApiToken, IndexGeneration, KnowledgeItem, UserSettings
-from memory.tokens import token_create
-from memory.user_settings import user_settings_update
+from memory.models import KnowledgeItem
+from retrieval.models import IndexGeneration
 
 MARKERS = {"alice": "kestrelalice", "bob": "kestrelbob"}
 SHARED_SESSION = "shared-session"

@@ -6,7 +6,7 @@ from django.test import Client
 from memory import services
 from memory.admin import MASK
 from memory.models import KnowledgeItem
-from memory.search import recall
+from memory.recall import recall
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from django.urls import reverse
 
+from accounts.services import token_authenticate
 from conversations.models import Session
 from memory.models import KnowledgeItem
-from memory.tokens import token_authenticate
 from tests.web.seed import seed_month
 
 CHROMIUM = "/usr/bin/chromium"

@@ -9,8 +9,8 @@ from django.utils import timezone
 from conversations.models import Turn
 from conversations.services import tool_call_record, turn_append
 from memory import services
-from memory.embedding import current_model_id
 from memory.web.chart import activity_chart, nice_ceiling
+from retrieval.embedding import current_model_id
 from tests.web.seed import seed_month
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 
 from conversations.services import turn_append
 from memory import services
-from memory.search import recall
+from memory.recall import recall
 from tests.web.seed import seed_month
 
 pytestmark = pytest.mark.django_db

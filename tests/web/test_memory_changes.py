@@ -5,7 +5,7 @@ from django.test import Client
 
 from memory import services
 from memory.models import KnowledgeItem
-from memory.search import recall
+from memory.recall import recall
 from tests.web.seed import seed_month
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def test_add_stores_a_memory_from_the_person(alice_web, alice):
 
 
 def test_add_reads_the_due_time_in_the_users_time_zone(alice_web, alice):
-    from memory.user_settings import user_settings_update
+    from accounts.services import user_settings_update
 
     user_settings_update(user=alice, timezone="Europe/Lisbon")
     alice_web.post(
@@ -173,7 +173,7 @@ def test_erase_warns_that_the_version_it_replaced_comes_back(alice_web, alice):
 
 
 def test_add_suggests_the_users_contexts(alice_web, alice):
-    from memory.user_settings import user_settings_update
+    from accounts.services import user_settings_update
 
     user_settings_update(user=alice, contexts=["garden"])
     _remember(alice, "Prefers tea over coffee.", context="work")

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 import pytest
 from django.core.exceptions import ValidationError
 
+from accounts.services import user_settings_get, user_settings_update
 from memory import services
-from memory.user_settings import user_settings_get, user_settings_update
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.models import ApiToken
-from memory.tokens import token_authenticate, token_create
+from accounts.models import ApiToken
+from accounts.services import token_authenticate, token_create
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from memory.management.users import selected_users
+from core.management.users import selected_users
 from memory.selectors import memory_stats
 
 

@@ -1,0 +1,54 @@
+"""What an account owns besides its memory: API tokens and settings.
+
+The tables kept their names from when the memory app held these models.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from core.ownership import OwnedModel
+
+
+class ApiToken(OwnedModel):
+    """A named bearer token for one agent; only a hash of the secret is stored."""
+
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16, db_index=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "memory_apitoken"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_usable(self) -> bool:
+        if self.revoked_at is not None:
+            return False
+        return self.expires_at is None or self.expires_at > timezone.now()
+
+
+class UserSettings(models.Model):
+    """One row per user, created on demand by `user_settings_get`."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="gaia_settings"
+    )
+    timezone = models.CharField(max_length=64, default="UTC")
+    memory_enabled = models.BooleanField(default=True)
+    auto_extract = models.BooleanField(default=True)
+    extraction_steering = models.TextField(blank=True, default="")
+    discovery_consent = models.BooleanField(default=False)
+    contexts = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        db_table = "memory_usersettings"
+
+    def __str__(self) -> str:
+        return f"settings of {self.user_id}"

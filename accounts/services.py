@@ -1,0 +1,103 @@
+"""Accounts: API tokens (hashed, shown once, revocable) and per-user settings."""
+
+import hashlib
+import secrets
+import zoneinfo
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from accounts.models import ApiToken, UserSettings
+
+TOKEN_PREFIX = "gaia_"
+_LAST_USED_GRANULARITY = timedelta(minutes=1)
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def token_create(*, user, name: str, expires_at: datetime | None = None) -> tuple[ApiToken, str]:
+    """Create a token for `user`; returns the row and the secret, which is never stored."""
+    name = (name or "").strip() or "default"
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        owner=user,
+        name=name[:100],
+        prefix=secret[: len(TOKEN_PREFIX) + 6],
+        key_hash=_hash(secret),
+        expires_at=expires_at,
+    )
+    return token, secret
+
+
+def token_authenticate(secret: str) -> ApiToken | None:
+    """The usable token for `secret` (active user, not revoked, not expired), or None."""
+    if not secret or len(secret) > 200:
+        return None
+    token = ApiToken.objects.select_related("owner").filter(key_hash=_hash(secret)).first()
+    if token is None or not token.is_usable or not token.owner.is_active:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > _LAST_USED_GRANULARITY:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    return token
+
+
+def token_revoke(*, user, token_id: int) -> ApiToken:
+    """Revoke one of `user`'s tokens; effective for the very next request."""
+    token = ApiToken.objects.for_user(user).get(pk=token_id)
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+EDITABLE = (
+    "timezone",
+    "memory_enabled",
+    "auto_extract",
+    "extraction_steering",
+    "discovery_consent",
+    "contexts",
+)
+
+
+def user_settings_get(user: Any) -> UserSettings:
+    settings, _ = UserSettings.objects.get_or_create(user_id=user.pk)
+    return settings
+
+
+def user_settings_update(*, user: Any, **fields: Any) -> UserSettings:
+    """Change only the given settings; unknown names and bad values are refused."""
+    unknown = set(fields) - set(EDITABLE)
+    if unknown:
+        raise ValidationError({name: "Unknown setting." for name in sorted(unknown)})
+    if "timezone" in fields:
+        try:
+            zoneinfo.ZoneInfo(str(fields["timezone"]))
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValidationError({"timezone": "Unknown time zone."}, code="invalid") from None
+    if "extraction_steering" in fields and len(fields["extraction_steering"] or "") > 4000:
+        raise ValidationError({"extraction_steering": "At most 4000 characters."})
+    if "contexts" in fields:
+        contexts = fields["contexts"]
+        if not isinstance(contexts, list) or not all(isinstance(c, str) for c in contexts):
+            raise ValidationError({"contexts": "Must be a list of names."})
+        fields["contexts"] = sorted({c.strip()[:100] for c in contexts if c.strip()})
+    settings = user_settings_get(user)
+    for name, value in fields.items():
+        setattr(settings, name, value)
+    settings.save()
+    return settings
+
+
+def user_tz(user: Any) -> zoneinfo.ZoneInfo:
+    """The user's time zone (UTC when unset or unknown)."""
+    try:
+        return zoneinfo.ZoneInfo(user_settings_get(user).timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")

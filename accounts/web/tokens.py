@@ -1,0 +1,53 @@
+"""API tokens page: create (the secret is shown once), list, revoke."""
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from accounts.forms import TokenForm
+from accounts.models import ApiToken
+from accounts.services import token_create, token_revoke
+
+
+@never_cache  # the response that carries a new secret must never be cached
+@login_required
+def token_list(request: HttpRequest) -> HttpResponse:
+    """GET lists the user's tokens; POST creates one and shows its secret once."""
+    form = TokenForm(request.POST or None)
+    created = secret = None
+    if request.method == "POST" and form.is_valid():
+        days = form.cleaned_data["expires_in"]
+        expires_at = timezone.now() + timedelta(days=int(days)) if days else None
+        created, secret = token_create(
+            user=request.user, name=form.cleaned_data["name"], expires_at=expires_at
+        )
+        form = TokenForm()
+    tokens = ApiToken.objects.for_user(request.user).order_by("revoked_at", "-created_at")
+    return render(
+        request,
+        "web/tokens.html",
+        {
+            "form": form,
+            "tokens": tokens,
+            "created": created,
+            "secret": secret,
+            "api_base": request.build_absolute_uri("/api/v1/"),
+        },
+    )
+
+
+@require_POST
+@login_required
+def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        token = token_revoke(user=request.user, token_id=pk)
+    except ApiToken.DoesNotExist:
+        raise Http404 from None
+    messages.success(request, f"Token “{token.name}” revoked. It stopped working at once.")
+    return redirect("web-token-list")

@@ -1,0 +1,72 @@
+"""Load benchmark: seed users and items, then a timed mixed load against the real server."""
+
+import asyncio
+import logging
+import os
+import socket
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from bench.loadbench import driver, seed, server
+
+
+class Command(BaseCommand):
+    help = (
+        "Seed --users x --items through the services, start gunicorn (or use --url), run "
+        "recall 60% / remember 20% / turns 15% / list 5% for --duration seconds, print "
+        "requests/s, p50/p95/p99 per endpoint, errors and RSS per server process."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--users", type=int, default=10)
+        parser.add_argument("--items", type=int, default=200, help="active items per user")
+        parser.add_argument("--duration", type=float, default=30.0, help="seconds of load")
+        parser.add_argument("--concurrency", type=int, default=16, help="concurrent clients")
+        parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+        parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+        parser.add_argument("--prefix", default="bench-", help="benchmark usernames prefix")
+        parser.add_argument("--url", default="", help="use this server (same database)")
+        parser.add_argument(
+            "--bulk-seed",
+            action="store_true",
+            help="seed by bulk insert (minutes for 100k+ items) instead of the services",
+        )
+
+    def handle(self, *args, **o) -> None:
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # not one line per request
+        self.stdout.write(f"Seeding {o['users']} users x {o['items']} items ...")
+        tokens = seed.seed(
+            users=o["users"],
+            items=o["items"],
+            prefix=o["prefix"],
+            out=self.stdout.write,
+            bulk=o["bulk_seed"],
+        )
+        proc = None
+        url = o["url"].rstrip("/")
+        if not url:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+            env = {**os.environ, "GAIA_THROTTLE_RATE": "1000000/min"}
+            proc = server.start(port, o["workers"], o["threads"], env)
+            url = f"http://127.0.0.1:{port}"
+        try:
+            self.stdout.write(
+                f"Load: {o['concurrency']} clients for {o['duration']:.0f} s on {url} ..."
+            )
+            results = asyncio.run(
+                driver.run(url, list(tokens.values()), o["duration"], o["concurrency"])
+            )
+            for line in driver.table(results):
+                self.stdout.write(line)
+            for sample in results.samples:
+                self.stdout.write(f"  error sample: {sample}")
+            if proc is not None:
+                for pid in server.process_tree(proc.pid):
+                    role = "master" if pid == proc.pid else "worker"
+                    self.stdout.write(f"RSS gunicorn {role} {pid}: {server.rss_mb(pid):.0f} MB")
+        finally:
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=30)

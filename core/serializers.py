@@ -1,0 +1,169 @@
+"""Building blocks shared by the API serializers and views (memory and conversations).
+
+Input rules beyond DRF's own: unknown body fields are refused (an `owner` or `id` in a
+body is never taken), dates go through the same parser as the services (naive values in
+the user's time zone), JSON values must survive every backend (no NUL characters, no
+non-finite numbers, bounded nesting).
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema_field,
+    inline_serializer,
+)
+from rest_framework import serializers
+
+from core.jsonsafe import check_json
+from core.validation import parse_when
+
+MAX_ID = 2**63 - 1
+
+
+def object_id(pk: int) -> int:
+    """A path id the database can hold; larger ids are simply not found."""
+    if pk > MAX_ID:
+        raise Http404
+    return pk
+
+
+def django_errors(error: DjangoValidationError) -> list[str]:
+    if hasattr(error, "error_dict"):
+        return [m for messages in error.message_dict.values() for m in messages]
+    return list(error.messages)
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses body fields it does not know, so mass assignment cannot happen silently."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(str(k) for k in data if k not in self.fields)
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["Unknown field: it cannot be set."] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+@extend_schema_field(OpenApiTypes.DATETIME)
+class WhenField(serializers.Field):
+    """An ISO 8601 date or time; naive values are read in the user's time zone."""
+
+    default_error_messages = {"range": "Date out of range."}
+
+    def __init__(self, *, allow_now: bool = False, **kwargs: Any) -> None:
+        self.allow_now = allow_now
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> datetime | str | None:
+        if self.allow_now and isinstance(data, str) and data.strip().lower() == "now":
+            return "now"
+        if isinstance(data, str) and ("\x00" in data or len(data) > 64):
+            raise serializers.ValidationError("Not an ISO 8601 date or time.")
+        if data == "":
+            return None
+        user = self.context.get("user")
+        try:
+            parsed = parse_when(data, field=self.field_name, user=user)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(django_errors(error)) from None
+        try:  # the database stores UTC: 9999-12-31T23:00-12:00 does not fit
+            parsed.astimezone(UTC)
+        except OverflowError:
+            self.fail("range")
+        return parsed
+
+    def to_representation(self, value: Any) -> Any:
+        return value.isoformat() if isinstance(value, datetime) else value
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class JSONObjectField(serializers.JSONField):
+    """A JSON object (not a list or a scalar) that every database backend can store."""
+
+    def __init__(self, *, allow_list: bool = False, **kwargs: Any) -> None:
+        self.allow_list = allow_list
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        allowed = (dict, list) if self.allow_list else (dict,)
+        if not isinstance(data, allowed):
+            kind = "an object or a list" if self.allow_list else "an object"
+            raise serializers.ValidationError(f"Must be a JSON {kind}.")
+        try:
+            check_json(data)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
+        return data
+
+
+class OneOrMany:
+    """Parse a body that is one object or a list of them (batch), in request order."""
+
+    MAX_BATCH = 1000
+
+    @classmethod
+    def parse(cls, serializer_class: type, data: Any, context: dict) -> tuple[list[dict], bool]:
+        many = isinstance(data, list)
+        if many and len(data) > cls.MAX_BATCH:
+            raise serializers.ValidationError(f"At most {cls.MAX_BATCH} entries per request.")
+        serializer = serializer_class(
+            data=data, many=many, context=context, **({"allow_empty": False} if many else {})
+        )
+        serializer.is_valid(raise_exception=True)
+        return (serializer.validated_data if many else [serializer.validated_data]), many
+
+
+def one_or_many(name: str, serializer_class: type) -> PolymorphicProxySerializer:
+    """OpenAPI shape of a body (or answer) that is one object or a list of them."""
+    return PolymorphicProxySerializer(
+        component_name=name,
+        serializers=[serializer_class, serializer_class(many=True)],
+        resource_type_field_name=None,
+        many=False,
+    )
+
+
+_ERROR_BODY = inline_serializer(
+    "Error",
+    {
+        "error": inline_serializer(
+            "ErrorDetail",
+            {
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "fields": serializers.DictField(
+                    child=serializers.ListField(child=serializers.CharField()), required=False
+                ),
+            },
+        )
+    },
+)
+_ERROR_TEXT = {
+    400: "Invalid input (fields name what is wrong).",
+    401: "Missing, malformed, revoked or expired token.",
+    404: "Not found (also for another user's ids).",
+    413: "Request body too large.",
+    415: "Unsupported media type.",
+    429: "Too many requests for this token.",
+    503: "No language model is configured, or it gave no usable answer.",
+}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """OpenAPI responses for the given error statuses (401 and 429 are always possible)."""
+    wanted = sorted({*codes, 401, 429})
+    return {code: OpenApiResponse(_ERROR_BODY, description=_ERROR_TEXT[code]) for code in wanted}
+
+
+def public_errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: OpenApiResponse(_ERROR_BODY, description=_ERROR_TEXT[code]) for code in codes}

@@ -1,0 +1,120 @@
+"""Agent API of the background jobs: extract, consolidate on demand, profile block.
+
+Views only parse input, call one service and shape output. No LLM, or an LLM that gave
+no usable answer, is a 503 with the usual error shape (never a 500).
+"""
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from conversations.models import Session
+from core.serializers import errors
+from learning.consolidation import consolidate_session
+from learning.extract_text import TEXT_MAX, text_extract
+from learning.llm import LLMError
+from learning.profile import profile_get
+
+
+class LLMUnavailable(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "llm_unavailable"
+    default_detail = "The language model is not available; try again later."
+
+
+def _unavailable(error: LLMError) -> LLMUnavailable:
+    if error.kind == "not_configured":
+        return LLMUnavailable(
+            "No language model is configured on this server.", "llm_not_configured"
+        )
+    return LLMUnavailable(f"The language model gave no usable answer ({error.kind}).")
+
+
+class ExtractedFact(serializers.Serializer):
+    content = serializers.CharField()
+    category = serializers.CharField(required=False)
+    entity = serializers.CharField(required=False)
+    domain = serializers.CharField(required=False)
+    id = serializers.IntegerField(required=False, help_text="stored item id")
+    deduplicated = serializers.BooleanField(required=False)
+    error = serializers.CharField(required=False, help_text="why it was not stored")
+
+
+class ExtractIn(serializers.Serializer):
+    text = serializers.CharField(max_length=TEXT_MAX)
+    store = serializers.BooleanField(default=False)
+    context = serializers.CharField(max_length=100, default="global")
+
+
+class ExtractView(APIView):
+    @extend_schema(
+        summary="Decompose a text blob into atomic facts (stored when store=true)",
+        request=ExtractIn,
+        responses={
+            200: inline_serializer(
+                "ExtractOut",
+                {"facts": ExtractedFact(many=True), "stored": serializers.IntegerField()},
+            ),
+            **errors(400, 413, 415, 503),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = ExtractIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            result = text_extract(user=request.user, **data.validated_data)
+        except LLMError as error:
+            raise _unavailable(error) from None
+        return Response(result)
+
+
+class ConsolidateView(APIView):
+    @extend_schema(
+        summary="Consolidate a session now: a summary note plus knowledge items",
+        request=None,
+        responses={
+            200: inline_serializer(
+                "ConsolidateOut",
+                {
+                    "status": serializers.CharField(),
+                    "session_id": serializers.CharField(),
+                    "turns_consolidated": serializers.IntegerField(),
+                    "summary": serializers.CharField(required=False),
+                    "note_id": serializers.IntegerField(required=False, allow_null=True),
+                    "facts": ExtractedFact(many=True, required=False),
+                },
+            ),
+            **errors(404, 503),
+        },
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        session = Session.objects.for_user(request.user).get(session_id=session_id)
+        try:
+            result = consolidate_session(session_pk=session.pk, force=True)
+        except LLMError as error:
+            raise _unavailable(error) from None
+        return Response({"session_id": session.session_id, "turns_consolidated": 0, **result})
+
+
+class ProfileView(APIView):
+    @extend_schema(
+        summary="The user's distilled profile block (<= 20 bullets) for a system prompt",
+        responses={
+            200: inline_serializer(
+                "ProfileOut",
+                {
+                    "profile": serializers.CharField(),
+                    "bullets": serializers.ListField(child=serializers.CharField()),
+                    "source": serializers.ChoiceField(choices=["llm", "raw"]),
+                    "stale": serializers.BooleanField(),
+                    "generated_at": serializers.DateTimeField(allow_null=True),
+                },
+            ),
+            **errors(),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        return Response(profile_get(user=request.user))

@@ -1,0 +1,36 @@
+"""Extract action: decompose a text blob into atomic facts, stored when asked."""
+
+from typing import Any
+
+from django.db import transaction
+
+from learning import prompts
+from learning.facts import facts_store
+from learning.llm import LLMError, get_llm
+
+TEXT_MAX = 20_000
+
+
+def text_extract(
+    *, user: Any, text: str, store: bool = False, context: str = "global"
+) -> dict[str, Any]:
+    """Atomic facts of `text` (source llm_extract), each stored when `store` is true.
+
+    Raises LLMError when no LLM is configured or it gives no usable answer (nothing is
+    stored then). One refused fact (privileged category, credential) fails alone.
+    """
+    llm = get_llm()
+    if llm is None:
+        raise LLMError("not_configured", "No LLM is configured (GAIA_LLM_URL).")
+    answer = llm.complete_json(
+        system=prompts.facts_system(),
+        prompt=f"DATA\nText:\n{prompts.data(text[:TEXT_MAX])}",
+        schema=prompts.FACTS_SCHEMA,
+        user=user,
+        purpose="extract action",
+    )
+    with transaction.atomic():
+        facts = facts_store(
+            user=user, facts=answer["facts"], source="llm_extract", context=context, store=store
+        )
+    return {"facts": facts, "stored": sum(1 for f in facts if "id" in f)}

@@ -1,0 +1,70 @@
+"""State the learning jobs keep: the profile cache, judged pairs and LLM outcome counters.
+
+The tables kept their names from when the memory app held these models.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from core.ownership import OwnedModel
+
+
+class ProfileCache(models.Model):
+    """The distilled profile of one user, valid while their index generation is unchanged."""
+
+    owner = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    generation = models.BigIntegerField(default=0)
+    bullets = models.JSONField(default=list)
+    built_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_profilecache"
+
+    def __str__(self) -> str:
+        return f"profile of user {self.owner_id} at generation {self.generation}"
+
+
+class ReconciledPair(OwnedModel):
+    """A pair of similar items the LLM has judged, so later runs do not ask again."""
+
+    low = models.BigIntegerField()
+    high = models.BigIntegerField()
+    outcome = models.CharField(max_length=12)
+    similarity = models.FloatField(default=0.0)
+    judged_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_reconciledpair"
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "low", "high"], name="reconciled_pair_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.low}~{self.high}: {self.outcome}"
+
+
+class LLMCounter(models.Model):
+    """How often calls of one kind ended ("ok" or a failure kind), per user when known.
+
+    Rows are only ever incremented; concurrent first increments may create two rows for
+    the same (owner, kind), which is harmless because readers sum.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    kind = models.CharField(max_length=40)
+    count = models.PositiveIntegerField(default=0)
+    first_at = models.DateTimeField(default=timezone.now)
+    last_at = models.DateTimeField(default=timezone.now)
+    last_message = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        db_table = "memory_llmcounter"
+        indexes = [models.Index(fields=["owner", "kind"], name="llm_counter_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.count}"

@@ -1,0 +1,170 @@
+"""Reconciliation: the LLM judges near-duplicate pairs of one user's active items.
+
+Pairs come from the stored embeddings (one embedding model at a time): cosine >= 0.85
+among each item's 5 nearest neighbours in the same context, at most 20 pairs a run, pairs
+already judged skipped. Outcomes: reinforce (+0.05 both), contradict (older superseded
+by newer, newer +0.1), weaken (older -0.1), neutral. Each judged pair is recorded in the
+same transaction as its effect, so a re-run applies it once.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+
+from core.queue import enqueue_now
+from learning import prompts
+from learning.llm import LLMError, get_llm
+from learning.models import ReconciledPair
+from memory.models import KnowledgeItem
+from memory.services import memory_supersede_by, memory_update
+
+THRESHOLD = 0.85
+NEIGHBOURS = 5
+MAX_PAIRS = 20
+MAX_ITEMS = 2000
+
+
+@dataclass
+class Pair:
+    older: KnowledgeItem
+    newer: KnowledgeItem
+    similarity: float
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return tuple(sorted((self.older.pk, self.newer.pk)))  # type: ignore[return-value]
+
+
+def _vectors(items: list[KnowledgeItem]) -> tuple[list[KnowledgeItem], np.ndarray]:
+    """Unit vectors of the items whose embedding is sound (right size, finite)."""
+    raw = [np.frombuffer(bytes(i.embedding), dtype=np.float32) for i in items]
+    dims = [len(v) for v in raw]
+    dim = max(set(dims), key=dims.count) if dims else 0
+    keep = [(i, v) for i, v in zip(items, raw, strict=True) if len(v) == dim and dim]
+    keep = [(i, v) for i, v in keep if np.isfinite(v).all() and np.linalg.norm(v) > 0]
+    if not keep:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    matrix = np.stack([v for _, v in keep])
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return [i for i, _ in keep], matrix
+
+
+def candidate_pairs(*, user: Any, max_pairs: int = MAX_PAIRS) -> list[Pair]:
+    """The most similar not-yet-judged pairs of the user's active embedded items."""
+    embedded = KnowledgeItem.objects.for_user(user).active().exclude(embedding__isnull=True)
+    embedded = embedded.exclude(embedding_model="")
+    model = embedded.values("embedding_model").annotate(n=Count("pk")).order_by("-n").first()
+    if model is None:
+        return []
+    items = list(
+        embedded.filter(embedding_model=model["embedding_model"]).order_by("-updated_at")[
+            :MAX_ITEMS
+        ]
+    )
+    items, matrix = _vectors(items)
+    if len(items) < 2:
+        return []
+    sims = matrix @ matrix.T
+    contexts = np.array([i.context for i in items])
+    sims[contexts[:, None] != contexts[None, :]] = -1.0  # merges stay within a context
+    np.fill_diagonal(sims, -1.0)
+    judged = set(ReconciledPair.objects.for_user(user).values_list("low", "high"))
+    k = min(NEIGHBOURS, len(items) - 1)
+    found: dict[tuple[int, int], Pair] = {}
+    for row in range(len(items)):
+        for col in np.argpartition(-sims[row], k - 1)[:k]:
+            score = float(sims[row, col])
+            if score < THRESHOLD:
+                continue
+            a, b = sorted((items[row], items[col]), key=lambda i: (i.created_at, i.pk))
+            pair = Pair(older=a, newer=b, similarity=score)
+            if pair.key not in judged:
+                found[pair.key] = pair
+    return sorted(found.values(), key=lambda p: -p.similarity)[:max_pairs]
+
+
+def reconcile_user(*, user: Any, dry_run: bool = False) -> dict[str, Any]:
+    """Judge up to MAX_PAIRS pairs of one user's items and apply the outcomes."""
+    pairs = candidate_pairs(user=user)
+    counts = {"pairs": len(pairs), **{o: 0 for o in prompts.OUTCOMES}}
+    if dry_run or not pairs:
+        return counts
+    llm = get_llm()
+    if llm is None:
+        return {**counts, "status": "waiting", "reason": "no LLM configured"}
+    shown = [
+        {
+            "pair": n,
+            "older": {"content": p.older.content, "created": p.older.created_at.date()},
+            "newer": {"content": p.newer.content, "created": p.newer.created_at.date()},
+        }
+        for n, p in enumerate(pairs)
+    ]
+    try:
+        answer = llm.complete_json(
+            system=prompts.reconcile_system(),
+            prompt=f"DATA\nPairs:\n{prompts.data(shown)}",
+            schema=prompts.RECONCILE_SCHEMA,
+            user=user,
+            purpose="reconciliation",
+        )
+    except LLMError as error:
+        return {**counts, "status": "failed", "reason": f"{error.kind}: {error}"}
+    with transaction.atomic():
+        for judgement in answer["judgements"]:
+            if 0 <= judgement["pair"] < len(pairs):
+                outcome = judgement["outcome"]
+                if _apply(user, pairs[judgement["pair"]], outcome):
+                    counts[outcome] += 1
+    return {**counts, "status": "done"}
+
+
+def _apply(user: Any, pair: Pair, outcome: str) -> bool:
+    """Apply one judgement once; False when the pair was judged already or changed."""
+    low, high = pair.key
+    try:
+        with transaction.atomic():
+            ReconciledPair.objects.create(
+                owner=user, low=low, high=high, outcome=outcome, similarity=pair.similarity
+            )
+            mine = KnowledgeItem.objects.for_user(user).active()
+            older, newer = mine.get(pk=pair.older.pk), mine.get(pk=pair.newer.pk)
+            if outcome == "reinforce":
+                for item in (older, newer):
+                    memory_update(
+                        user=user, item_id=item.pk, confidence=min(1.0, item.confidence + 0.05)
+                    )
+            elif outcome == "contradict":
+                memory_supersede_by(user=user, item_id=older.pk, by_id=newer.pk)
+                memory_update(
+                    user=user, item_id=newer.pk, confidence=min(1.0, newer.confidence + 0.1)
+                )
+            elif outcome == "weaken":
+                memory_update(
+                    user=user, item_id=older.pk, confidence=max(0.0, older.confidence - 0.1)
+                )
+    except (IntegrityError, ObjectDoesNotExist, ValidationError):
+        return False  # judged by a concurrent run, or an item went away meanwhile
+    return True
+
+
+def reconciliation_sweep() -> int:
+    """Queue reconciliation for every user with embedded items (none without an LLM)."""
+    from learning.llm import llm_configured
+
+    if not llm_configured():
+        return 0
+    owners = (
+        KnowledgeItem.objects.active()
+        .exclude(embedding__isnull=True)
+        .values_list("owner_id", flat=True)
+        .distinct()
+    )
+    owners = sorted(set(owners))
+    for owner_id in owners:
+        enqueue_now("learning.tasks.reconcile_user", (owner_id,), f"gaia:reconcile:{owner_id}", 600)
+    return len(owners)

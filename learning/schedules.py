@@ -1,0 +1,73 @@
+"""The periodic jobs, created idempotently by code (`manage.py setup_schedules`)."""
+
+from django.conf import settings
+from django.utils import timezone
+
+SCHEDULES = [
+    # (schedule name, task, interval setting in minutes)
+    (
+        "gaia: extract pending turns",
+        "learning.tasks.extract_pending_sweep",
+        "GAIA_EXTRACT_SWEEP_INTERVAL",
+    ),
+    (
+        "gaia: consolidate idle sessions",
+        "learning.tasks.consolidate_sweep",
+        "GAIA_CONSOLIDATE_INTERVAL",
+    ),
+    ("gaia: reconcile", "learning.tasks.reconcile_all", "GAIA_RECONCILE_INTERVAL"),
+    ("gaia: decay", "learning.tasks.decay_all", "GAIA_DECAY_INTERVAL"),
+    ("gaia: prune", "privacy.tasks.prune_all", "GAIA_PRUNE_INTERVAL"),
+    # provided by the embedding package; schedules store a dotted path, nothing imported
+    (
+        "gaia: backfill embeddings",
+        "retrieval.tasks.backfill_embeddings",
+        "GAIA_BACKFILL_INTERVAL",
+    ),
+]
+STARTUP_SWEEPS = (
+    "learning.tasks.extract_pending_sweep",
+    "learning.tasks.consolidate_sweep",
+)
+
+
+def schedules_setup() -> list[tuple[str, str]]:
+    """Create or update each schedule from settings; an interval of 0 removes it.
+
+    Returns (name, what happened) pairs. Running it again changes nothing.
+    """
+    from django_q.models import Schedule
+
+    report = []
+    for name, func, knob in SCHEDULES:
+        minutes = int(getattr(settings, knob))
+        existing = Schedule.objects.filter(name=name)
+        if minutes <= 0:
+            removed = existing.delete()[0]
+            report.append((name, "removed" if removed else "off"))
+            continue
+        wanted = {
+            "func": func,
+            "schedule_type": Schedule.MINUTES,
+            "minutes": minutes,
+            "repeats": -1,
+        }
+        row = existing.first()
+        if row is None:
+            Schedule.objects.create(name=name, next_run=timezone.now(), **wanted)
+            report.append((name, f"created, every {minutes} min"))
+        elif any(getattr(row, k) != v for k, v in wanted.items()):
+            existing.update(**wanted)
+            report.append((name, f"updated, every {minutes} min"))
+        else:
+            report.append((name, f"unchanged, every {minutes} min"))
+    return report
+
+
+def startup_sweeps() -> list[str]:
+    """Queue the sweeps that catch work missed while the server was down."""
+    from django_q.tasks import async_task
+
+    for func in STARTUP_SWEEPS:
+        async_task(func, task_name=f"startup:{func.rsplit('.', 1)[-1]}")
+    return list(STARTUP_SWEEPS)

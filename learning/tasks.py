@@ -1,0 +1,50 @@
+"""django-q2 tasks of the learning jobs: thin wrappers over their services.
+
+Arguments are ids; every task is idempotent (django-q2 may deliver one twice).
+"""
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from learning import consolidation, decay, extraction, profile, reconciliation, tool_errors
+
+
+def _user(user_id: int) -> Any:
+    return get_user_model().objects.get(pk=user_id)
+
+
+def extract_turn(turn_id: int) -> dict:
+    return extraction.extract_turn(turn_id=turn_id)
+
+
+def extract_pending_sweep() -> int:
+    return extraction.extraction_sweep()
+
+
+def consolidate_session(session_pk: int) -> dict:
+    return consolidation.consolidate_session(session_pk=session_pk)
+
+
+def consolidate_sweep() -> int:
+    return consolidation.consolidation_sweep()
+
+
+def reconcile_all() -> int:
+    return reconciliation.reconciliation_sweep()
+
+
+def reconcile_user(user_id: int) -> dict:
+    return reconciliation.reconcile_user(user=_user(user_id))
+
+
+def decay_all() -> dict:
+    return decay.decay_everyone()
+
+
+def profile_refresh(user_id: int) -> dict:
+    return profile.profile_refresh(user=_user(user_id))
+
+
+def tool_errors_sync(user_id: int, tool_name: str) -> dict:
+    return tool_errors.tool_errors_sync(user_id=user_id, tool_name=tool_name)

@@ -1,1 +1,0 @@
-"""Measurement harnesses behind the `memory_eval` and `memory_bench` commands."""

@@ -1,0 +1,102 @@
+"""Recall: the one entry point every caller (API, web, tools, tasks) uses to search memory.
+
+`recall()` returns the user's own active items, best first, each with a score and the
+stages that found it. Everything below it (vector, keyword, fusion, rerank) is swappable.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memory import provenance
+from memory.models import KnowledgeItem
+from retrieval import keyword, pipeline
+from retrieval.corpus import ITEMS
+
+MAX_TOP_K = 100
+
+
+@dataclass
+class Hit:
+    item: KnowledgeItem
+    score: float
+    matched_by: str  # "vector" | "keyword" | "both" | "conversation" | "date" (stage alone)
+
+
+def item_scope(
+    *,
+    owner_id: int,
+    category: str | None = None,
+    context: str | None = None,
+    entity: str | None = None,
+    include_sensitive: bool = False,
+    time_from: datetime | None = None,
+    time_to: datetime | None = None,
+) -> keyword.Where:
+    """SQL conditions for the caller's active items under the recall filters."""
+    where = (
+        keyword.Where()
+        .add("t.owner_id = %s", owner_id)
+        .add("t.forgotten_at IS NULL")
+        .add("t.superseded_by_id IS NULL")
+    )
+    if category:
+        where.add("t.category = %s", category)
+    if context:
+        where.add("t.context IN (%s, 'global')", context)
+    if entity:
+        where.add("t.entity = %s", entity.lower())
+    if not include_sensitive:
+        where.add("t.sensitive = %s", False)
+    if time_from:
+        where.add("t.created_at >= %s", time_from)
+    if time_to:
+        where.add("t.created_at <= %s", time_to)
+    return where
+
+
+def recall(
+    *,
+    user: Any,
+    query: str,
+    top_k: int = 5,
+    category: str | None = None,
+    context: str | None = None,
+    entity: str | None = None,
+    include_sensitive: bool = False,
+    time_from: datetime | None = None,
+    time_to: datetime | None = None,
+    touch: bool = True,
+) -> list[Hit]:
+    """The user's items that best answer `query`, best first (at most `top_k`).
+
+    With `touch`, returned items get the recall side effects (confidence, use_count,
+    last_used) in one query.
+    """
+    top_k = max(1, min(int(top_k), MAX_TOP_K))
+    where = item_scope(
+        owner_id=user.pk,
+        category=category,
+        context=context,
+        entity=entity,
+        include_sensitive=include_sensitive,
+        time_from=time_from,
+        time_to=time_to,
+    )
+    owned = KnowledgeItem.objects.for_user(user)
+    ranked = pipeline.hybrid(
+        ITEMS,
+        owner_id=user.pk,
+        query=query or "",
+        where=where,
+        top_k=top_k,
+        documents=lambda ids: dict(owned.filter(pk__in=ids).values_list("pk", "content")),
+        extra={"conversation": provenance.items_via_turns(user.pk, query or "", where)},
+    )
+    items = owned.in_bulk([r.id for r in ranked])
+    hits = [Hit(items[r.id], r.score, r.matched_by) for r in ranked if r.id in items]
+    if touch and hits:
+        from memory.services import memory_touch  # services import keyword: avoid a cycle
+
+        memory_touch(user=user, item_ids=[h.item.pk for h in hits])
+    return hits

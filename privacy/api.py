@@ -1,0 +1,48 @@
+"""POST /api/v1/account/erase/: erase the caller's whole memory (or count it, dry run)."""
+
+from django.core.exceptions import ValidationError
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.serializers import StrictSerializer, errors
+from privacy.services import memory_erase_user
+
+_COUNTS = serializers.DictField(child=serializers.IntegerField())
+
+
+class EraseRequestSerializer(StrictSerializer):
+    confirm = serializers.BooleanField(default=False, help_text="Must be true to erase.")
+    dry_run = serializers.BooleanField(default=False, help_text="Only count what would go.")
+
+
+class AccountEraseView(APIView):
+    @extend_schema(
+        tags=["account"],
+        summary="Erase the caller's whole memory (cannot be undone)",
+        description=(
+            "Hard-deletes every item, turn, session, tool call and discovery finding of "
+            "the caller, their profile cache, LLM counters, reconciled pairs and the "
+            'queued background tasks that name them. Requires `{"confirm": true}`; '
+            "`dry_run` only counts. The account, its tokens and settings stay."
+        ),
+        request=EraseRequestSerializer,
+        responses={
+            200: inline_serializer("EraseResult", {"dry_run": serializers.BooleanField(),
+                                                   "erased": _COUNTS}),
+            **errors(400, 413, 415),
+        },
+    )  # fmt: skip
+    def post(self, request: Request) -> Response:
+        given = EraseRequestSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        dry_run = given.validated_data["dry_run"]
+        if not dry_run and not given.validated_data["confirm"]:
+            raise ValidationError(
+                'Erasing your whole memory cannot be undone: send {"confirm": true}.',
+                code="confirmation_required",
+            )
+        counts = memory_erase_user(user=request.user, dry_run=dry_run)
+        return Response({"dry_run": dry_run, "erased": counts})

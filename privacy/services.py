@@ -1,0 +1,185 @@
+"""Forgetting for real: erase one item's traces, or a user's whole memory.
+
+`memory_erase` (memory.services) deletes one item; before it does, `item_traces_erase`
+removes what would keep or bring back its text:
+
+- the conversation turn it was extracted from is redacted (text replaced by REDACTED,
+  embedding dropped, marked as never to be extracted or consolidated again), so a later
+  `memory_extract_pending --retry-failed` or consolidation cannot learn it again; a fact
+  distilled by consolidation came from a whole batch of turns: they keep their text
+  (erase the session to remove it) but none of them is extracted again;
+- the tool call an automatic error item was recorded from loses its error text;
+- the discovery finding it was approved from is redacted and kept as rejected (only
+  its fingerprint stays, so a re-scan does not propose it again);
+- a "Retracted: ..." tombstone that quotes it is erased too;
+- reconciled pairs, finished task records quoting it, admin log lines showing it.
+
+`memory_erase_user` erases everything the memory holds about a user in one transaction:
+items, turns, sessions, tool calls, discovery findings, the profile cache, LLM counters,
+reconciled pairs, queued task payloads and task records naming their rows, admin log
+lines. The account, its API tokens and its settings stay.
+
+Both announce the removed item ids through `memory.events.items_changed` (every
+process's vector index drops them) and end with `storage.purge_after_commit` (SQLite:
+full-text segments merged, WAL checkpointed). On PostgreSQL the bytes of erased rows leave
+the data files only when an operator runs `reclaim` (manage.py memory_reclaim).
+"""
+
+from typing import Any
+
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.db import transaction
+from django.db.models import Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from conversations.models import Session, ToolCall, Turn
+from discovery.models import Finding
+from learning.models import LLMCounter, ProfileCache, ReconciledPair
+from memory.models import KnowledgeItem
+from privacy import storage
+from privacy.task_records import Subjects, task_records_erase, tasks_erase
+from retrieval import events
+
+REDACTED = "[erased]"
+RETRACTED_PREFIX = "Retracted: "
+_CHUNK = 500
+
+
+def turn_redact(*, user: Any, turn_ids: list[int]) -> int:
+    """Replace the text of some of the user's turns; they are never extracted or
+    consolidated again. Returns how many turns changed."""
+    changed = (
+        Turn.objects.for_user(user)
+        .filter(pk__in=turn_ids)
+        .update(
+            content=REDACTED,
+            embedding=None,
+            embedding_model="",
+            extraction_status="skipped",
+            extraction_error="",
+            consolidated_at=Coalesce("consolidated_at", timezone.now()),
+        )
+    )
+    if changed:  # the redacted text must leave every process's turn index too
+        events.turns_changed(user.pk, removed=turn_ids)
+    return changed
+
+
+def _batch_skip(user: Any, turn_id: int) -> int:
+    """A consolidated fact comes from a whole batch of turns (its source turn is only the
+    last one): none of the batch is extracted again; their text stays as history."""
+    anchor = Turn.objects.for_user(user).filter(pk=turn_id).first()
+    if anchor is None or anchor.consolidated_at is None:
+        return 0
+    return (
+        Turn.objects.for_user(user)
+        .filter(session_id=anchor.session_id, consolidated_at=anchor.consolidated_at)
+        .filter(extraction_status__in=("pending", "failed"))
+        .update(extraction_status="skipped")
+    )
+
+
+def _admin_log_erase(model: type, ids: list[int]) -> int:
+    """Admin history lines of these objects (their titles can show the erased text)."""
+    content_type = ContentType.objects.get_for_model(model)
+    removed = 0
+    for start in range(0, len(ids), _CHUNK):
+        chunk = [str(pk) for pk in ids[start : start + _CHUNK]]
+        lines = LogEntry.objects.filter(content_type=content_type, object_id__in=chunk)
+        removed += lines.delete()[0]
+    return removed
+
+
+def item_traces_erase(*, user: Any, item: KnowledgeItem) -> list[int]:
+    """Remove what keeps or could restore `item`'s text (see the module docstring).
+
+    Called by memory_erase inside its transaction, before the row is deleted. Returns
+    the ids of further items it deleted (a tombstone quoting the item).
+    """
+    removed: list[int] = []
+    tombstone = item.superseded_by
+    if (
+        tombstone is not None
+        and tombstone.forgotten_at is not None
+        and tombstone.content.startswith(RETRACTED_PREFIX)
+        and item.content[:200] in tombstone.content
+    ):
+        KnowledgeItem.objects.filter(pk=item.pk).update(superseded_by=None)
+        tombstone.delete()
+        removed.append(tombstone.pk)
+    if item.source_turn_id and item.source == "consolidation":
+        _batch_skip(user, item.source_turn_id)
+    elif item.source_turn_id:
+        turn_redact(user=user, turn_ids=[item.source_turn_id])
+    tool_call_id = (item.metadata or {}).get("tool_call_id")
+    if item.source == "error_auto" and isinstance(tool_call_id, int):
+        ToolCall.objects.for_user(user).filter(pk=tool_call_id).update(
+            error=REDACTED, result_summary=""
+        )
+    Finding.objects.for_user(user).filter(knowledge=item).update(
+        content=REDACTED, entity="", status="rejected", knowledge=None
+    )
+    ReconciledPair.objects.for_user(user).filter(Q(low=item.pk) | Q(high=item.pk)).delete()
+    task_records_erase(Subjects(item={item.pk, *removed}))
+    _admin_log_erase(KnowledgeItem, [item.pk, *removed])
+    storage.purge_after_commit()
+    return removed
+
+
+def _scope(user: Any) -> dict[str, Any]:
+    return {
+        "knowledge": KnowledgeItem.objects.for_user(user),
+        "turns": Turn.objects.for_user(user),
+        "sessions": Session.objects.for_user(user),
+        "tool_calls": ToolCall.objects.for_user(user),
+        "findings": Finding.objects.for_user(user),
+        "reconciled_pairs": ReconciledPair.objects.for_user(user),
+        "llm_counters": LLMCounter.objects.filter(owner_id=user.pk),
+        "profile": ProfileCache.objects.filter(owner_id=user.pk),
+    }
+
+
+def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
+    """Erase everything the memory holds about `user`; returns what was (or, with
+    `dry_run`, would be) erased, by kind. Cannot be undone."""
+    scope = _scope(user)
+    if dry_run:
+        return {name: qs.count() for name, qs in scope.items()}
+    with transaction.atomic():
+        ids = {
+            name: list(scope[name].values_list("pk", flat=True))
+            for name in ("knowledge", "turns", "sessions", "tool_calls", "findings")
+        }
+        counts = {name: len(values) for name, values in ids.items()}
+        # References first, so the deletes need no per-row SET NULL bookkeeping.
+        scope["findings"].delete()
+        scope["knowledge"].update(superseded_by=None, source_turn=None)
+        for name in ("knowledge", "tool_calls", "turns", "sessions"):
+            for start in range(0, len(ids[name]), _CHUNK):
+                scope[name].filter(pk__in=ids[name][start : start + _CHUNK]).delete()
+        for name in ("reconciled_pairs", "llm_counters", "profile"):
+            counts[name] = scope[name].delete()[0]
+        counts.update(
+            tasks_erase(
+                Subjects(
+                    user={user.pk},
+                    turn=set(ids["turns"]),
+                    session=set(ids["sessions"]),
+                    item=set(ids["knowledge"]),
+                )
+            )
+        )
+        for model, name in (
+            (KnowledgeItem, "knowledge"),
+            (Turn, "turns"),
+            (Session, "sessions"),
+            (ToolCall, "tool_calls"),
+            (Finding, "findings"),
+        ):
+            _admin_log_erase(model, ids[name])
+        events.items_changed(user.pk, removed=ids["knowledge"])
+        events.turns_changed(user.pk, removed=ids["turns"])
+        storage.purge_after_commit()
+    return counts

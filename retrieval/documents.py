@@ -1,0 +1,75 @@
+"""What text stands for an item or a turn in the vector index.
+
+A turn is indexed with its speaker and with the end of the turn it answers: "Researching
+adoption agencies" only makes sense next to "What are you up to this summer?". The
+content comes first so the model's 256-token window never cuts the turn itself.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+
+from retrieval.corpus import ITEMS, TURNS, Corpus
+
+CONTEXT_CHARS = 300
+
+
+def turn_context(previous_content: str | None) -> str:
+    """The end of the previous turn (at most CONTEXT_CHARS, cut at a word boundary)."""
+    text = " ".join((previous_content or "").split())
+    if len(text) <= CONTEXT_CHARS:
+        return text
+    tail = text[-CONTEXT_CHARS:]
+    return tail.split(" ", 1)[1] if " " in tail else tail
+
+
+def turn_context_for(*, session: Any, when: datetime) -> str:
+    """Context for a turn being added to `session` at `when`: the turn just before it."""
+    from conversations.models import Turn
+
+    previous = (
+        Turn.objects.filter(session=session, timestamp__lte=when)
+        .order_by("-timestamp", "-id")
+        .values_list("content", flat=True)
+        .first()
+    )
+    return turn_context(previous)
+
+
+def turn_text(*, speaker: str, role: str, content: str, context_text: str) -> str:
+    text = f"{speaker or role}: {content}"
+    return f"{text}\n(in reply to: {context_text})" if context_text else text
+
+
+def item_text(*, content: str) -> str:
+    return content
+
+
+def texts_for(corpus: Corpus, owner_id: int, ids: list[int]) -> dict[int, tuple[str, str]]:
+    """{id: (text to embed, content it was built from)} for the owner's rows among `ids`.
+
+    The content is the guard when the vector is saved: if the row changed meanwhile,
+    the stale vector is not stored.
+    """
+    if not ids:
+        return {}
+    marks = ", ".join(["%s"] * len(ids))
+    if corpus is ITEMS:
+        sql = f"SELECT t.id, t.content FROM {corpus.table} t"
+    elif corpus is TURNS:
+        sql = f"SELECT t.id, t.content, t.speaker, t.role, t.context_text FROM {corpus.table} t"
+    else:
+        raise ValueError(corpus)
+    with connection.cursor() as cursor:
+        cursor.execute(f"{sql} WHERE t.owner_id = %s AND t.id IN ({marks})", [owner_id, *ids])
+        rows = cursor.fetchall()
+    if corpus is ITEMS:
+        return {row[0]: (item_text(content=row[1]), row[1]) for row in rows}
+    return {
+        row[0]: (
+            turn_text(content=row[1], speaker=row[2], role=row[3], context_text=row[4]),
+            row[1],
+        )
+        for row in rows
+    }

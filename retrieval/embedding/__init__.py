@@ -1,0 +1,98 @@
+"""Embeddings: the `Embedder` interface and the implementation the settings choose.
+
+`get_embedder()` returns one shared instance per process and configuration (the local
+model is loaded once). `current_model_id()` names the vector space without loading
+anything: stored vectors of any other model id are ignored and re-embedded by backfill.
+"""
+
+import threading
+
+from django.conf import settings
+
+from retrieval.embedding.base import Embedder, EmbedderError, checked, from_bytes, to_bytes
+
+__all__ = [
+    "Embedder",
+    "EmbedderError",
+    "checked",
+    "current_dim",
+    "current_model_id",
+    "from_bytes",
+    "get_embedder",
+    "to_bytes",
+]
+
+_instances: dict[tuple, Embedder] = {}
+_lock = threading.Lock()
+
+
+def _config() -> tuple:
+    kind = (settings.GAIA_EMBEDDER or "local").strip().lower()
+    if kind == "local":
+        return (
+            "local",
+            settings.GAIA_EMBED_MODEL_PATH,
+            settings.GAIA_EMBED_TOKENIZER_PATH,
+            settings.GAIA_EMBED_BATCH,
+            settings.GAIA_EMBED_THREADS,
+        )
+    if kind == "openai":
+        return (
+            "openai",
+            settings.GAIA_EMBED_URL,
+            settings.GAIA_EMBED_MODEL,
+            settings.GAIA_EMBED_DIM,
+            settings.GAIA_EMBED_API_KEY,
+            settings.GAIA_EMBED_TIMEOUT,
+            settings.GAIA_EMBED_BATCH,
+        )
+    raise EmbedderError(f"GAIA_EMBEDDER={kind!r} is not known. Fix: use 'local' or 'openai'.")
+
+
+def _build(config: tuple) -> Embedder:
+    if config[0] == "local":
+        from retrieval.embedding.local import LocalEmbedder, default_threads
+
+        _, model_path, tokenizer_path, batch, threads = config
+        return LocalEmbedder(
+            model_path=model_path or None,
+            tokenizer_path=tokenizer_path or None,
+            batch_size=batch,
+            threads=threads or default_threads(),
+        )
+    from retrieval.embedding.openai import OpenAIEmbedder
+
+    _, url, model, dim, key, timeout, batch = config
+    return OpenAIEmbedder(
+        base_url=url, model=model, dim=dim, api_key=key, timeout=timeout, batch_size=batch
+    )
+
+
+def get_embedder() -> Embedder:
+    """The process-wide embedder for the current settings; EmbedderError if unusable."""
+    config = _config()
+    instance = _instances.get(config)
+    if instance is None:
+        with _lock:
+            instance = _instances.get(config)
+            if instance is None:
+                instance = _instances[config] = _build(config)
+    return instance
+
+
+def current_model_id() -> str:
+    """The model id vectors are stored under, from settings alone (nothing is loaded)."""
+    config = _config()
+    if config[0] == "local":
+        from retrieval.embedding.local import MODEL_ID
+
+        return MODEL_ID
+    return f"openai:{config[2]}:{config[3]}"
+
+
+def current_dim() -> int:
+    if _config()[0] == "local":
+        from retrieval.embedding.local import DIM
+
+        return DIM
+    return settings.GAIA_EMBED_DIM

@@ -1,0 +1,86 @@
+"""Embedding on write: every knowledge or turn write reaches the vector index once, on commit.
+
+Listeners registered with `memory.events` collect the ids a transaction changed; one
+callback per transaction (transaction.on_commit) then updates this process's index and
+embeds the new texts in one batch. A rolled-back transaction drops its callback, so
+nothing is embedded or indexed for it.
+"""
+
+import logging
+
+from django.db import transaction
+
+from retrieval import events
+from retrieval.corpus import ITEMS, TURNS, Corpus, generation_read
+
+log = logging.getLogger(__name__)
+
+
+class _PendingWrites:
+    """The changes of one transaction: (corpus, owner) -> ids and generation range."""
+
+    def __init__(self) -> None:
+        self.changes: dict[tuple[str, int], list] = {}
+        self.flushed = False
+
+    def add(self, corpus: Corpus, owner_id: int, ids: list[int], generation: int) -> None:
+        entry = self.changes.get((corpus.name, owner_id))
+        if entry is None:
+            # The first bump of this transaction moved the counter from generation - 1.
+            self.changes[(corpus.name, owner_id)] = [set(ids), generation - 1, generation]
+        else:
+            entry[0].update(ids)
+            entry[2] = generation
+
+    def __call__(self) -> None:
+        from retrieval.corpus import CORPORA
+        from retrieval.embedding.services import sync_committed
+
+        self.flushed = True
+        for (name, owner_id), (ids, first, last) in self.changes.items():
+            try:
+                sync_committed(CORPORA[name], owner_id, sorted(ids), first, last)
+            except Exception:  # the write is committed; the backfill repairs what failed
+                log.exception("post-commit embedding of %s for owner %s failed", name, owner_id)
+
+
+def _pending() -> _PendingWrites | None:
+    """This transaction's collector (registered on first use), or None in autocommit."""
+    connection = transaction.get_connection()
+    if not connection.in_atomic_block:
+        return None
+    for _, callback, _ in connection.run_on_commit:
+        if isinstance(callback, _PendingWrites) and not callback.flushed:
+            return callback
+    pending = _PendingWrites()
+    transaction.on_commit(pending, robust=True)
+    return pending
+
+
+def _record(corpus: Corpus, owner_id: int, upserted: list[int], removed: list[int]) -> None:
+    generation = generation_read(corpus, owner_id)
+    pending = _pending()
+    if pending is None:
+        pending = _PendingWrites()
+        pending.add(corpus, owner_id, [*upserted, *removed], generation)
+        pending()
+    else:
+        pending.add(corpus, owner_id, [*upserted, *removed], generation)
+
+
+def on_items_changed(owner_id: int, upserted: list[int], removed: list[int]) -> None:
+    _record(ITEMS, owner_id, upserted, removed)
+
+
+def on_turns_changed(owner_id: int, upserted: list[int], removed: list[int]) -> None:
+    _record(TURNS, owner_id, upserted, removed)
+
+
+def install() -> None:
+    """Called once from MemoryConfig.ready()."""
+    from core import health
+    from retrieval.embedding.health import embedder_health
+
+    events.listen(on_items_changed)
+    events.listen_turns(on_turns_changed)
+    health.register("embedder", embedder_health)

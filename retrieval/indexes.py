@@ -1,0 +1,89 @@
+"""The process-wide index cache, index builds from the database, and in-place updates."""
+
+import threading
+
+import numpy as np
+from django.conf import settings
+from django.db import connection
+
+from retrieval.corpus import Corpus, generation_read
+from retrieval.vector import IndexCache, Key, VectorIndex
+
+_cache: IndexCache | None = None
+_cache_lock = threading.Lock()
+
+
+def index_cache() -> IndexCache:
+    """This process's cache (budget GAIA_INDEX_CACHE_MB)."""
+    global _cache
+    with _cache_lock:
+        if _cache is None:
+            _cache = IndexCache(settings.GAIA_INDEX_CACHE_MB * 1024 * 1024)
+        return _cache
+
+
+def load_vectors(
+    corpus: Corpus, owner_id: int, model_id: str, dim: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, vectors) of the owner's searchable rows embedded by `model_id`."""
+    sql = (
+        f"SELECT t.id, t.embedding FROM {corpus.table} t WHERE t.owner_id = %s "
+        f"AND {corpus.active_sql} AND t.embedding_model = %s AND t.embedding IS NOT NULL"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [owner_id, model_id])
+        rows = [(row_id, blob) for row_id, blob in cursor.fetchall() if len(blob) == dim * 4]
+    if not rows:
+        return np.empty(0, dtype=np.int64), np.empty((0, dim), dtype=np.float32)
+    ids = np.fromiter((row_id for row_id, _ in rows), dtype=np.int64, count=len(rows))
+    blob = b"".join(bytes(b) for _, b in rows)
+    return ids, np.frombuffer(blob, dtype="<f4").reshape(len(rows), dim).astype(np.float32)
+
+
+def build_index(corpus: Corpus, owner_id: int, model_id: str, dim: int) -> VectorIndex:
+    # The generation is read before the rows: a write landing in between leaves the
+    # index labelled older than the database, so the next search rebuilds (never misses).
+    generation = generation_read(corpus, owner_id)
+    ids, vectors = load_vectors(corpus, owner_id, model_id, dim)
+    return VectorIndex(dim, ids, vectors, generation)
+
+
+def index_for(
+    corpus: Corpus, owner_id: int, model_id: str, dim: int, *, cache: IndexCache | None = None
+) -> VectorIndex:
+    """The owner's index, current with the database generation."""
+    cache = cache or index_cache()
+    key: Key = (corpus.name, owner_id, model_id)
+    generation = generation_read(corpus, owner_id)
+    return cache.get(key, generation, lambda: build_index(corpus, owner_id, model_id, dim))
+
+
+def index_apply(
+    corpus: Corpus,
+    owner_id: int,
+    model_id: str,
+    *,
+    from_generation: int,
+    to_generation: int,
+    upserts: dict[int, np.ndarray],
+    removals: list[int],
+) -> bool:
+    """A committed change made in this process, applied to this process's index in place."""
+    return index_cache().apply(
+        (corpus.name, owner_id, model_id),
+        from_generation=from_generation,
+        to_generation=to_generation,
+        upserts=upserts,
+        removals=removals,
+    )
+
+
+def index_rebuild(corpus: Corpus, owner_id: int, model_id: str, dim: int) -> VectorIndex:
+    """Invalidate the owner's index in every process and build a fresh one here."""
+    from django.db import transaction
+
+    from retrieval.corpus import generation_bump
+
+    with transaction.atomic():
+        generation_bump(corpus, owner_id)
+    return index_for(corpus, owner_id, model_id, dim)

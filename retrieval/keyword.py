@@ -1,0 +1,229 @@
+"""Keyword stage: BM25 over SQLite FTS5, or PostgreSQL full-text search.
+
+User text never reaches the query syntax: it is reduced to plain word terms, each
+quoted, so quotes, `AND (`, `*`, `NEAR` or emoji are just words (or nothing).
+Rows matching every meaningful term (AND) come first; when they are fewer than the
+limit, rows matching any term (OR) fill the rest, so a question whose words never all
+occur in one row still finds the rows that share most of them.
+
+Ranking an OR query scores every row holding any of its terms, so on SQLite the work
+is bounded: terms are taken rarest first until their postings reach OR_BUDGET; the most
+common words (which carry the least weight in BM25 anyway) are left to the vector stage.
+"""
+
+import math
+import re
+import threading
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import snowballstemmer
+from django.db import connection
+
+from retrieval.fulltext_schema import (
+    KNOWLEDGE_FTS,
+    TURN_FTS,
+    TURN_FTS_CONTEXT,
+    FullTextSpec,
+    vocab_table,
+)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 48
+# Column weights for bm25(): content counts most (see fulltext_schema column order).
+_SQLITE_WEIGHTS = {
+    KNOWLEDGE_FTS: (1.0, 0.5, 0.3, 0.3),
+    TURN_FTS: (1.0, 0.5),
+    TURN_FTS_CONTEXT: (1.0, 0.5, 0.5),
+}
+STOPWORDS = frozenset(
+    "a an and are as at be but by did do does for from had has have he her his how i if in "
+    "is it its me my of on or our she so that the their them they this to was we were what "
+    "when where which who whom why will with you your".split()
+)
+
+
+def query_terms(text: str, *, drop_stopwords: bool = False) -> list[str]:
+    """Distinct lower-case word terms of `text`, in order, at most MAX_TERMS."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if drop_stopwords and word in STOPWORDS:
+            continue
+        seen.setdefault(word, None)
+        if len(seen) >= MAX_TERMS:
+            break
+    return list(seen)
+
+
+@dataclass
+class Where:
+    """SQL conditions on the model table (aliased `t`), with their parameters."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: list = field(default_factory=list)
+
+    def add(self, clause: str, *params: object) -> "Where":
+        self.clauses.append(clause)
+        self.params.extend(params)
+        return self
+
+    def sql(self) -> str:
+        return "".join(f" AND {c}" for c in self.clauses)
+
+
+def search(
+    spec: FullTextSpec, text: str, where: Where, limit: int, *, any_term: bool = False
+) -> list[tuple[int, float]]:
+    """(row id, score) best first; higher score is better. `where` must scope the owner.
+
+    `any_term` skips the AND pass (dedup wants every item sharing a word).
+    """
+    if not any(c.startswith("t.owner_id") for c in where.clauses):
+        raise ValueError("keyword search must be scoped to one owner")
+    terms = query_terms(text, drop_stopwords=True) or query_terms(text)
+    if not terms or limit <= 0:
+        return []
+    if connection.vendor == "sqlite":
+        counts = {term: _document_frequency(spec, term) for term in terms}
+    else:
+        counts = {term: _scope_count(spec, term, where) for term in terms}
+    terms = _within_budget(terms, counts, ANY_TERM_BUDGET if any_term else OR_BUDGET)
+    if not terms:
+        return []
+    run = _sqlite if connection.vendor == "sqlite" else _postgres
+    hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
+    if len(hits) < limit:
+        seen = {row_id for row_id, _ in hits}
+        extra = [hit for hit in run(spec, terms, "OR", where, limit) if hit[0] not in seen]
+        hits += extra[: limit - len(hits)]
+    return hits
+
+
+def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+    match = f" {op} ".join(f'"{t}"' for t in terms)
+    weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec])
+    sql = (
+        f"SELECT t.id, bm25({spec.fts}, {weights}) AS rank FROM {spec.fts} "
+        f"JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
+        f"WHERE {spec.fts} MATCH %s{where.sql()} ORDER BY rank LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [match, *where.params, limit])
+        return [(row[0], -float(row[1])) for row in cursor.fetchall()]
+
+
+def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+    # PostgreSQL's ts_rank knows no inverse document frequency: a name present in every
+    # row would weigh as much as a rare word. Each term's ts_rank is therefore weighted
+    # by its BM25 idf within the searched scope (counts cached like SQLite's).
+    text = " ".join(terms)
+    query = "plainto_tsquery('english', %s)"
+    if op == "OR":
+        query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
+    weights = _postgres_idf(spec, terms, where)
+    # The per-term queries are parsed once, in the subquery, not once per row.
+    rank = " + ".join(f"%s * ts_rank(t.search_tsv, s.q{n}, 1)" for n in range(len(weights)))
+    parts = "".join(f", plainto_tsquery('english', %s) AS q{n}" for n in range(len(weights)))
+    sql = (
+        f"SELECT t.id, ({rank or '0'}) AS rank "
+        f"FROM {spec.table} t, (SELECT {query} AS q{parts}) s "
+        f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*weights.values(), text, *weights.keys(), *where.params, limit])
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def _postgres_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
+    total = _scope_count(spec, None, where)
+    return {
+        term: math.log(1 + (total - df + 0.5) / (df + 0.5))
+        for term in terms
+        for df in [_scope_count(spec, term, where)]
+    }
+
+
+def _scope_count(spec: FullTextSpec, term: str | None, where: Where) -> int:
+    """PostgreSQL: rows in the searched scope (holding `term`, if given), cached briefly."""
+    key = (spec.table, where.sql(), tuple(str(p) for p in where.params), term or "")
+    now = time.monotonic()
+    with _df_lock:
+        cached = _pg_counts.get(key)
+    if cached and cached[1] > now:
+        return cached[0]
+    match = "t.search_tsv @@ plainto_tsquery('english', %s)" if term else "1 = 1"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(*) FROM {spec.table} t WHERE {match}{where.sql()}",
+            [*([term] if term else []), *where.params],
+        )
+        count = int(cursor.fetchone()[0])
+    with _df_lock:
+        if len(_pg_counts) > 50_000:
+            _pg_counts.clear()
+        _pg_counts[key] = (count, now + DF_SECONDS)
+    return count
+
+
+# Postings (rows x terms) one OR query may score: about 2 us each on SQLite, where the
+# counts are global (the bound holds however many users share the database); on
+# PostgreSQL they are counted within the searched scope.
+OR_BUDGET = 4000
+# Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
+ANY_TERM_BUDGET = 400
+DF_SECONDS = 30.0  # how long a term's document count is reused (a growing corpus)
+_stemmer = snowballstemmer.stemmer("porter")
+_df_cache: dict[tuple[str, str], tuple[int, float]] = {}
+_pg_counts: dict[tuple, tuple[int, float]] = {}
+_df_lock = threading.Lock()
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return plain if len(plain) <= 2 else _stemmer.stemWord(plain)
+
+
+def _document_frequency(spec: FullTextSpec, term: str) -> int:
+    key = (spec.fts, _stem(term))
+    now = time.monotonic()
+    with _df_lock:
+        cached = _df_cache.get(key)
+    if cached and cached[1] > now:
+        return cached[0]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT doc FROM {vocab_table(spec)} WHERE term = %s", [key[1]])
+        row = cursor.fetchone()
+    count = int(row[0]) if row else 0
+    with _df_lock:
+        if len(_df_cache) > 50_000:
+            _df_cache.clear()
+        _df_cache[key] = (count, now + DF_SECONDS)
+    return count
+
+
+def _within_budget(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
+    """The rarest terms whose postings fit `budget`; none if even the rarest is in a
+    huge share of rows (such a term barely ranks anything; the vector stage answers).
+    """
+    if sum(counts.values()) <= budget:
+        return terms
+    if min(counts.values()) > 3 * budget:
+        return []
+    kept: set[str] = set()
+    total = 0
+    for term in sorted(terms, key=lambda t: counts[t]):
+        if kept and total + counts[term] > budget:
+            break
+        kept.add(term)
+        total += counts[term]
+    return [t for t in terms if t in kept]
+
+
+def clear_caches() -> None:
+    with _df_lock:
+        _df_cache.clear()
+        _pg_counts.clear()

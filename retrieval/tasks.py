@@ -1,0 +1,28 @@
+"""django-q2 tasks for embeddings: thin, idempotent wrappers over the services."""
+
+from django_q.tasks import async_task
+
+from retrieval.corpus import CORPORA
+from retrieval.embedding.services import embed_pending, embeddings_backfill, embeddings_missing
+
+
+def embed_rows_task(corpus_name: str, owner_id: int, ids: list[int]) -> int:
+    """Embed rows a write could not embed itself (remote or failing embedder)."""
+    return embed_pending(CORPORA[corpus_name], owner_id, list(ids))
+
+
+def backfill_embeddings(limit: int = 500) -> int:
+    """Embed up to `limit` rows lacking a vector of the current model; returns how many."""
+    return embeddings_backfill(limit=limit)
+
+
+def backfill_until_done(limit: int = 500) -> int:
+    """One bounded batch, then queue the next while work remains (start-up backfill)."""
+    done = embeddings_backfill(limit=limit)
+    if done and any(embeddings_missing().values()):
+        async_task("retrieval.tasks.backfill_until_done", limit, group="embeddings")
+    return done
+
+
+def enqueue_startup_backfill(limit: int = 500) -> None:
+    async_task("retrieval.tasks.backfill_until_done", limit, group="embeddings")

@@ -1,0 +1,132 @@
+"""What one owner's rows say about the owner's queries: common words and speakers.
+
+Common words. A name that occurs in most of a user's memories ("Caroline ...", "User ...")
+dominates what a small embedding model makes of a question: "What did Caroline paint?"
+lands nearest the user's most generic rows about Caroline. Keyword search already discounts
+such words by their inverse document frequency; `vector_text` does the same for the vector
+stage. A word found in at least COMMON_SHARE of a sample of the owner's newest items or
+turns is dropped from the text that is embedded, the most common first and never more
+than half of the query's words: in a narrow corpus most words are common, and the rest
+must still say something. Stop words stay (they carry the question's shape). The keyword
+stage sees every word.
+
+Speakers. The name a question gives ("What does Melanie do to destress?") is, in a
+conversation, usually the one who said the answer. `named_speaker` finds the one speaker
+of the owner's recent turns a query names, for the turn search's speaker stage.
+
+The sample is read once per owner per SAMPLE_SECONDS in each process (a vocabulary changes
+slowly). Owners with fewer than MIN_ROWS rows of a kind get no common words from them.
+"""
+
+import re
+import threading
+import time
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+
+from django.db import connection
+
+from retrieval.corpus import ITEMS, TURNS
+from retrieval.keyword import STOPWORDS
+
+COMMON_SHARE = 0.1
+SAMPLE_ROWS = 400  # newest rows of each corpus
+MIN_ROWS = 20
+SAMPLE_SECONDS = 120.0
+MAX_OWNERS = 4096
+_WORD = re.compile(r"\w+", re.UNICODE)
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Profile:
+    common: dict[str, float]  # lower-case word -> share of rows holding it
+    speakers: frozenset[str]  # case-folded names of the recent turns' speakers
+    expires: float
+
+
+_cache: OrderedDict[int, Profile] = OrderedDict()
+
+
+def _read(owner_id: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """The newest items' contents, and the newest turns' (content, speaker)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT t.content FROM {ITEMS.table} t WHERE t.owner_id = %s "
+            f"AND {ITEMS.active_sql} ORDER BY t.id DESC LIMIT %s",
+            [owner_id, SAMPLE_ROWS],
+        )
+        items = [row[0] or "" for row in cursor.fetchall()]
+        cursor.execute(
+            f"SELECT t.content, t.speaker FROM {TURNS.table} t WHERE t.owner_id = %s "
+            "ORDER BY t.timestamp DESC LIMIT %s",
+            [owner_id, SAMPLE_ROWS],
+        )
+        turns = [(row[0] or "", row[1] or "") for row in cursor.fetchall()]
+    return items, turns
+
+
+def _common_in(rows: list[str]) -> dict[str, float]:
+    if len(rows) < MIN_ROWS:
+        return {}
+    counts: Counter[str] = Counter()
+    for text in rows:
+        counts.update(set(_WORD.findall(text.lower())))
+    shares = {word: count / len(rows) for word, count in counts.items()}
+    return {w: s for w, s in shares.items() if s >= COMMON_SHARE and w not in STOPWORDS}
+
+
+def profile(owner_id: int) -> Profile:
+    now = time.monotonic()
+    with _lock:
+        cached = _cache.get(owner_id)
+        if cached and cached.expires > now:
+            _cache.move_to_end(owner_id)
+            return cached
+    items, turns = _read(owner_id)
+    common = _common_in(items)
+    for word, share in _common_in([content for content, _ in turns]).items():
+        common[word] = max(share, common.get(word, 0.0))
+    speakers = frozenset(s.strip().casefold() for _, s in turns if s.strip())
+    fresh = Profile(common, speakers, now + SAMPLE_SECONDS)
+    with _lock:
+        _cache[owner_id] = fresh
+        _cache.move_to_end(owner_id)
+        while len(_cache) > MAX_OWNERS:
+            _cache.popitem(last=False)
+    return fresh
+
+
+def common_words(owner_id: int) -> dict[str, float]:
+    """{word: share} of the words in at least COMMON_SHARE of the owner's items or turns
+    (the larger share of the two); never stop words."""
+    return profile(owner_id).common
+
+
+def vector_text(owner_id: int, query: str) -> str:
+    """`query` without its most common words for this owner (at most half of its words)."""
+    words = [w for w in dict.fromkeys(_WORD.findall(query.lower())) if w not in STOPWORDS]
+    common = common_words(owner_id) if words else {}
+    found = sorted((w for w in words if w in common), key=lambda w: -common[w])
+    dropped = set(found[: len(words) // 2])
+    if not dropped:
+        return query
+    parts = re.split(r"(\w+)", query)
+    return " ".join("".join(part for part in parts if part.lower() not in dropped).split())
+
+
+def named_speaker(owner_id: int, query: str) -> str | None:
+    """The one speaker of the owner's recent turns that `query` names (case-folded), or
+    None when it names none or several ("What do Jon and Gina have in common?")."""
+    text = query.casefold()
+    named = [
+        name
+        for name in profile(owner_id).speakers
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)
+    ]
+    return named[0] if len(named) == 1 else None
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
