@@ -3,7 +3,9 @@
 import hashlib
 import secrets
 import zoneinfo
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -101,3 +103,13 @@ def user_tz(user: Any) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(user_settings_get(user).timezone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return zoneinfo.ZoneInfo("UTC")
+
+
+def user_zone(user: Any) -> Callable[[], zoneinfo.ZoneInfo]:
+    """The user's time zone, read only when called (for `parse_when`'s naive values)."""
+    return partial(user_tz, user)
+
+
+def user_context(user: Any) -> dict[str, Any]:
+    """What input serializers need to know of the caller: who, and in which time zone."""
+    return {"user": user, "tz": user_zone(user)}

@@ -126,8 +126,7 @@ def evaluate_conversation(data: dict, scores: Scores, *, keep: bool = False) -> 
             text = str(question["question"])
             turns = [turn_dia.get(h.turn.pk) for h in search_turns(user=user, query=text, top_k=10)]
             items = [
-                item_dias.get(h.item.pk, set())
-                for h in recall(user=user, query=text, top_k=10, touch=False)
+                item_dias.get(h.item.pk, set()) for h in recall(user=user, query=text, top_k=10)
             ]
             scores.add(category, "ceiling", 0, len(wanted & reachable) / len(wanted))
             for k in KS:

@@ -30,7 +30,7 @@ from privacy.storage import fulltext_optimize
 from retrieval import keyword
 from retrieval.corpus import ITEMS, TURNS, generation_bump
 from retrieval.documents import turn_context, turn_text
-from retrieval.embedding import get_embedder, to_bytes
+from retrieval.embedding import current_dim, current_model_id, get_embedder, to_bytes
 from retrieval.indexes import index_cache, index_for
 
 INSERT_BATCH = 2000
@@ -167,8 +167,6 @@ def measure(
         index_cache().clear()
         keyword.clear_caches()  # term counts seen at a smaller size would mislead the budget
         started = time.perf_counter()
-        from retrieval.embedding import current_dim, current_model_id
-
         index_for(ITEMS, user.pk, current_model_id(), current_dim())
         build_ms = (time.perf_counter() - started) * 1000
         index_for(TURNS, user.pk, current_model_id(), current_dim())  # warm, not timed

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Avg, Count, Max, Q, QuerySet
 
 from conversations.models import Session, ToolCall, Turn
 
@@ -49,3 +49,59 @@ def tool_calls_list(
     if session_id:
         calls = calls.filter(session__session_id=session_id)
     return calls.order_by("-timestamp", "-pk")
+
+
+def tool_summary(*, user: Any) -> list[dict[str, Any]]:
+    """Per tool: calls, success rate, mean duration, last error."""
+    rows = (
+        ToolCall.objects.for_user(user)
+        .values("tool_name")
+        .annotate(
+            calls=Count("pk"),
+            successes=Count("pk", filter=Q(success=True)),
+            mean_duration_ms=Avg("duration_ms"),
+        )
+        .order_by("-calls", "tool_name")
+    )
+    out = []
+    for row in rows:
+        last_error = (
+            ToolCall.objects.for_user(user)
+            .filter(tool_name=row["tool_name"], success=False)
+            .order_by("-timestamp")
+            .values_list("error", flat=True)
+            .first()
+        )
+        out.append(
+            {
+                "tool_name": row["tool_name"],
+                "calls": row["calls"],
+                "success_rate": round(row["successes"] / row["calls"], 4),
+                "mean_duration_ms": (
+                    round(row["mean_duration_ms"], 1)
+                    if row["mean_duration_ms"] is not None
+                    else None
+                ),
+                "last_error": last_error or "",
+            }
+        )
+    return out
+
+
+def extraction_failures(*, user: Any, limit: int = 5) -> list[dict[str, Any]]:
+    """Why extraction failed for the user's turns: each reason with its count, latest first."""
+    rows = (
+        Turn.objects.for_user(user)
+        .filter(extraction_status="failed")
+        .values("extraction_error")
+        .annotate(count=Count("pk"), latest=Max("timestamp"))
+        .order_by("-latest")[:limit]
+    )
+    return [
+        {
+            "reason": r["extraction_error"] or "unknown reason",
+            "count": r["count"],
+            "latest": r["latest"],
+        }
+        for r in rows
+    ]

@@ -1,17 +1,18 @@
 """The one write path for conversation turns and tool calls."""
 
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.services import user_settings_get
+from accounts.services import user_settings_get, user_zone
 from conversations import signals
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
 from core.validation import clean_short, clean_text, parse_when
 from retrieval import events
-from retrieval.documents import turn_context_for
+from retrieval.documents import turn_context
 
 EXTRACTION_MIN_WORDS = 5
 
@@ -38,6 +39,17 @@ def _needs_extraction(user: Any, role: str, content: str) -> bool:
     return settings.memory_enabled and settings.auto_extract
 
 
+def _turn_context_for(*, session: Any, when: datetime) -> str:
+    """Context for a turn being added to `session` at `when`: the turn just before it."""
+    previous = (
+        Turn.objects.filter(session=session, timestamp__lte=when)
+        .order_by("-timestamp", "-id")
+        .values_list("content", flat=True)
+        .first()
+    )
+    return turn_context(previous)
+
+
 def turn_append(
     *,
     user: Any,
@@ -58,7 +70,7 @@ def turn_append(
     content = clean_text(content, field="content", limit=TURN_CONTENT_MAX)
     context = clean_short(context, field="context", limit=100, default="global")
     speaker = clean_short(speaker, field="speaker", limit=100)
-    when = parse_when(timestamp, field="timestamp", user=user) or timezone.now()
+    when = parse_when(timestamp, field="timestamp", tz=user_zone(user)) or timezone.now()
     with transaction.atomic():
         session = session_get_or_create(user=user, session_id=session_id, context=context)
         turn = Turn.objects.create(
@@ -67,7 +79,7 @@ def turn_append(
             role=role,
             speaker=speaker,
             content=content,
-            context_text=turn_context_for(session=session, when=when),
+            context_text=_turn_context_for(session=session, when=when),
             context=context,
             timestamp=when,
             extraction_status="pending" if _needs_extraction(user, role, content) else "",
@@ -126,7 +138,7 @@ def tool_call_record(
         success=bool(success),
         error=clean_text(error, field="error", limit=4000, required=False),
         duration_ms=duration_ms,
-        timestamp=parse_when(timestamp, field="timestamp", user=user) or timezone.now(),
+        timestamp=parse_when(timestamp, field="timestamp", tz=user_zone(user)) or timezone.now(),
     )
     signals.tool_call_logged.send(sender=ToolCall, call=call)  # failures become lessons
     return call

@@ -71,9 +71,8 @@ class WhenField(serializers.Field):
             raise serializers.ValidationError("Not an ISO 8601 date or time.")
         if data == "":
             return None
-        user = self.context.get("user")
         try:
-            parsed = parse_when(data, field=self.field_name, user=user)
+            parsed = parse_when(data, field=self.field_name, tz=self.context.get("tz"))
         except DjangoValidationError as error:
             raise serializers.ValidationError(django_errors(error)) from None
         try:  # the database stores UTC: 9999-12-31T23:00-12:00 does not fit

@@ -2,12 +2,16 @@
 
 import re
 import zoneinfo
-from datetime import datetime, timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+
+# A time zone, or a function that returns one (so a user's zone is read only when used).
+TimeZone = tzinfo | Callable[[], tzinfo] | None
 
 _CREDENTIALS = [
     (re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}"), "an API key (sk-...)"),
@@ -69,19 +73,11 @@ def clean_confidence(value: Any, *, default: float) -> float:
     return number
 
 
-def user_tz(user: Any) -> zoneinfo.ZoneInfo:
-    from accounts.services import user_settings_get
-
-    try:
-        return zoneinfo.ZoneInfo(user_settings_get(user).timezone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
-
-
-def parse_when(value: Any, *, field: str, user: Any = None) -> datetime | None:
+def parse_when(value: Any, *, field: str, tz: TimeZone = None) -> datetime | None:
     """An aware datetime from a datetime, an ISO 8601 string or a date.
 
-    Naive values are read in the user's time zone (UTC when unknown).
+    Naive values are read in `tz` (a zone, or a function returning one, called only
+    when needed; UTC when None).
     """
     if value in (None, ""):
         return None
@@ -103,9 +99,8 @@ def parse_when(value: Any, *, field: str, user: Any = None) -> datetime | None:
     else:
         raise ValidationError({field: "Must be an ISO 8601 string."}, code="invalid")
     if timezone.is_naive(parsed):
-        parsed = parsed.replace(
-            tzinfo=user_tz(user) if user is not None else zoneinfo.ZoneInfo("UTC")
-        )
+        zone = tz() if callable(tz) else tz
+        parsed = parsed.replace(tzinfo=zone or zoneinfo.ZoneInfo("UTC"))
     return parsed
 
 

@@ -28,6 +28,7 @@ from discovery.serializers import (
     ResetRequestSerializer,
     ResetResponseSerializer,
 )
+from privacy import services as privacy_services
 
 TAGS = ["discovery"]
 
@@ -146,7 +147,7 @@ class ResetView(DiscoveryView):
                 'Resetting erases all discovery items: send {"confirm": true}.',
                 code="confirmation_required",
             )
-        result = services.discovery_reset(user=request.user)
+        result = privacy_services.discovery_reset(user=request.user)
         return Response(
             {"erased_items": result.erased_items, "cleared_findings": result.cleared_findings}
         )

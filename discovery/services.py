@@ -254,24 +254,3 @@ def findings_approve_bulk(*, user: Any, finding_ids: list[Any]) -> list[Finding]
                     raise ValidationError({str(finding_id): error.messages}) from error
             approved.append(finding_id)
     return list(Finding.objects.for_user(user).filter(pk__in=approved).order_by("pk"))
-
-
-@dataclass
-class ResetResult:
-    erased_items: int
-    cleared_findings: int
-
-
-def discovery_reset(*, user: Any, dry_run: bool = False) -> ResetResult:
-    """Erase every discovery-sourced knowledge item of `user` (hard delete) and clear all
-    their findings, so a later scan starts from scratch. Allowed without consent."""
-    items = KnowledgeItem.objects.for_user(user).filter(source="discovery")
-    findings = Finding.objects.for_user(user)
-    if dry_run:
-        return ResetResult(items.count(), findings.count())
-    with transaction.atomic():
-        ids = list(items.values_list("pk", flat=True))
-        for item_id in ids:
-            memory.memory_erase(user=user, item_id=item_id)
-        cleared, _ = findings.delete()
-    return ResetResult(len(ids), cleared)

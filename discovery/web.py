@@ -21,6 +21,7 @@ from discovery import selectors, services
 from discovery.models import Finding
 from discovery.scanners import SCANNERS
 from memory.models import CATEGORIES
+from privacy import services as privacy_services
 
 PAGE_SIZE = 50
 QUEUE = "web-discovery-queue"
@@ -124,7 +125,7 @@ def reset(request: HttpRequest) -> HttpResponse:
     if request.POST.get("confirm") != "on":
         messages.error(request, "Tick the confirmation box to erase all discovery items.")
         return redirect(QUEUE)
-    result = services.discovery_reset(user=request.user)
+    result = privacy_services.discovery_reset(user=request.user)
     messages.success(
         request,
         f"Erased {result.erased_items} discovery item(s) and cleared "

@@ -6,6 +6,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from learning.llm import llm_configured
+
 
 class JobCommand(BaseCommand):
     """Runs `run_for(user, dry_run)` for one user (--user) or every user, with progress."""
@@ -34,8 +36,6 @@ class JobCommand(BaseCommand):
             self.progress(index, len(users), user.username, run_for(user, options["dry_run"]))
 
     def require_llm(self, dry_run: bool) -> None:
-        from learning.llm import llm_configured
-
         if not dry_run and not llm_configured():
             raise CommandError("No LLM is configured (GAIA_LLM_URL); nothing was attempted.")
 

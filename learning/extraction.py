@@ -98,9 +98,7 @@ def extract_turn(*, turn_id: int) -> dict[str, Any]:
             extraction_status="skipped"
         )
         return {"status": "skipped"}
-    items = [
-        h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS, touch=False)
-    ]
+    items = [h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS)]
     try:
         answer = llm.complete_json(
             system=prompts.extraction_system(_steering(user)),

@@ -17,7 +17,7 @@ from django.db.models import Count
 
 from core.queue import enqueue_now
 from learning import prompts
-from learning.llm import LLMError, get_llm
+from learning.llm import LLMError, get_llm, llm_configured
 from learning.models import ReconciledPair
 from memory.models import KnowledgeItem
 from memory.services import memory_supersede_by, memory_update
@@ -154,8 +154,6 @@ def _apply(user: Any, pair: Pair, outcome: str) -> bool:
 
 def reconciliation_sweep() -> int:
     """Queue reconciliation for every user with embedded items (none without an LLM)."""
-    from learning.llm import llm_configured
-
     if not llm_configured():
         return 0
     owners = (

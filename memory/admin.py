@@ -9,6 +9,7 @@ from accounts.services import token_revoke
 from accounts.throttle import throttle_admin_login
 from memory import services
 from memory.models import KnowledgeItem
+from privacy import services as privacy_services
 
 MASK = "•••• sensitive ••••"
 
@@ -134,7 +135,7 @@ class KnowledgeItemAdmin(admin.ModelAdmin):
 
     @admin.action(description="Erase for good (hard delete)")
     def erase_items(self, request, queryset):
-        _each(request, queryset, services.memory_erase, "Erased")
+        _each(request, queryset, privacy_services.memory_erase, "Erased")
 
     @admin.action(description="Mark sensitive")
     def mark_sensitive(self, request, queryset):
@@ -143,11 +144,11 @@ class KnowledgeItemAdmin(admin.ModelAdmin):
         messages.success(request, f"Marked {queryset.count()} item(s) sensitive.")
 
     def delete_model(self, request, obj):
-        services.memory_erase(user=obj.owner, item_id=obj.pk)
+        privacy_services.memory_erase(user=obj.owner, item_id=obj.pk)
 
     def delete_queryset(self, request, queryset):
         for item in queryset.select_related("owner"):
-            services.memory_erase(user=item.owner, item_id=item.pk)
+            privacy_services.memory_erase(user=item.owner, item_id=item.pk)
 
 
 @admin.register(ApiToken)

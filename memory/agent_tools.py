@@ -19,14 +19,15 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
 from core.serializers import MAX_ID, StrictSerializer
-from memory import recall as search
 from memory import services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
+from memory.recall import recall
 
 _ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
 _CATEGORY = {"type": "string", "enum": CATEGORIES}
@@ -167,7 +168,7 @@ def _item(item: KnowledgeItem) -> dict[str, Any]:
 
 
 def _valid(serializer_class: type, data: dict, user: Any) -> dict:
-    serializer = serializer_class(data=data, context={"user": user})
+    serializer = serializer_class(data=data, context=user_context(user))
     if not serializer.is_valid():
         raise ToolError("invalid_arguments", "Invalid arguments.", error_fields(serializer.errors))
     return serializer.validated_data
@@ -201,7 +202,8 @@ def _remember(user: Any, arguments: dict) -> dict:
 
 def _recall(user: Any, arguments: dict) -> dict:
     data = _valid(RecallSerializer, arguments, user)
-    hits = search.recall(user=user, **data)
+    hits = recall(user=user, **data)
+    services.memory_touch(user=user, item_ids=[h.item.pk for h in hits])  # handed to an agent
     return {
         "results": [
             {**_item(h.item), "score": round(h.score, 4), "matched_by": h.matched_by} for h in hits

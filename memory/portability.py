@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.services import user_zone
 from conversations.models import EXTRACTION_STATES, ROLES, Session, ToolCall, Turn
 from core.jsonsafe import check_json
 from core.validation import (
@@ -140,7 +141,7 @@ class _Importer:
         self.skipped = {"sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 0}
 
     def when(self, record: dict, name: str, *, required: bool = False) -> datetime | None:
-        value = parse_when(record.get(name), field=name, user=self.user)
+        value = parse_when(record.get(name), field=name, tz=user_zone(self.user))
         if value is None and required:
             raise ValidationError({name: "Required."})
         try:  # stored as UTC: 9999-12-31T23:00-12:00 does not fit

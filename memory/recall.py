@@ -66,12 +66,10 @@ def recall(
     include_sensitive: bool = False,
     time_from: datetime | None = None,
     time_to: datetime | None = None,
-    touch: bool = True,
 ) -> list[Hit]:
     """The user's items that best answer `query`, best first (at most `top_k`).
 
-    With `touch`, returned items get the recall side effects (confidence, use_count,
-    last_used) in one query.
+    A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
     """
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     where = item_scope(
@@ -94,9 +92,4 @@ def recall(
         extra={"conversation": provenance.items_via_turns(user.pk, query or "", where)},
     )
     items = owned.in_bulk([r.id for r in ranked])
-    hits = [Hit(items[r.id], r.score, r.matched_by) for r in ranked if r.id in items]
-    if touch and hits:
-        from memory.services import memory_touch  # services import keyword: avoid a cycle
-
-        memory_touch(user=user, item_ids=[h.item.pk for h in hits])
-    return hits
+    return [Hit(items[r.id], r.score, r.matched_by) for r in ranked if r.id in items]

@@ -3,13 +3,13 @@
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Avg, Count, F, Max, Q
+from django.db.models import Count, F, Max, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
-from learning.llm.status import llm_stats
 from memory.models import KnowledgeItem
+from retrieval.embedding import current_model_id
 
 
 def _counts(qs, field: str) -> dict[str, int]:
@@ -23,8 +23,6 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
     Embedding coverage counts vectors of `embedding_model` (default: the current model).
     """
     if embedding_model is None:
-        from retrieval.embedding import current_model_id
-
         embedding_model = current_model_id()
     items = KnowledgeItem.objects.for_user(user)
     active = items.active()
@@ -61,7 +59,6 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
             "failed": turns.filter(extraction_status="failed").count(),
             "done": turns.filter(extraction_status="done").count(),
         },
-        "llm": llm_stats(user=user),
     }
 
 
@@ -115,43 +112,6 @@ def activity_timeline(*, user: Any, days: int = 30) -> list[dict[str, Any]]:
                 "turns": turns.get(day, 0),
                 "memories": memories.get(day, 0),
                 "tool_calls": calls.get(day, 0),
-            }
-        )
-    return out
-
-
-def tool_summary(*, user: Any) -> list[dict[str, Any]]:
-    """Per tool: calls, success rate, mean duration, last error."""
-    rows = (
-        ToolCall.objects.for_user(user)
-        .values("tool_name")
-        .annotate(
-            calls=Count("pk"),
-            successes=Count("pk", filter=Q(success=True)),
-            mean_duration_ms=Avg("duration_ms"),
-        )
-        .order_by("-calls", "tool_name")
-    )
-    out = []
-    for row in rows:
-        last_error = (
-            ToolCall.objects.for_user(user)
-            .filter(tool_name=row["tool_name"], success=False)
-            .order_by("-timestamp")
-            .values_list("error", flat=True)
-            .first()
-        )
-        out.append(
-            {
-                "tool_name": row["tool_name"],
-                "calls": row["calls"],
-                "success_rate": round(row["successes"] / row["calls"], 4),
-                "mean_duration_ms": (
-                    round(row["mean_duration_ms"], 1)
-                    if row["mean_duration_ms"] is not None
-                    else None
-                ),
-                "last_error": last_error or "",
             }
         )
     return out
@@ -220,3 +180,29 @@ def upcoming_items(*, user: Any, days: int = 7) -> list[KnowledgeItem]:
         .order_by("due_at")
     )
     return list(items)
+
+
+def lineage(*, user: Any, item: KnowledgeItem, limit: int = 50) -> dict[str, list]:
+    """The versions before `item` (oldest first) and after it (newest last).
+
+    Each step is read through for_user, so a chain can never lead into another user's rows.
+    """
+    items = KnowledgeItem.objects.for_user(user)
+    older: list[KnowledgeItem] = []
+    frontier = [item.pk]
+    seen = {item.pk}
+    while frontier and len(older) < limit:
+        found = list(items.filter(superseded_by__in=frontier).order_by("-created_at"))
+        found = [f for f in found if f.pk not in seen]
+        seen.update(f.pk for f in found)
+        older.extend(found)
+        frontier = [f.pk for f in found]
+    newer: list[KnowledgeItem] = []
+    current = item
+    while current.superseded_by_id and len(newer) < limit:
+        current = items.filter(pk=current.superseded_by_id).first()
+        if current is None or current.pk in seen:
+            break
+        seen.add(current.pk)
+        newer.append(current)
+    return {"older": sorted(older, key=lambda i: i.created_at), "newer": newer}

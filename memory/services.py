@@ -15,7 +15,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from accounts.services import user_settings_get
+from accounts.services import user_settings_get, user_zone
 from core.validation import (
     clean_confidence,
     clean_short,
@@ -97,13 +97,13 @@ def _clean_fields(user: Any, fields: dict[str, Any], *, source: str) -> dict[str
     if "metadata" in fields:
         cleaned["metadata"] = _clean_metadata(fields["metadata"])
     if "due_at" in fields:
-        cleaned["due_at"] = parse_when(fields["due_at"], field="due_at", user=user)
+        cleaned["due_at"] = parse_when(fields["due_at"], field="due_at", tz=user_zone(user))
     if "reminded_at" in fields:
         value = fields["reminded_at"]
         cleaned["reminded_at"] = (
             timezone.now()
             if isinstance(value, str) and value.strip().lower() == "now"
-            else parse_when(value, field="reminded_at", user=user)
+            else parse_when(value, field="reminded_at", tz=user_zone(user))
         )
     return cleaned
 
@@ -337,19 +337,6 @@ def memory_restore(*, user: Any, item_id: int) -> KnowledgeItem:
             item.save(update_fields=["forgotten_at"])
             events.items_changed(user.pk, upserted=[item.pk])
     return item
-
-
-def memory_erase(*, user: Any, item_id: int) -> None:
-    """Hard delete: the row, its full-text entry (trigger / generated column) and vector,
-    and its traces: source turn redacted, tombstone, task records (see memory.erasure)."""
-    from privacy.services import item_traces_erase  # it imports the other apps' models
-
-    with transaction.atomic():
-        item = KnowledgeItem.objects.for_user(user).select_related("superseded_by").get(pk=item_id)
-        KnowledgeItem.objects.for_user(user).filter(superseded_by=item).update(superseded_by=None)
-        also = item_traces_erase(user=user, item=item)
-        item.delete()
-        events.items_changed(user.pk, removed=[item_id, *also])
 
 
 def memory_forget_bulk(

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from conversations.services import tool_calls_prune, turns_prune
 from memory.models import KnowledgeItem
-from memory.services import memory_erase
 from privacy import storage
+from privacy.services import memory_erase
 
 KEEP_DAYS = 90
 LOW_CONFIDENCE = 0.1

@@ -1,6 +1,6 @@
 """Forgetting for real: erase one item's traces, or a user's whole memory.
 
-`memory_erase` (memory.services) deletes one item; before it does, `item_traces_erase`
+`memory_erase` deletes one item; before it does, `item_traces_erase`
 removes what would keep or bring back its text:
 
 - the conversation turn it was extracted from is redacted (text replaced by REDACTED,
@@ -25,6 +25,7 @@ full-text segments merged, WAL checkpointed). On PostgreSQL the bytes of erased 
 the data files only when an operator runs `reclaim` (manage.py memory_reclaim).
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.admin.models import LogEntry
@@ -183,3 +184,35 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
         events.turns_changed(user.pk, removed=ids["turns"])
         storage.purge_after_commit()
     return counts
+
+
+def memory_erase(*, user: Any, item_id: int) -> None:
+    """Hard delete: the row, its full-text entry (trigger / generated column) and vector,
+    and its traces: source turn redacted, tombstone, task records (see item_traces_erase)."""
+    with transaction.atomic():
+        item = KnowledgeItem.objects.for_user(user).select_related("superseded_by").get(pk=item_id)
+        KnowledgeItem.objects.for_user(user).filter(superseded_by=item).update(superseded_by=None)
+        also = item_traces_erase(user=user, item=item)
+        item.delete()
+        events.items_changed(user.pk, removed=[item_id, *also])
+
+
+@dataclass
+class ResetResult:
+    erased_items: int
+    cleared_findings: int
+
+
+def discovery_reset(*, user: Any, dry_run: bool = False) -> ResetResult:
+    """Erase every discovery-sourced knowledge item of `user` (hard delete) and clear all
+    their findings, so a later scan starts from scratch. Allowed without consent."""
+    items = KnowledgeItem.objects.for_user(user).filter(source="discovery")
+    findings = Finding.objects.for_user(user)
+    if dry_run:
+        return ResetResult(items.count(), findings.count())
+    with transaction.atomic():
+        ids = list(items.values_list("pk", flat=True))
+        for item_id in ids:
+            memory_erase(user=user, item_id=item_id)
+        cleared, _ = findings.delete()
+    return ResetResult(len(ids), cleared)

@@ -5,9 +5,6 @@ adoption agencies" only makes sense next to "What are you up to this summer?". T
 content comes first so the model's 256-token window never cuts the turn itself.
 """
 
-from datetime import datetime
-from typing import Any
-
 from django.db import connection
 
 from retrieval.corpus import ITEMS, TURNS, Corpus
@@ -22,19 +19,6 @@ def turn_context(previous_content: str | None) -> str:
         return text
     tail = text[-CONTEXT_CHARS:]
     return tail.split(" ", 1)[1] if " " in tail else tail
-
-
-def turn_context_for(*, session: Any, when: datetime) -> str:
-    """Context for a turn being added to `session` at `when`: the turn just before it."""
-    from conversations.models import Turn
-
-    previous = (
-        Turn.objects.filter(session=session, timestamp__lte=when)
-        .order_by("-timestamp", "-id")
-        .values_list("content", flat=True)
-        .first()
-    )
-    return turn_context(previous)
 
 
 def turn_text(*, speaker: str, role: str, content: str, context_text: str) -> str:

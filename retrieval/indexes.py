@@ -4,9 +4,9 @@ import threading
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
-from retrieval.corpus import Corpus, generation_read
+from retrieval.corpus import Corpus, generation_bump, generation_read
 from retrieval.vector import IndexCache, Key, VectorIndex
 
 _cache: IndexCache | None = None
@@ -80,10 +80,6 @@ def index_apply(
 
 def index_rebuild(corpus: Corpus, owner_id: int, model_id: str, dim: int) -> VectorIndex:
     """Invalidate the owner's index in every process and build a fresh one here."""
-    from django.db import transaction
-
-    from retrieval.corpus import generation_bump
-
     with transaction.atomic():
         generation_bump(corpus, owner_id)
     return index_for(corpus, owner_id, model_id, dim)

@@ -22,7 +22,3 @@ def backfill_until_done(limit: int = 500) -> int:
     if done and any(embeddings_missing().values()):
         async_task("retrieval.tasks.backfill_until_done", limit, group="embeddings")
     return done
-
-
-def enqueue_startup_backfill(limit: int = 500) -> None:
-    async_task("retrieval.tasks.backfill_until_done", limit, group="embeddings")

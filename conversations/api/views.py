@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.services import user_context
 from conversations import search, selectors, services
 from conversations.api.serializers import (
     SessionDetailSerializer,
@@ -21,7 +22,6 @@ from conversations.api.serializers import (
     TurnSerializer,
 )
 from core.serializers import OneOrMany, errors, one_or_many
-from memory import selectors as memory_selectors
 
 
 class TurnCreateView(APIView):
@@ -59,7 +59,7 @@ class TurnSearchView(APIView):
         responses={200: TurnSearchResultSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
-        query = TurnSearchSerializer(data=request.data, context={"user": request.user})
+        query = TurnSearchSerializer(data=request.data, context=user_context(request.user))
         query.is_valid(raise_exception=True)
         hits = search.search_turns(user=request.user, **query.validated_data)
         return Response(TurnSearchResultSerializer({"results": hits}).data)
@@ -117,7 +117,7 @@ class ToolCallListCreateView(GenericAPIView):
         responses={201: ToolCallSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
-        given = ToolCallCreateSerializer(data=request.data, context={"user": request.user})
+        given = ToolCallCreateSerializer(data=request.data, context=user_context(request.user))
         given.is_valid(raise_exception=True)
         call = services.tool_call_record(user=request.user, **given.validated_data)
         return Response(ToolCallSerializer(call).data, status=status.HTTP_201_CREATED)
@@ -131,5 +131,5 @@ class ToolCallSummaryView(APIView):
         responses={200: ToolSummaryResultSerializer, **errors()},
     )
     def get(self, request: Request) -> Response:
-        rows = memory_selectors.tool_summary(user=request.user)
+        rows = selectors.tool_summary(user=request.user)
         return Response(ToolSummaryResultSerializer({"results": rows}).data)

@@ -8,9 +8,9 @@ from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from conversations import selectors
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import search_turns
-from memory import selectors
 from memory.models import KnowledgeItem
 
 SESSIONS_PER_PAGE = 25

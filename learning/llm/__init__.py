@@ -3,33 +3,27 @@
 `get_llm()` returns the configured client, or None when no LLM is configured (then LLM
 work is not attempted and its backlog is kept). Every call is bounded by an overall
 deadline, retried on transient failures, guarded by a circuit breaker, and its outcome is
-counted persistently (`memory.llm.counters`).
+counted persistently (`learning.llm.counters`).
 """
-
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from learning.llm.base import LLM, LLMError
-
-if TYPE_CHECKING:
-    from learning.llm.client import OpenAICompatLLM
+from learning.llm.client import OpenAICompatLLM
 
 __all__ = ["LLM", "LLMError", "get_llm", "llm_configured"]
 
-_clients: dict[tuple, "OpenAICompatLLM"] = {}
+_clients: dict[tuple, OpenAICompatLLM] = {}
 
 
 def llm_configured() -> bool:
     return bool(settings.GAIA_LLM_URL.strip())
 
 
-def get_llm() -> "OpenAICompatLLM | None":
+def get_llm() -> OpenAICompatLLM | None:
     """The process-wide client for the current settings; None when no LLM is configured."""
     if not llm_configured():
         return None
-    from learning.llm.client import OpenAICompatLLM
-
     options = {
         "url": settings.GAIA_LLM_URL.strip(),
         "model": settings.GAIA_LLM_MODEL,

@@ -6,6 +6,8 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from conversations.models import Turn
+from learning.consolidation import sessions_due
 from learning.llm import get_llm, llm_configured
 from learning.llm.counters import llm_counts
 
@@ -21,9 +23,6 @@ def _state() -> str:
 
 def backlog(*, user: Any = None) -> dict[str, int]:
     """Work waiting for the LLM: turns to extract, sessions to consolidate."""
-    from conversations.models import Turn
-    from learning.consolidation import sessions_due
-
     turns = Turn.objects.for_user(user) if user is not None else Turn.objects.all()
     return {
         "turns_pending": turns.filter(extraction_status="pending").count(),

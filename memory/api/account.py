@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.serializers import errors
+from learning.llm.status import llm_stats
 from memory import portability, selectors
 
 TAG = ["account"]
@@ -41,7 +42,8 @@ class StatsView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        return Response(selectors.memory_stats(user=request.user))
+        user = request.user
+        return Response({**selectors.memory_stats(user=user), "llm": llm_stats(user=user)})
 
 
 class LimitSerializer(serializers.Serializer):

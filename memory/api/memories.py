@@ -12,8 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.services import user_context
 from core.serializers import OneOrMany, errors, object_id, one_or_many
-from memory import recall as search
 from memory import selectors, services
 from memory.api.serializers import (
     ForgetBulkResultSerializer,
@@ -29,6 +29,8 @@ from memory.api.serializers import (
     UpcomingQuerySerializer,
 )
 from memory.models import KnowledgeItem
+from memory.recall import recall
+from privacy import services as privacy_services
 
 TAG = ["memories"]
 
@@ -114,7 +116,7 @@ class MemoryDetailView(APIView):
     )
     def patch(self, request: Request, pk: int) -> Response:
         not_forgotten(request.user, pk)
-        changes = MemoryUpdateSerializer(data=request.data, context={"user": request.user})
+        changes = MemoryUpdateSerializer(data=request.data, context=user_context(request.user))
         changes.is_valid(raise_exception=True)
         item = services.memory_update(
             user=request.user,
@@ -156,7 +158,7 @@ class MemoryEraseView(APIView):
         responses={204: OpenApiResponse(description="Erased."), **errors(404)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        services.memory_erase(user=request.user, item_id=object_id(pk))
+        privacy_services.memory_erase(user=request.user, item_id=object_id(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -173,9 +175,10 @@ class MemorySearchView(APIView):
         responses={200: RecallResultSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
-        query = RecallSerializer(data=request.data, context={"user": request.user})
+        query = RecallSerializer(data=request.data, context=user_context(request.user))
         query.is_valid(raise_exception=True)
-        hits = search.recall(user=request.user, **query.validated_data)
+        hits = recall(user=request.user, **query.validated_data)
+        services.memory_touch(user=request.user, item_ids=[h.item.pk for h in hits])
         return Response(RecallResultSerializer({"results": hits}).data)
 
 

@@ -6,8 +6,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from conversations import selectors as conversation_selectors
+from learning.consolidation import sessions_due
 from memory import selectors
-from memory.web import selectors as web_selectors
 from memory.web.chart import activity_chart
 from memory.web.forms import SOURCE_LABELS
 
@@ -45,12 +46,12 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "chart": activity_chart(selectors.activity_timeline(user=user, days=30)),
         "upcoming": [{"item": i, "overdue": i.due_at <= now} for i in upcoming],
         "entities": selectors.entities_list(user=user, limit=TOP_ENTITIES),
-        "tools": selectors.tool_summary(user=user)[:10],
+        "tools": conversation_selectors.tool_summary(user=user)[:10],
         "coverage_pct": round(100 * stats["embeddings"]["coverage"]),
         "llm_configured": bool(settings.GAIA_LLM_URL),
         "extraction_waiting": extraction["pending"],
-        "extraction_failures": web_selectors.extraction_failures(user=user),
-        "awaiting_consolidation": web_selectors.sessions_awaiting_consolidation(user=user),
+        "extraction_failures": conversation_selectors.extraction_failures(user=user),
+        "awaiting_consolidation": sessions_due(user=user).count(),
         "is_empty": knowledge["active"] == 0 and stats["conversations"]["turns"] == 0,
     }
     return render(request, "web/dashboard.html", context)

@@ -18,8 +18,8 @@ from core.forms import apply_service_errors
 from memory import selectors, services
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from memory.web import selectors as web_selectors
 from memory.web.forms import MemoryFilterForm, MemoryForm
+from privacy import services as privacy_services
 
 PAGE_SIZE = 25
 SEARCH_TOP_K = 100
@@ -49,7 +49,6 @@ def _search(user: Any, filters: dict[str, Any]) -> list:
         context=filters.get("context") or None,
         entity=filters.get("entity") or None,
         include_sensitive=filters.get("sensitive") != "no",
-        touch=False,  # a person browsing is not an agent using the memory
     )
     keep = []
     for hit in hits:
@@ -136,7 +135,7 @@ def memory_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "web/memories/detail.html",
         {
             "item": item,
-            "lineage": web_selectors.lineage(user=request.user, item=item),
+            "lineage": selectors.lineage(user=request.user, item=item),
             "origin": _origin(request, item),
         },
     )
@@ -223,7 +222,7 @@ def memory_erase(request: HttpRequest, pk: int) -> HttpResponse:
     """GET asks for confirmation; POST erases for good."""
     item = _owned(request, pk)
     if request.method == "POST":
-        services.memory_erase(user=request.user, item_id=item.pk)
+        privacy_services.memory_erase(user=request.user, item_id=item.pk)
         messages.success(request, "Erased for good.")
         return redirect("web-memory-list")
     # memory_erase makes the versions this one replaced current again: say so before.

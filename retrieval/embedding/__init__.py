@@ -9,7 +9,9 @@ import threading
 
 from django.conf import settings
 
+from retrieval.embedding import local
 from retrieval.embedding.base import Embedder, EmbedderError, checked, from_bytes, to_bytes
+from retrieval.embedding.openai import OpenAIEmbedder
 
 __all__ = [
     "Embedder",
@@ -51,17 +53,13 @@ def _config() -> tuple:
 
 def _build(config: tuple) -> Embedder:
     if config[0] == "local":
-        from retrieval.embedding.local import LocalEmbedder, default_threads
-
         _, model_path, tokenizer_path, batch, threads = config
-        return LocalEmbedder(
+        return local.LocalEmbedder(
             model_path=model_path or None,
             tokenizer_path=tokenizer_path or None,
             batch_size=batch,
-            threads=threads or default_threads(),
+            threads=threads or local.default_threads(),
         )
-    from retrieval.embedding.openai import OpenAIEmbedder
-
     _, url, model, dim, key, timeout, batch = config
     return OpenAIEmbedder(
         base_url=url, model=model, dim=dim, api_key=key, timeout=timeout, batch_size=batch
@@ -84,15 +82,11 @@ def current_model_id() -> str:
     """The model id vectors are stored under, from settings alone (nothing is loaded)."""
     config = _config()
     if config[0] == "local":
-        from retrieval.embedding.local import MODEL_ID
-
-        return MODEL_ID
+        return local.MODEL_ID
     return f"openai:{config[2]}:{config[3]}"
 
 
 def current_dim() -> int:
     if _config()[0] == "local":
-        from retrieval.embedding.local import DIM
-
-        return DIM
+        return local.DIM
     return settings.GAIA_EMBED_DIM

@@ -1,11 +1,12 @@
 """The "embedder" health check: is the configured embedder usable, and which model is it."""
 
 import time
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
-from retrieval.embedding import EmbedderError, current_dim, current_model_id, get_embedder
+from retrieval.embedding import EmbedderError, current_dim, current_model_id, get_embedder, local
 
 PROBE_SECONDS = 60.0  # a remote server is asked at most once a minute
 _probe: dict[tuple[str, str], Any] = {}
@@ -28,8 +29,6 @@ def embedder_health() -> dict[str, Any]:
 
 def verify_local_files() -> None:
     """sha256 of the model and tokenizer (cached per file version); EmbedderError if bad."""
-    from retrieval.embedding import local
-
     local.verify_file(
         _path(settings.GAIA_EMBED_MODEL_PATH) or local.default_model_path(),
         local.MODEL_SHA256,
@@ -45,8 +44,6 @@ def verify_local_files() -> None:
 
 
 def _path(value: str):
-    from pathlib import Path
-
     return Path(value) if value else None
 
 

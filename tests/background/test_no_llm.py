@@ -5,9 +5,9 @@ import pytest
 from conversations.services import turn_append
 from core import health
 from learning import extraction
+from learning.llm.status import llm_stats
 from learning.schedules import startup_sweeps
 from memory.models import KnowledgeItem
-from memory.selectors import memory_stats
 from tests.background import fake_llm as f
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def pending_turn(user):
 def test_stats_and_health_show_the_backlog_as_a_state_not_an_error(no_llm, alice):
     turn = pending_turn(alice)
     assert extraction.extract_turn(turn_id=turn.pk)["status"] == "waiting"
-    block = memory_stats(user=alice)["llm"]
+    block = llm_stats(user=alice)
     assert block["configured"] is False and block["state"] == "not configured"
     assert block["backlog"] == {"turns_pending": 1, "sessions_awaiting_consolidation": 0}
     assert block["failures_total"] == 0
@@ -61,7 +61,7 @@ def test_the_backlog_is_processed_once_an_llm_is_configured(
     finally:
         server.close()
     assert KnowledgeItem.objects.for_user(alice).get().content == "User is learning the cello"
-    assert memory_stats(user=alice)["llm"]["backlog"]["turns_pending"] == 0
+    assert llm_stats(user=alice)["backlog"]["turns_pending"] == 0
 
 
 def test_health_reports_an_open_circuit_as_not_ok(fake_llm, llm_settings, alice):
@@ -75,7 +75,7 @@ def test_health_reports_an_open_circuit_as_not_ok(fake_llm, llm_settings, alice)
     assert (
         check["last_failure"]["kind"] == "server_error" and "message" not in check["last_failure"]
     )
-    block = memory_stats(user=alice)["llm"]
+    block = llm_stats(user=alice)
     assert block["failures"] == {"server_error": 1} and block["state"] == "circuit open"
 
 

@@ -8,6 +8,7 @@ from discovery import services
 from discovery.models import Finding
 from memory import services as memory
 from memory.models import KnowledgeItem
+from privacy import services as privacy_services
 
 pytestmark = pytest.mark.django_db
 
@@ -238,8 +239,8 @@ def test_reset_erases_only_discovery_items_and_all_findings_of_the_user(consenti
     bobs = services.finding_propose_many(user=bob, findings=[proposal("Programs in C")]).created
     services.finding_approve(user=bob, finding_id=bobs[0].pk)
     user_settings_update(user=consenting, discovery_consent=False)  # allowed without consent
-    assert services.discovery_reset(user=consenting, dry_run=True).erased_items == 2
-    result = services.discovery_reset(user=consenting)
+    assert privacy_services.discovery_reset(user=consenting, dry_run=True).erased_items == 2
+    result = privacy_services.discovery_reset(user=consenting)
     assert (result.erased_items, result.cleared_findings) == (2, 2)
     assert list(KnowledgeItem.objects.filter(owner=consenting)) == [typed]
     assert KnowledgeItem.objects.filter(owner=bob, source="discovery").count() == 1

@@ -21,6 +21,6 @@ def test_seed_gives_every_user_their_items_searchable_and_a_working_token(bulk):
         assert items.count() == 40
         assert items.exclude(embedding_model="").count() == 40  # every row has a vector
         text = items.first().content
-        assert recall(user=user, query=text, top_k=1, touch=False)[0].item.content == text
+        assert recall(user=user, query=text, top_k=1)[0].item.content == text
     again = seed(users=2, items=40, prefix=f"lb{int(bulk)}-", out=lambda _: None, bulk=bulk)
     assert KnowledgeItem.objects.filter(owner__username__in=list(again)).count() == 80

@@ -5,6 +5,7 @@ from conversations.models import ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
 from memory import services
 from memory.models import KnowledgeItem
+from privacy import services as privacy_services
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,7 @@ def test_another_users_id_behaves_like_a_missing_one(alice, bob):
         services.memory_get,
         services.memory_forget,
         services.memory_restore,
-        services.memory_erase,
+        privacy_services.memory_erase,
     ):
         with pytest.raises(KnowledgeItem.DoesNotExist):
             action(user=bob, item_id=item.pk)

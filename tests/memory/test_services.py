@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from accounts.services import user_settings_update
 from memory import services
 from memory.models import KnowledgeItem
+from privacy import services as privacy_services
 
 pytestmark = pytest.mark.django_db
 
@@ -168,7 +169,7 @@ def test_erase_removes_the_row_and_its_full_text_entry(alice):
     assert keyword.search(KNOWLEDGE_FTS, "zanzibar", where, 5) == [
         (item.pk, pytest.approx(keyword.search(KNOWLEDGE_FTS, "zanzibar", where, 5)[0][1]))
     ]
-    services.memory_erase(user=alice, item_id=item.pk)
+    privacy_services.memory_erase(user=alice, item_id=item.pk)
     assert not KnowledgeItem.objects.filter(pk=item.pk).exists()
     assert keyword.search(KNOWLEDGE_FTS, "zanzibar", where, 5) == []
 

@@ -118,7 +118,7 @@ def test_recall_puts_items_remembered_on_the_named_day_first(alice, commit):
         )
     for number, item in zip((1, 8, 15), items, strict=True):
         query = f"What did Alice do for the bakery on February {number}, 2023?"
-        assert recall(user=alice, query=query, top_k=3, touch=False)[0].item.pk == item.pk
+        assert recall(user=alice, query=query, top_k=3)[0].item.pk == item.pk
 
 
 @pytest.mark.django_db

@@ -10,7 +10,8 @@ from conversations.search import search_turns
 from conversations.services import turn_append
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from memory.services import memory_create, memory_erase, memory_forget
+from memory.services import memory_create, memory_forget
+from privacy.services import memory_erase
 from retrieval.corpus import ITEMS
 from retrieval.embedding.services import embed_rows
 from retrieval.indexes import index_for

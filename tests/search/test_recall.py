@@ -11,11 +11,12 @@ from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import (
     memory_create,
-    memory_erase,
     memory_forget,
     memory_restore,
     memory_supersede,
+    memory_touch,
 )
+from privacy.services import memory_erase
 from tests.recall_fixtures import ALICE_FACTS
 
 pytestmark = pytest.mark.django_db
@@ -126,19 +127,28 @@ def test_time_filters_apply_to_created_at(alice, commit):
     assert ids(recall(user=alice, query="sailing", time_to=since)) == [old.pk]
 
 
-def test_recall_side_effects_are_applied_in_one_query(alice, alice_facts):
+def test_recall_is_a_pure_read(alice, alice_facts):
+    before = list(KnowledgeItem.objects.values_list("pk", "confidence", "use_count", "last_used"))
     with CaptureQueriesContext(connection) as queries:
         hits = recall(user=alice, query="Alice", top_k=3)
-    updates = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("UPDATE")]
-    assert len(hits) == 3 and len(updates) == 1
+    writes = [
+        q["sql"]
+        for q in queries
+        if q["sql"].lstrip().upper().startswith(("UPDATE", "INSERT", "DELETE"))
+    ]
+    assert len(hits) == 3 and writes == []
+    after = list(KnowledgeItem.objects.values_list("pk", "confidence", "use_count", "last_used"))
+    assert after == before
+
+
+def test_marking_hits_used_takes_one_query(alice, alice_facts):
+    hits = recall(user=alice, query="Alice", top_k=3)
+    with CaptureQueriesContext(connection) as queries:
+        memory_touch(user=alice, item_ids=ids(hits))
+    assert len(queries) == 1
     touched = KnowledgeItem.objects.filter(pk__in=ids(hits))
     assert all(i.use_count == 1 and i.last_used is not None for i in touched)
     assert all(i.confidence == pytest.approx(0.72) for i in touched)
-
-
-def test_touch_false_leaves_items_unchanged(alice, alice_facts):
-    recall(user=alice, query="Alice", touch=False)
-    assert not KnowledgeItem.objects.filter(use_count__gt=0).exists()
 
 
 def test_an_empty_query_finds_nothing(alice, alice_facts):

@@ -47,10 +47,10 @@ def test_the_reranker_decides_the_final_order(alice, notes, reranker):
 @pytest.mark.parametrize("behaviour", ["http_500", "not_json", "trickle"])
 def test_a_failing_reranker_leaves_the_fused_order(alice, notes, reranker, behaviour, settings):
     settings.GAIA_RERANK_URL = ""
-    fused = [h.item.pk for h in recall(user=alice, query="Sunday bread", top_k=3, touch=False)]
+    fused = [h.item.pk for h in recall(user=alice, query="Sunday bread", top_k=3)]
     settings.GAIA_RERANK_URL = reranker.url
     reranker.behaviour = behaviour
-    hits = recall(user=alice, query="Sunday bread", top_k=3, touch=False)
+    hits = recall(user=alice, query="Sunday bread", top_k=3)
     assert [h.item.pk for h in hits] == fused
 
 

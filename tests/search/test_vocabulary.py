@@ -43,7 +43,7 @@ def test_the_vector_stage_embeds_the_question_without_them(alice, caroline_notes
     embedded = []
     real = pipeline.query_vector
     monkeypatch.setattr(pipeline, "query_vector", lambda text: embedded.append(text) or real(text))
-    recall(user=alice, query="Has Caroline played chess?", touch=False)
+    recall(user=alice, query="Has Caroline played chess?")
     assert embedded == ["Has played chess?"]
 
 

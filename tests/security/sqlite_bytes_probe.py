@@ -25,6 +25,7 @@ from django_q.models import Task  # noqa: E402
 
 from conversations.services import tool_call_record, turn_append  # noqa: E402
 from memory import services  # noqa: E402
+from privacy import services as privacy_services  # noqa: E402
 from privacy.services import memory_erase_user  # noqa: E402
 
 MARKERS = {"item": "quokkaitem", "carol": "quokkacarol", "bob": "quokkabob"}
@@ -84,7 +85,7 @@ def main() -> None:
     db = Path(settings.DATABASES["default"]["NAME"])
     before = scan(db)
 
-    services.memory_erase(user=alice, item_id=item.pk)
+    privacy_services.memory_erase(user=alice, item_id=item.pk)
     memory_erase_user(user=carol)
 
     with connection.cursor() as cursor:

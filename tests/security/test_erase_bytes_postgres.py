@@ -23,6 +23,7 @@ from conversations.services import tool_call_record, turn_append
 from discovery.services import finding_propose_many
 from learning.models import ProfileCache
 from memory import services
+from privacy import services as privacy_services
 from privacy.reclaim import CONTENT_MODELS
 from privacy.services import memory_erase_user
 
@@ -165,7 +166,7 @@ def test_erased_text_leaves_every_file_of_the_database_after_memory_reclaim(
     with connection.cursor() as cursor:  # as autovacuum would: stats sample the values
         for model in CONTENT_MODELS:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
-    services.memory_erase(user=bob, item_id=item_id)
+    privacy_services.memory_erase(user=bob, item_id=item_id)
     memory_erase_user(user=alice)
 
     # Erased and committed, gone from every answer, but the bytes are still on the pages.

@@ -17,6 +17,7 @@ from learning.tool_errors import tool_errors_sync
 from memory import services
 from memory.models import KnowledgeItem
 from memory.recall import recall
+from privacy import services as privacy_services
 from privacy.services import REDACTED
 from retrieval import events
 from tests.background import fake_llm as f
@@ -146,7 +147,7 @@ def test_re_extraction_and_consolidation_never_learn_an_erased_item_again(
     learned = KnowledgeItem.objects.for_user(alice).get(content__contains=MARK)
     assert learned.source_turn_id == turns[1].pk
 
-    services.memory_erase(user=alice, item_id=learned.pk)
+    privacy_services.memory_erase(user=alice, item_id=learned.pk)
     asked = len(fake_llm.requests)
     Turn.objects.filter(pk=turns[1].pk).update(extraction_status="failed")  # as if it had
     call_command("memory_extract_pending", "--retry-failed", stdout=open("/dev/null", "w"))
@@ -177,7 +178,7 @@ def test_a_fact_learned_by_consolidation_after_a_failed_extraction_stays_erased(
     assert result["status"] == "done"
     for content in _learned(alice, MARK):
         item = KnowledgeItem.objects.for_user(alice).get(content=content)
-        services.memory_erase(user=alice, item_id=item.pk)
+        privacy_services.memory_erase(user=alice, item_id=item.pk)
     asked = len(fake_llm.requests)
 
     call_command("memory_extract_pending", "--retry-failed", stdout=open("/dev/null", "w"))
@@ -198,7 +199,7 @@ def test_erasing_an_item_erases_the_tombstone_that_quotes_it(fake_llm, alice):
     tombstone = item.superseded_by
     assert MARK in tombstone.content
 
-    services.memory_erase(user=alice, item_id=item.pk)
+    privacy_services.memory_erase(user=alice, item_id=item.pk)
 
     assert _learned(alice, MARK) == []
     assert not KnowledgeItem.objects.filter(pk=tombstone.pk).exists()
@@ -211,7 +212,7 @@ def test_erasing_an_approved_discovery_item_keeps_it_from_being_proposed_again(a
     ).created[0]
     item = finding_approve(user=alice, finding_id=finding.pk).knowledge
 
-    services.memory_erase(user=alice, item_id=item.pk)
+    privacy_services.memory_erase(user=alice, item_id=item.pk)
 
     finding.refresh_from_db()
     assert (finding.content, finding.status, finding.knowledge) == (REDACTED, "rejected", None)
@@ -229,7 +230,7 @@ def test_erasing_an_automatic_error_item_removes_the_error_text_it_came_from(ali
     tool_errors_sync(user_id=alice.pk, tool_name="vault")
     item = KnowledgeItem.objects.for_user(alice).get(source="error_auto")
 
-    services.memory_erase(user=alice, item_id=item.pk)
+    privacy_services.memory_erase(user=alice, item_id=item.pk)
 
     call.refresh_from_db()
     assert call.error == REDACTED
@@ -252,6 +253,6 @@ def test_erasing_an_item_deletes_the_task_records_that_quote_it(alice, bob):
             success=True,
         )
 
-    services.memory_erase(user=alice, item_id=item.pk)
+    privacy_services.memory_erase(user=alice, item_id=item.pk)
 
     assert list(Task.objects.values_list("id", flat=True)) == ["b" * 32]

@@ -65,12 +65,12 @@ def test_staff_forget_and_restore_actions_go_through_the_services(staff_web, ali
     assert response.status_code == 302
     item.refresh_from_db()
     assert item.forgotten_at is not None
-    assert recall(user=alice, query="billing", touch=False) == []
+    assert recall(user=alice, query="billing") == []
     staff_web.post(
         "/admin/memory/knowledgeitem/",
         {"action": "restore_items", "_selected_action": [item.pk]},
     )
-    assert [h.item.pk for h in recall(user=alice, query="billing", touch=False)] == [item.pk]
+    assert [h.item.pk for h in recall(user=alice, query="billing")] == [item.pk]
 
 
 def test_staff_erase_action_removes_the_item(staff_web, alice):
@@ -80,7 +80,7 @@ def test_staff_erase_action_removes_the_item(staff_web, alice):
         {"action": "erase_items", "_selected_action": [item.pk]},
     )
     assert not KnowledgeItem.objects.filter(pk=item.pk).exists()
-    assert recall(user=alice, query="billing", touch=False) == []
+    assert recall(user=alice, query="billing") == []
 
 
 def test_staff_edits_go_through_memory_update(staff_web, alice):

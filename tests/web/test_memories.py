@@ -95,9 +95,7 @@ def test_search_uses_recall_and_shows_how_each_hit_matched(alice_web, alice):
     assert rows[0]["matched_by"] in {"keyword", "vector", "both"}
     expected = [
         h.item.pk
-        for h in recall(
-            user=alice, query="Sarah billing", top_k=100, touch=False, include_sensitive=True
-        )
+        for h in recall(user=alice, query="Sarah billing", top_k=100, include_sensitive=True)
     ]
     assert [r["item"].pk for r in rows] == expected
     assert b"matched by" in response.content

@@ -158,7 +158,7 @@ def test_erase_asks_first_then_removes_the_item_for_good(alice_web, alice):
     response = alice_web.post(f"/memories/{item.pk}/erase/")
     assert response.status_code == 302 and response["Location"] == "/memories/"
     assert not KnowledgeItem.objects.filter(pk=item.pk).exists()
-    assert not recall(user=alice, query="billing", touch=False)
+    assert not recall(user=alice, query="billing")
     assert alice_web.get(f"/memories/{item.pk}/").status_code == 404
 
 

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from discovery import scanners, services
 from discovery.scanners.base import DEFAULT_DAYS, DEFAULT_TIME_LIMIT, ScanContext, ScanReport
+from privacy import services as privacy_services
 
 
 class Command(BaseCommand):
@@ -88,7 +89,7 @@ class Command(BaseCommand):
         self.stdout.write(self.style.ERROR(line) if report.error else line)
 
     def reset(self, user, *, confirmed: bool) -> None:
-        preview = services.discovery_reset(user=user, dry_run=True)
+        preview = privacy_services.discovery_reset(user=user, dry_run=True)
         what = (
             f"{preview.erased_items} discovery item(s) and {preview.cleared_findings} "
             f"finding(s) of '{user.get_username()}'"
@@ -96,7 +97,7 @@ class Command(BaseCommand):
         if not confirmed:
             self.stdout.write(f"Would erase {what}. Run again with --reset --yes to do it.")
             return
-        result = services.discovery_reset(user=user)
+        result = privacy_services.discovery_reset(user=user)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Erased {result.erased_items} discovery item(s) and cleared "

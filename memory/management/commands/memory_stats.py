@@ -5,6 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandParser
 
 from core.management.users import selected_users
+from learning.llm.status import llm_stats
 from memory.selectors import memory_stats
 
 
@@ -17,7 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, user: str | None, **options) -> None:
         users = selected_users(user)
-        report = {u.username: memory_stats(user=u) for u in users}
+        report = {u.username: {**memory_stats(user=u), "llm": llm_stats(user=u)} for u in users}
         if options["json"]:
             self.stdout.write(_json(report))
             return
