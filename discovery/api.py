@@ -1,7 +1,7 @@
 """Discovery API: propose findings scanned elsewhere, review them, reset.
 
 Views only parse input, call one service and serialize the result; errors follow
-gaia_site.api (400 for bad input, 403 without consent, 404 for missing or foreign ids).
+core.api (400 for bad input, 403 without consent, 404 for missing or foreign ids).
 """
 
 from typing import Any

@@ -1,4 +1,4 @@
-"""Gaia Memory Server settings: every knob is an environment variable (see README)."""
+"""Gaia Memory Server settings: every knob is an environment variable (docs/operating.md)."""
 
 import secrets
 from pathlib import Path

@@ -1,6 +1,6 @@
 """The memory API under /api/v1/ (memories, recall, prompt material, tools, account data).
 
-Every name starts with `api-`: tests/api/test_cross_user_coverage.py requires a
+Every name starts with `api-`: tests/test_architecture.py requires a
 cross-user test for each.
 """
 

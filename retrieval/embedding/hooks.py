@@ -1,6 +1,6 @@
 """Embedding on write: every knowledge or turn write reaches the vector index once, on commit.
 
-Listeners registered with `memory.events` collect the ids a transaction changed; one
+Listeners registered with `retrieval.events` collect the ids a transaction changed; one
 callback per transaction (transaction.on_commit) then updates this process's index and
 embeds the new texts in one batch. A rolled-back transaction drops its callback, so
 nothing is embedded or indexed for it.
@@ -10,8 +10,11 @@ import logging
 
 from django.db import transaction
 
+from core import health
 from retrieval import events
-from retrieval.corpus import ITEMS, TURNS, Corpus, generation_read
+from retrieval.corpus import CORPORA, ITEMS, TURNS, Corpus, generation_read
+from retrieval.embedding.health import embedder_health
+from retrieval.embedding.services import sync_committed
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +36,6 @@ class _PendingWrites:
             entry[2] = generation
 
     def __call__(self) -> None:
-        from retrieval.corpus import CORPORA
-        from retrieval.embedding.services import sync_committed
 
         self.flushed = True
         for (name, owner_id), (ids, first, last) in self.changes.items():
@@ -77,10 +78,7 @@ def on_turns_changed(owner_id: int, upserted: list[int], removed: list[int]) -> 
 
 
 def install() -> None:
-    """Called once from MemoryConfig.ready()."""
-    from core import health
-    from retrieval.embedding.health import embedder_health
-
+    """Called once from RetrievalConfig.ready()."""
     events.listen(on_items_changed)
     events.listen_turns(on_turns_changed)
     health.register("embedder", embedder_health)

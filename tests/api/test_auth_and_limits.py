@@ -11,7 +11,7 @@ from core.api import TokenRateThrottle
 from memory.api.account import ImportView
 from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error
-from tests.api.test_cross_user_coverage import api_patterns
+from tests.test_architecture import api_patterns
 
 pytestmark = pytest.mark.django_db
 PUBLIC = {"api-health", "api-schema", "api-docs"}

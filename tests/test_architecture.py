@@ -1,0 +1,286 @@
+"""The house-wide guards: every URL has a cross-user test, and imports point down.
+
+## Cross-user coverage
+
+Every API and web URL must have a cross-user test: this file fails when one has none.
+
+How to cover an endpoint: name its URL pattern `api-...` (web pages: `web-...`) and
+mark a test that shows another user's ids give 404 (the same body as a missing id,
+their row unchanged) and that its lists, searches, exports or prompts never contain
+the other user's rows:
+
+    @pytest.mark.cross_user("api-memory-detail", "api-memory-restore")
+    def test_another_users_id_is_a_404(...): ...
+
+The marker (registered in pyproject.toml) may sit on a test function, a test class or a
+module's `pytestmark`. The marks are found by importing every test module under tests/
+and reading them, not from the tests pytest happens to collect, so the check holds
+however pytest is invoked (one file, -k, xdist). Engineers adding endpoints (discovery,
+background tasks, ...) mark their tests the same way.
+
+## The import order
+
+Apps own their data and sit in one downward order (docs/architecture.md):
+
+    core < accounts < retrieval < conversations < memory < learning < discovery < privacy
+
+A domain module (models, services, selectors, search, jobs: anything that is not an
+edge) imports only its own app and the apps before it, and never an edge. Edges (API
+views, serializers, pages, forms, admin, commands, tasks, urls, app configs, the agent
+tool dispatcher) may import any app. `bench` stands apart: it may import any app, and
+none imports it. Imports of our own modules sit at the top of the file, except the few
+in ALLOWED_LATE_IMPORTS, each with its reason.
+"""
+
+import ast
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+import tests
+
+MARK = "cross_user"
+
+
+OWNED_PREFIXES = ("api-", "web-")
+# Pages with no user data behind them (tested in tests/web/test_accounts.py).
+NO_USER_DATA = {"web-login", "web-logout", "web-signup", "web-password-change"}
+
+
+def api_patterns(prefixes: tuple[str, ...] = ("api-",)) -> Iterator[tuple[str, URLPattern]]:
+    """(name, pattern) for every URL pattern named with one of `prefixes`, at any depth."""
+
+    def walk(patterns):
+        for entry in patterns:
+            if isinstance(entry, URLResolver):
+                yield from walk(entry.url_patterns)
+            elif isinstance(entry, URLPattern) and (entry.name or "").startswith(prefixes):
+                yield entry.name, entry
+
+    yield from walk(get_resolver().url_patterns)
+
+
+def _marks_of(obj) -> list:
+    marks = getattr(obj, "pytestmark", [])
+    return marks if isinstance(marks, list) else [marks]
+
+
+def covered_url_names() -> dict[str, list[str]]:
+    """url name -> the tests marked as covering it, from every module under tests/."""
+    covered: dict[str, list[str]] = {}
+    for module_info in pkgutil.walk_packages(tests.__path__, prefix="tests."):
+        if not module_info.name.rsplit(".", 1)[-1].startswith("test_"):
+            continue
+        try:
+            module = importlib.import_module(module_info.name)
+        except pytest.skip.Exception:  # skips itself on this machine (no browser): no marks
+            continue
+        holders = [(module_info.name, module)]
+        for attr, value in vars(module).items():
+            if attr.startswith(("test_", "Test")):
+                holders.append((f"{module_info.name}::{attr}", value))
+                if isinstance(value, type):
+                    holders.extend(
+                        (f"{module_info.name}::{attr}::{name}", method)
+                        for name, method in vars(value).items()
+                        if name.startswith("test_")
+                    )
+        for where, holder in holders:
+            for mark in _marks_of(holder):
+                if getattr(mark, "name", None) == MARK:
+                    for url_name in mark.args:
+                        covered.setdefault(url_name, []).append(where)
+    return covered
+
+
+def test_every_api_url_has_a_cross_user_test():
+    names = {name for name, _ in api_patterns(OWNED_PREFIXES)}
+    assert len(names) >= 20  # the walk finds the API at all
+    missing = sorted(names - NO_USER_DATA - set(covered_url_names()))
+    assert not missing, f"API URLs without a @pytest.mark.cross_user test: {missing}"
+
+
+def test_cross_user_marks_name_real_api_urls():
+    names = {name for name, _ in api_patterns(OWNED_PREFIXES)}
+    unknown = sorted(set(covered_url_names()) - names)
+    assert not unknown, f"cross_user marks naming no api-*/web-* URL pattern: {unknown}"
+
+
+def test_the_scan_finds_marks_in_modules_it_imports_itself():
+    covered = covered_url_names()
+    assert (
+        "tests.api.test_memories::test_another_users_id_is_a_404_like_a_missing_one_and_changes_nothing"
+        in covered["api-memory-detail"]
+    )
+
+
+# --- The import order -------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+ORDER = ["core", "accounts", "retrieval", "conversations", "memory", "learning", "discovery"]
+ORDER.append("privacy")
+APART = "bench"
+SITE = "gaia_site"
+OURS = {*ORDER, APART, SITE}
+EDGE_FOLDERS = {"api", "web", "management", "templatetags", "migrations"}
+EDGE_FILES = {
+    "admin",
+    "agent_tools",
+    "api",
+    "apps",
+    "forms",
+    "serializers",
+    "tasks",
+    "urls",
+    "views",
+    "web",
+    "web_urls",
+}
+# (file, module it imports inside a function): why it cannot be at the top.
+ALLOWED_LATE_IMPORTS = {
+    ("learning/apps.py", "learning.receivers"): "they import models: only in ready()",
+    ("retrieval/apps.py", "retrieval.embedding.hooks"): "they import models: only in ready()",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    path: str  # the importing file, relative to the repository
+    module: str  # the module it names
+    top: bool  # at the top level of the file
+
+
+def is_edge(module: str) -> bool:
+    parts = module.split(".")
+    return (
+        parts[0] in (SITE, APART)
+        or any(part in EDGE_FOLDERS for part in parts[1:-1])
+        or (len(parts) == 2 and parts[-1] in EDGE_FILES)  # app/views.py, not a/b/apps.py
+        or parts[-1] == "tasks"  # old task paths kept for one release (memory/embedding/)
+    )
+
+
+def module_of(path: str) -> str:
+    parts = path[: -len(".py")].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_in(path: str, source: str) -> list[Import]:
+    """Every import of our own modules in `source`, with whether it sits at the top."""
+    tree = ast.parse(source)
+    top = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # "from package import module" names the module; other names, the package
+            base = ROOT / node.module.replace(".", "/")
+            names = sorted(
+                {
+                    f"{node.module}.{alias.name}"
+                    if (base / f"{alias.name}.py").exists() or (base / alias.name).is_dir()
+                    else node.module
+                    for alias in node.names
+                }
+            )
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in OURS:
+                found.append(Import(path, name, id(node) in top))
+    return found
+
+
+def violations(path: str, source: str) -> list[str]:
+    """What breaks the house rules in one file."""
+    importer = module_of(path)
+    app = importer.split(".")[0]
+    problems = []
+    for imp in imports_in(path, source):
+        target_app = imp.module.split(".")[0]
+        if not imp.top and (path, imp.module) not in ALLOWED_LATE_IMPORTS:
+            problems.append(f"{path}: imports {imp.module} inside a function")
+        if target_app == APART and app != APART:
+            problems.append(f"{path}: imports {imp.module} (bench stands apart)")
+            continue
+        if is_edge(importer) or app not in ORDER:
+            continue
+        if target_app not in ORDER:
+            problems.append(f"{path}: a domain module imports {imp.module}")
+        elif ORDER.index(target_app) > ORDER.index(app):
+            problems.append(f"{path}: imports {imp.module}, which sits above {app}")
+        elif is_edge(imp.module):
+            problems.append(f"{path}: a domain module imports the edge {imp.module}")
+    return problems
+
+
+def our_files() -> list[Path]:
+    return sorted(
+        p for folder in OURS for p in (ROOT / folder).rglob("*.py") if "migrations" not in p.parts
+    )
+
+
+def test_imports_point_down_and_sit_at_the_top():
+    files = our_files()
+    assert len(files) > 150  # the walk finds the code at all
+    problems = [
+        problem
+        for p in files
+        for problem in violations(p.relative_to(ROOT).as_posix(), p.read_text())
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_few_late_imports_are_allowed_and_each_is_still_needed():
+    assert len(ALLOWED_LATE_IMPORTS) <= 5
+    late = {
+        (imp.path, imp.module)
+        for p in our_files()
+        for imp in imports_in(p.relative_to(ROOT).as_posix(), p.read_text())
+        if not imp.top
+    }
+    assert set(ALLOWED_LATE_IMPORTS) <= late, "an allowed late import is gone: drop it"
+
+
+def test_no_two_apps_import_each_other_from_domain_code():
+    edges: set[tuple[str, str]] = set()
+    for p in our_files():
+        path = p.relative_to(ROOT).as_posix()
+        if is_edge(module_of(path)):
+            continue
+        for imp in imports_in(path, p.read_text()):
+            edges.add((path.split("/")[0], imp.module.split(".")[0]))
+    assert not {(a, b) for a, b in edges if a != b and (b, a) in edges}
+
+
+def test_the_guard_catches_an_upward_import():
+    assert violations("core/validation.py", "from memory.models import KnowledgeItem\n") == [
+        "core/validation.py: imports memory.models, which sits above core"
+    ]
+
+
+def test_the_guard_catches_a_hidden_import():
+    source = "def f():\n    from retrieval import keyword\n"
+    assert violations("memory/services.py", source) == [
+        "memory/services.py: imports retrieval.keyword inside a function"
+    ]
+
+
+def test_the_guard_catches_a_domain_module_importing_an_edge():
+    source = "from memory.api import serializers\n"
+    assert violations("memory/services.py", source) == [
+        "memory/services.py: a domain module imports the edge memory.api.serializers",
+    ]
+
+
+def test_edges_may_call_any_app_and_nothing_imports_bench():
+    assert violations("memory/api/memories.py", "from privacy import services\n") == []
+    assert violations("privacy/services.py", "from bench import speed\n") == [
+        "privacy/services.py: imports bench.speed (bench stands apart)",
+    ]
