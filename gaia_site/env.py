@@ -1,6 +1,15 @@
-"""Tiny typed readers for environment variables (every knob has a safe default)."""
+"""Tiny typed readers for environment variables (every knob has a safe default).
+
+A value that cannot be read stops start-up with the variable's name: `GAIA_SECURE=ture`
+must not silently mean "off".
+"""
 
 import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+TRUE = {"1", "true", "yes", "on"}
+FALSE = {"0", "false", "no", "off"}
 
 
 def envstr(name: str, default: str = "") -> str:
@@ -8,20 +17,34 @@ def envstr(name: str, default: str = "") -> str:
 
 
 def envbool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
+    value = os.environ.get(name, "").strip().lower()
+    if value == "":
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    if value in TRUE | FALSE:
+        return value in TRUE
+    raise ImproperlyConfigured(
+        f"{name}={os.environ[name]!r} is not a yes/no value. "
+        f"Use one of: {', '.join(sorted(TRUE))} or {', '.join(sorted(FALSE))}."
+    )
+
+
+def _number(name: str, default: int | float, kind: type) -> int | float:
+    value = os.environ.get(name, "").strip()
+    if value == "":
+        return default
+    try:
+        return kind(value)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise ImproperlyConfigured(f"{name}={value!r} is not {what}.") from None
 
 
 def envint(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return int(value) if value not in (None, "") else default
+    return int(_number(name, default, int))
 
 
 def envfloat(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    return float(value) if value not in (None, "") else default
+    return float(_number(name, default, float))
 
 
 def envlist(name: str, default: str = "") -> list[str]:

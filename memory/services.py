@@ -16,6 +16,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 
 from accounts.services import user_settings_get, user_zone
+from conversations.models import Turn
 from core.validation import (
     clean_confidence,
     clean_short,
@@ -157,6 +158,22 @@ def memory_create(
 _CREATE_ARGUMENTS = inspect.signature(memory_create)
 
 
+def _own_turn(user: Any, turn: Any) -> Turn | None:
+    """The caller's turn an item was learned from (a Turn or its id); any other is unknown."""
+    if turn is None:
+        return None
+    if isinstance(turn, Turn):
+        if turn.owner_id != user.pk:
+            raise ValidationError({"source_turn": "No such turn."}, code="does_not_exist")
+        return turn
+    if isinstance(turn, bool) or not isinstance(turn, int):
+        raise ValidationError({"source_turn": "Expected a turn id (integer)."}, code="invalid")
+    found = Turn.objects.for_user(user).filter(pk=turn).first()
+    if found is None:
+        raise ValidationError({"source_turn": "No such turn."}, code="does_not_exist")
+    return found
+
+
 def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> dict[str, Any]:
     """The validated row `memory_create(**arguments)` stores (with source, source_turn)."""
     source = arguments["source"]
@@ -167,7 +184,7 @@ def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> di
     names = ("content", "category", "domain", "context", "entity", "sensitive", "metadata")
     row = _clean_fields(user, {n: arguments[n] for n in (*names, "due_at")}, source=source)
     row["confidence"] = clean_confidence(arguments["confidence"], default=SOURCE_CONFIDENCE[source])
-    return {**row, "source": source, "source_turn": arguments["source_turn"]}
+    return {**row, "source": source, "source_turn": _own_turn(user, arguments["source_turn"])}
 
 
 def memory_create_many(
@@ -257,7 +274,7 @@ def memory_supersede(
             metadata=old.metadata,
             source=source,
             confidence=clean_confidence(confidence, default=SOURCE_CONFIDENCE[source]),
-            source_turn=source_turn,
+            source_turn=_own_turn(user, source_turn),
         )
         old.superseded_by = new
         old.updated_at = timezone.now()

@@ -1,17 +1,15 @@
-"""What every knowledge write announces, so caches of search state stay correct.
+"""What every knowledge or turn write announces, so caches of search state stay correct.
 
-Bumps the owner's index generation in the same transaction as the write: any process
-whose cached vector index was built at an older generation rebuilds before its next
-search. Listeners (the in-process vector index) are told which ids changed.
-Conversation turns have their own counter (`turns_changed`), so logging turns does not
-invalidate other processes' knowledge indexes.
+Each announcement bumps the owner's index generation of that corpus (one counter,
+`retrieval.corpus.generation_bump`) in the same transaction as the write: any process
+whose cached vector index was built at an older generation catches up before its next
+search. Listeners (the in-process vector index) are told which ids changed. Conversation
+turns have their own counter, so logging turns does not invalidate knowledge indexes.
 """
 
 from collections.abc import Callable, Iterable
 
-from django.db.models import F
-
-from retrieval.models import IndexGeneration
+from retrieval.corpus import ITEMS, TURNS, generation_bump, generation_read
 
 Listener = Callable[[int, list[int], list[int]], None]
 _listeners: list[Listener] = []
@@ -31,8 +29,8 @@ def listen_turns(listener: Listener) -> None:
 
 
 def generation_get(owner_id: int) -> int:
-    row = IndexGeneration.objects.filter(user_id=owner_id).values_list("value", flat=True)
-    return row.first() or 0
+    """The owner's knowledge generation (0 before the first write)."""
+    return generation_read(ITEMS, owner_id)
 
 
 def items_changed(
@@ -40,14 +38,10 @@ def items_changed(
 ) -> int:
     """Record that items of `owner_id` changed; returns the new generation."""
     upserted, removed = list(upserted), list(removed)
-    updated = IndexGeneration.objects.filter(user_id=owner_id).update(value=F("value") + 1)
-    if not updated:
-        _, created = IndexGeneration.objects.get_or_create(user_id=owner_id, defaults={"value": 1})
-        if not created:
-            IndexGeneration.objects.filter(user_id=owner_id).update(value=F("value") + 1)
+    generation = generation_bump(ITEMS, owner_id)
     for listener in _listeners:
         listener(owner_id, upserted, removed)
-    return generation_get(owner_id)
+    return generation
 
 
 def turns_changed(
@@ -55,9 +49,6 @@ def turns_changed(
 ) -> None:
     """Record that turns of `owner_id` were added or deleted (inside the write's transaction)."""
     upserted, removed = list(upserted), list(removed)
-    rows = IndexGeneration.objects.filter(user_id=owner_id)
-    if not rows.update(turn_value=F("turn_value") + 1):
-        IndexGeneration.objects.get_or_create(user_id=owner_id)
-        rows.update(turn_value=F("turn_value") + 1)
+    generation_bump(TURNS, owner_id)
     for listener in _turn_listeners:
         listener(owner_id, upserted, removed)

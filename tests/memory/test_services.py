@@ -4,6 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from accounts.services import user_settings_update
+from conversations.services import turn_append
 from memory import services
 from memory.models import KnowledgeItem
 from privacy import services as privacy_services
@@ -223,3 +224,29 @@ def test_writes_bump_the_index_generation(alice):
     item = services.memory_create(user=alice, content="Plays chess")
     services.memory_forget(user=alice, item_id=item.pk)
     assert generation_get(alice.pk) == start + 2
+
+
+def test_an_item_links_only_to_a_turn_of_its_owner(alice, bob):
+    bobs = turn_append(user=bob, session_id="s", role="user", content="Bob lives in Oslo now")
+    alices = turn_append(user=alice, session_id="s", role="user", content="I live in Porto")
+    for given in (bobs, bobs.pk, 10**12):
+        with pytest.raises(ValidationError) as error:
+            services.memory_create(user=alice, content="Lives in Oslo", source_turn=given)
+        assert error.value.message_dict == {"source_turn": ["No such turn."]}
+    with pytest.raises(ValidationError) as error:
+        services.memory_create_many(user=alice, items=[{"content": "x", "source_turn": bobs.pk}])
+    assert "No such turn." in str(error.value)
+    assert not KnowledgeItem.objects.filter(owner=alice).exists()
+    item = services.memory_create(user=alice, content="Lives in Porto", source_turn=alices.pk)
+    assert item.source_turn_id == alices.pk
+
+
+def test_a_supersession_links_only_to_a_turn_of_its_owner(alice, bob):
+    bobs = turn_append(user=bob, session_id="s", role="user", content="Bob lives in Oslo now")
+    old = services.memory_create(user=alice, content="Lives in Lisbon")
+    with pytest.raises(ValidationError):
+        services.memory_supersede(
+            user=alice, item_id=old.pk, content="Lives in Oslo", source="tool", source_turn=bobs
+        )
+    old.refresh_from_db()
+    assert old.is_active
