@@ -1,6 +1,7 @@
 """Schedules created idempotently from settings; the job commands."""
 
 from datetime import timedelta
+from importlib import import_module
 from io import StringIO
 
 import pytest
@@ -10,9 +11,10 @@ from django_q.models import Schedule
 
 from conversations.models import Turn
 from conversations.services import turn_append
-from learning.schedules import SCHEDULES
+from learning.schedules import SCHEDULES, STARTUP_SWEEPS
 from memory.models import KnowledgeItem
 from memory.services import memory_create
+from privacy.task_records import TASK_SUBJECTS
 from tests.background import fake_llm as f
 
 pytestmark = pytest.mark.django_db
@@ -39,14 +41,51 @@ def test_setup_schedules_is_idempotent_and_follows_the_settings(settings):
     assert "gaia: prune" not in names and Schedule.objects.get(name="gaia: decay").minutes == 60
 
 
-def test_every_scheduled_task_of_this_package_exists():
-    from importlib import import_module
+def test_every_scheduled_and_queued_task_path_names_a_task():
+    paths = {func for _, func, _ in SCHEDULES} | set(STARTUP_SWEEPS) | set(TASK_SUBJECTS)
+    for path in paths:
+        module, name = path.rsplit(".", 1)
+        assert module.endswith(".tasks") and callable(getattr(import_module(module), name)), path
 
-    for _, func, _ in SCHEDULES:
-        module, name = func.rsplit(".", 1)
-        if module == "retrieval.tasks":
-            continue  # provided by the embedding package
-        assert callable(getattr(import_module(module), name))
+
+# Rows and queued payloads written before the apps were split name these paths.
+OLD_PATHS = {
+    "gaia: extract pending turns": "conversations.tasks.extract_pending_sweep",
+    "gaia: consolidate idle sessions": "conversations.tasks.consolidate_sweep",
+    "gaia: reconcile": "memory.tasks.reconcile_all",
+    "gaia: decay": "memory.tasks.decay_all",
+    "gaia: prune": "memory.tasks.prune_all",
+    "gaia: backfill embeddings": "memory.embedding.tasks.backfill_embeddings",
+}
+
+
+def test_setup_schedules_rewrites_rows_that_name_the_old_task_paths():
+    for name, func in OLD_PATHS.items():
+        Schedule.objects.create(name=name, func=func, schedule_type=Schedule.MINUTES, minutes=5)
+    run("setup_schedules")
+    rows = dict(Schedule.objects.values_list("name", "func"))
+    assert rows == {name: func for name, func, _ in SCHEDULES}
+
+
+def test_the_old_task_paths_still_run_the_same_tasks_for_one_release():
+    moved = {
+        **{OLD_PATHS[name]: new for name, new in _new_paths().items()},
+        "memory.tasks.profile_refresh": "learning.tasks.profile_refresh",
+        "conversations.tasks.extract_turn": "learning.tasks.extract_turn",
+        "memory.embedding.tasks.embed_rows_task": "retrieval.tasks.embed_rows_task",
+    }
+    for old, new in moved.items():
+        assert _task(old) is _task(new), old
+
+
+def _new_paths() -> dict[str, str]:
+    by_name = {name: func for name, func, _ in SCHEDULES}
+    return {name: by_name[name] for name in OLD_PATHS}
+
+
+def _task(path: str):
+    module, name = path.rsplit(".", 1)
+    return getattr(import_module(module), name)
 
 
 def test_prune_needs_yes_or_dry_run(alice):
