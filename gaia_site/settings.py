@@ -225,16 +225,16 @@ GAIA_EMBED_TOKENIZER_PATH = envstr("GAIA_EMBED_TOKENIZER_PATH", "")
 GAIA_INDEX_CACHE_MB = envint("GAIA_INDEX_CACHE_MB", 256)
 GAIA_RRF_K = envint("GAIA_RRF_K", 60)
 # Equal weights: on conversational text BM25 is at least as good as MiniLM vectors, and
-# 0.6/0.4 lets vector-only hits outrank keyword-only ones (see README, Recall quality).
+# 0.6/0.4 lets vector-only hits outrank keyword-only ones (docs/decisions.md).
 GAIA_RRF_VECTOR_WEIGHT = envfloat("GAIA_RRF_VECTOR_WEIGHT", 0.5)
 GAIA_RRF_KEYWORD_WEIGHT = envfloat("GAIA_RRF_KEYWORD_WEIGHT", 0.5)
-# Items proposed by the hybrid search of their source turns (memory/search/provenance.py).
+# Items proposed by the hybrid search of their source turns (memory/provenance.py).
 GAIA_RRF_CONVERSATION_WEIGHT = envfloat("GAIA_RRF_CONVERSATION_WEIGHT", 0.5)
 GAIA_RRF_CONVERSATION_K = envint("GAIA_RRF_CONVERSATION_K", 20)
-# Rows of the days a query names ("on 1 February, 2023"; memory/search/dates.py).
+# Rows of the days a query names ("on 1 February, 2023"; retrieval/dates.py).
 GAIA_RRF_DATE_WEIGHT = envfloat("GAIA_RRF_DATE_WEIGHT", 0.5)
 GAIA_RRF_DATE_K = envint("GAIA_RRF_DATE_K", 20)
-# Turns said by the one speaker a query names (memory/search/vocabulary.py), k = GAIA_RRF_K.
+# Turns said by the one speaker a query names (retrieval/vocabulary.py), k = GAIA_RRF_K.
 GAIA_RRF_SPEAKER_WEIGHT = envfloat("GAIA_RRF_SPEAKER_WEIGHT", 0.25)
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")

@@ -2,7 +2,7 @@
 
 from typing import Any, Protocol
 
-# Failure kinds, as counted in memory.llm.counters and shown in stats and health.
+# Failure kinds, as counted in learning.llm.counters and shown in stats and health.
 TRANSIENT_KINDS = ("connect", "timeout", "rate_limited", "server_error", "network")
 FAILURE_KINDS = TRANSIENT_KINDS + (
     "circuit_open",

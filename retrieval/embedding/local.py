@@ -71,7 +71,7 @@ def verify_file(path: Path | None, expected: str, what: str, fix: str) -> Path:
 
 
 class LocalEmbedder:
-    """Loaded once per process (see `memory.embedding.get_embedder`); thread-safe.
+    """Loaded once per process (see `retrieval.embedding.get_embedder`); thread-safe.
 
     One single-threaded onnxruntime session. A batch (writes, backfill) is cut into
     chunks that `threads` worker threads run side by side on it (a session may be run

@@ -1,6 +1,6 @@
 """Embedding services: embed rows and store their vectors, keep indexes in step, backfill.
 
-Write paths (see `memory.embedding.hooks`), tasks and commands all come through here.
+Write paths (see `retrieval.embedding.hooks`), tasks and commands all come through here.
 Each stored vector bumps the owner's generation, so other processes pick it up.
 """
 

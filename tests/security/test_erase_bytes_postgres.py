@@ -4,7 +4,7 @@ tuples, index entries, planner statistics); after `memory_reclaim --yes` it is i
 Reads every file of the test database's directory (heaps, TOAST tables, indexes, their
 extra segments and forks, the catalogs) after a CHECKPOINT has written shared buffers
 out. Needs the server's data directory on this machine and readable (tests run as root).
-The WAL (pg_wal) is outside the claim: see the README. Task arguments and results are
+The WAL (pg_wal) is outside the claim: see docs/privacy.md. Task arguments and results are
 pickled and base64-encoded (no marker shows), but their tables are rewritten too.
 """
 
