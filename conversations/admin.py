@@ -1,10 +1,34 @@
+"""Staff view of conversations, read-only: turns are written by the conversation services,
+and removed only through privacy's erase and redaction (never from here)."""
+
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest
 
 from conversations.models import Session, ToolCall, Turn
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Lists, search and the detail pages stay; no add, no change, no delete (bulk or one)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+
 @admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(ReadOnlyAdmin):
     list_display = (
         "session_id",
         "owner",
@@ -18,7 +42,7 @@ class SessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Turn)
-class TurnAdmin(admin.ModelAdmin):
+class TurnAdmin(ReadOnlyAdmin):
     list_display = (
         "id",
         "owner",
@@ -39,7 +63,7 @@ class TurnAdmin(admin.ModelAdmin):
 
 
 @admin.register(ToolCall)
-class ToolCallAdmin(admin.ModelAdmin):
+class ToolCallAdmin(ReadOnlyAdmin):
     list_display = ("id", "owner", "tool_name", "success", "duration_ms", "timestamp")
     list_filter = ("owner", "success", "tool_name")
     search_fields = ("tool_name", "error", "owner__username")

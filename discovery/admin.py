@@ -41,6 +41,13 @@ class FindingAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # findings come from scans only
 
+    def has_change_permission(self, request: HttpRequest, obj: Finding | None = None) -> bool:
+        # Every field is read-only: a finding's page is for viewing, decisions are actions.
+        return obj is None and super().has_change_permission(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Finding | None = None) -> bool:
+        return False  # a finding goes only through its services (approve, reject, reset)
+
     @admin.action(description="Approve (becomes knowledge)")
     def approve(self, request: HttpRequest, queryset: QuerySet) -> None:
         _each(request, queryset, services.finding_approve, "Approved")

@@ -1,12 +1,10 @@
-"""Staff curation of every user's memory; actions go through the services."""
+"""Staff curation of every user's memory; edits, actions and deletes go through the services."""
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from accounts.models import ApiToken, UserSettings
-from accounts.services import token_revoke
-from accounts.throttle import throttle_admin_login
+from accounts.admin import ServiceSaveAdmin
 from memory import services
 from memory.models import KnowledgeItem
 from privacy import services as privacy_services
@@ -49,7 +47,7 @@ def _each(request: HttpRequest, queryset: QuerySet, action, verb: str) -> None:
 
 
 @admin.register(KnowledgeItem)
-class KnowledgeItemAdmin(admin.ModelAdmin):
+class KnowledgeItemAdmin(ServiceSaveAdmin):
     list_display = (
         "id",
         "owner",
@@ -91,7 +89,7 @@ class KnowledgeItemAdmin(admin.ModelAdmin):
     def shown_content(self, item: KnowledgeItem) -> str:
         return MASK if item.sensitive else item.content[:120]
 
-    def save_model(self, request, obj, form, change):
+    def service_save(self, request, obj, form, change):
         fields = {
             name: form.cleaned_data[name]
             for name in form.changed_data
@@ -149,38 +147,3 @@ class KnowledgeItemAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for item in queryset.select_related("owner"):
             privacy_services.memory_erase(user=item.owner, item_id=item.pk)
-
-
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = (
-        "name",
-        "owner",
-        "prefix",
-        "created_at",
-        "expires_at",
-        "last_used_at",
-        "revoked_at",
-    )
-    list_filter = ("owner",)
-    search_fields = ("name", "owner__username", "prefix")
-    readonly_fields = ("owner", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at")
-    actions = ("revoke",)
-
-    def has_add_permission(self, request):
-        return False  # secrets are shown once: create tokens in the web app or by command
-
-    @admin.action(description="Revoke")
-    def revoke(self, request, queryset):
-        for token in queryset.select_related("owner"):
-            token_revoke(user=token.owner, token_id=token.pk)
-        messages.success(request, "Revoked.")
-
-
-@admin.register(UserSettings)
-class UserSettingsAdmin(admin.ModelAdmin):
-    list_display = ("user", "timezone", "memory_enabled", "auto_extract", "discovery_consent")
-    search_fields = ("user__username",)
-
-
-throttle_admin_login(admin.site)  # the admin login counts against the same login limit

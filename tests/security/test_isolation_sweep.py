@@ -25,9 +25,9 @@ from accounts.models import ApiToken
 from accounts.services import token_create
 from conversations.models import Session
 from memory.models import KnowledgeItem
-from tests.test_architecture import api_patterns
 from tests.background import fake_llm as f
 from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot
+from tests.test_architecture import api_patterns
 
 pytestmark = pytest.mark.django_db
 METHODS = ("get", "post", "put", "patch", "delete")
