@@ -5,6 +5,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.services import user_settings_get, user_zone
@@ -160,3 +162,132 @@ def tool_calls_prune(*, user: Any, before: Any, dry_run: bool = False) -> int:
     """Delete the user's tool calls older than `before` (retention); returns how many."""
     old = ToolCall.objects.for_user(user).filter(timestamp__lt=before)
     return old.count() if dry_run else old.delete()[1].get(old.model._meta.label, 0)
+
+
+# Learning's bookkeeping on turns and sessions. The conditions (`extraction_status` still
+# "pending", `consolidated_at` still null) make its tasks idempotent: keep them exact.
+
+
+def turn_extraction_skip(*, turn_id: int) -> int:
+    """Mark a still-pending turn as skipped (extraction is off); returns rows changed."""
+    return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(
+        extraction_status="skipped"
+    )
+
+
+def turn_extraction_note_error(*, turn_id: int, message: str) -> int:
+    """Record an error on a still-pending turn without counting an attempt."""
+    return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(
+        extraction_error=message
+    )
+
+
+def turn_extraction_attempt_failed(*, turn_id: int, message: str) -> int:
+    """Count one failed extraction attempt on a still-pending turn and record its error."""
+    return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(
+        extraction_attempts=F("extraction_attempts") + 1, extraction_error=message
+    )
+
+
+def turn_extraction_failed(*, turn_id: int) -> int:
+    """Give up on a still-pending turn: its extraction ends as failed."""
+    return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(
+        extraction_status="failed"
+    )
+
+
+def turn_extraction_claim(*, turn_id: int, owner_id: int) -> bool:
+    """Move the owner's pending turn to done; True when this run claimed it."""
+    claimed = Turn.objects.filter(
+        pk=turn_id, owner_id=owner_id, extraction_status="pending"
+    ).update(extraction_status="done", extraction_error="")
+    return bool(claimed)
+
+
+def turns_consolidation_skip(*, turn_ids: list[int], when: datetime) -> int:
+    """Stamp these turns consolidated at `when` unconditionally (nothing learned from them)."""
+    return Turn.objects.filter(pk__in=turn_ids).update(consolidated_at=when)
+
+
+def turns_consolidation_drop(*, turn_ids: list[int], when: datetime) -> int:
+    """Stamp those of these turns not yet consolidated (a batch given up on)."""
+    return Turn.objects.filter(pk__in=turn_ids, consolidated_at__isnull=True).update(
+        consolidated_at=when
+    )
+
+
+def turns_consolidation_claim(*, turn_ids: list[int], owner_id: int, when: datetime) -> int:
+    """Stamp the owner's turns not yet consolidated; returns how many this run claimed."""
+    return Turn.objects.filter(
+        pk__in=turn_ids, owner_id=owner_id, consolidated_at__isnull=True
+    ).update(consolidated_at=when)
+
+
+def session_consolidation_failed(*, session_pk: int) -> int:
+    """Count one failed consolidation attempt on the session."""
+    return Session.objects.filter(pk=session_pk).update(
+        consolidation_attempts=F("consolidation_attempts") + 1
+    )
+
+
+def session_consolidation_reset(*, session_pk: int) -> int:
+    """Clear the session's count of failed consolidation attempts."""
+    return Session.objects.filter(pk=session_pk).update(consolidation_attempts=0)
+
+
+def session_consolidated(*, session: Session, when: datetime, summary: str) -> int:
+    """Stamp the session consolidated, reset its attempts, append `summary` (last 8000 chars)."""
+    return Session.objects.filter(pk=session.pk).update(
+        consolidated_at=when,
+        consolidation_attempts=0,
+        summary=f"{session.summary}\n\n{summary}".strip()[-8000:],
+    )
+
+
+# Redaction for privacy's erasure (privacy deletes across apps; changing rows is ours).
+
+
+def turns_redact(*, user: Any, turn_ids: list[int], text: str) -> int:
+    """Replace the text of some of the user's turns by `text`; they are never extracted or
+    consolidated again. Returns how many turns changed."""
+    changed = (
+        Turn.objects.for_user(user)
+        .filter(pk__in=turn_ids)
+        .update(
+            content=text,
+            embedding=None,
+            embedding_model="",
+            extraction_status="skipped",
+            extraction_error="",
+            consolidated_at=Coalesce("consolidated_at", timezone.now()),
+        )
+    )
+    if changed:  # the redacted text must leave every process's turn index too
+        events.turns_changed(user.pk, removed=turn_ids)
+    return changed
+
+
+def turns_batch_extraction_skip(*, user: Any, turn_id: int) -> int:
+    """Never extract the consolidation batch of this turn again (pending/failed -> skipped).
+
+    A consolidated fact comes from a whole batch of turns (its source turn is only the
+    last one): none of the batch is extracted again; their text stays as history.
+    """
+    anchor = Turn.objects.for_user(user).filter(pk=turn_id).first()
+    if anchor is None or anchor.consolidated_at is None:
+        return 0
+    return (
+        Turn.objects.for_user(user)
+        .filter(session_id=anchor.session_id, consolidated_at=anchor.consolidated_at)
+        .filter(extraction_status__in=("pending", "failed"))
+        .update(extraction_status="skipped")
+    )
+
+
+def tool_call_redact(*, user: Any, tool_call_id: int, text: str) -> int:
+    """Replace the user's tool call's error by `text` and drop its result summary."""
+    return (
+        ToolCall.objects.for_user(user)
+        .filter(pk=tool_call_id)
+        .update(error=text, result_summary="")
+    )

@@ -13,11 +13,19 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from accounts.services import user_settings_get
 from conversations.models import Session, Turn
+from conversations.services import (
+    session_consolidated,
+    session_consolidation_failed,
+    session_consolidation_reset,
+    turns_consolidation_claim,
+    turns_consolidation_drop,
+    turns_consolidation_skip,
+)
 from core.queue import enqueue_now
 from learning import prompts
 from learning.facts import facts_store
@@ -92,7 +100,7 @@ def consolidate_session(*, session_pk: int, force: bool = False) -> dict[str, An
         .order_by("timestamp", "pk")[:MAX_TURNS]
     )
     if not user_settings_get(user).memory_enabled:  # memory off: learn nothing from them
-        Turn.objects.filter(pk__in=[t.pk for t in turns]).update(consolidated_at=timezone.now())
+        turns_consolidation_skip(turn_ids=[t.pk for t in turns], when=timezone.now())
         return {"status": "skipped", "reason": "memory is turned off", "turns_consolidated": 0}
     if not turns or (not force and len(turns) < MIN_TURNS):
         return {"status": "nothing to do", "turns_consolidated": 0}
@@ -115,17 +123,13 @@ def consolidate_session(*, session_pk: int, force: bool = False) -> dict[str, An
 def _failed(session: Session, turns: list[Turn], error: LLMError) -> dict[str, Any]:
     if error.kind == "circuit_open":
         return {"status": "waiting", "reason": str(error)}
-    Session.objects.filter(pk=session.pk).update(
-        consolidation_attempts=F("consolidation_attempts") + 1
-    )
+    session_consolidation_failed(session_pk=session.pk)
     session.refresh_from_db(fields=["consolidation_attempts"])
     if session.consolidation_attempts < settings.GAIA_EXTRACTION_MAX_ATTEMPTS:
         return {"status": "retry later", "reason": f"{error.kind}: {error}"}
     # Give up on this batch: the turns stay searchable, they are just not summarised.
-    Turn.objects.filter(pk__in=[t.pk for t in turns], consolidated_at__isnull=True).update(
-        consolidated_at=timezone.now()
-    )
-    Session.objects.filter(pk=session.pk).update(consolidation_attempts=0)
+    turns_consolidation_drop(turn_ids=[t.pk for t in turns], when=timezone.now())
+    session_consolidation_reset(session_pk=session.pk)
     llm_count("consolidation_dropped", user=session.owner, message=f"session {session.pk}")
     return {"status": "failed", "reason": f"{error.kind}: {error}"}
 
@@ -137,9 +141,7 @@ def _apply(session: Session, turns: list[Turn], answer: dict) -> dict[str, Any]:
     span = first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
     summary = answer["summary"].strip()
     with transaction.atomic():
-        marked = Turn.objects.filter(
-            pk__in=ids, owner_id=user.pk, consolidated_at__isnull=True
-        ).update(consolidated_at=now)
+        marked = turns_consolidation_claim(turn_ids=ids, owner_id=user.pk, when=now)
         if marked != len(ids):  # another run got here first
             transaction.set_rollback(True)
             return {"status": "already consolidated", "turns_consolidated": 0}
@@ -151,11 +153,7 @@ def _apply(session: Session, turns: list[Turn], answer: dict) -> dict[str, Any]:
             context=session.context,
             source_turn=turns[-1],
         )
-        Session.objects.filter(pk=session.pk).update(
-            consolidated_at=now,
-            consolidation_attempts=0,
-            summary=f"{session.summary}\n\n{summary}".strip()[-8000:],
-        )
+        session_consolidated(session=session, when=now, summary=summary)
     return {
         "status": "done",
         "session_id": session.session_id,

@@ -13,11 +13,17 @@ import jsonschema
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.services import user_settings_get
 from conversations.models import Turn
+from conversations.services import (
+    turn_extraction_attempt_failed,
+    turn_extraction_claim,
+    turn_extraction_failed,
+    turn_extraction_note_error,
+    turn_extraction_skip,
+)
 from core.queue import enqueue_now, enqueue_on_commit
 from learning import prompts
 from learning.facts import facts_store
@@ -94,9 +100,7 @@ def extract_turn(*, turn_id: int) -> dict[str, Any]:
     user = turn.owner
     options = user_settings_get(user)
     if not (options.memory_enabled and options.auto_extract):
-        Turn.objects.filter(pk=turn.pk, extraction_status="pending").update(
-            extraction_status="skipped"
-        )
+        turn_extraction_skip(turn_id=turn.pk)
         return {"status": "skipped"}
     items = [h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS)]
     try:
@@ -118,10 +122,10 @@ def extraction_failed(turn: Turn, error: LLMError) -> dict[str, Any]:
     message = f"{error.kind}: {error}"[:500]
     pending = Turn.objects.filter(pk=turn.pk, extraction_status="pending")
     if error.kind == "circuit_open":  # no call was made: not the turn's fault
-        pending.update(extraction_error=message)
+        turn_extraction_note_error(turn_id=turn.pk, message=message)
         return {"status": "waiting", "reason": message}
     with transaction.atomic():
-        pending.update(extraction_attempts=F("extraction_attempts") + 1, extraction_error=message)
+        turn_extraction_attempt_failed(turn_id=turn.pk, message=message)
         final = (
             not error.transient
             or pending.filter(
@@ -129,7 +133,7 @@ def extraction_failed(turn: Turn, error: LLMError) -> dict[str, Any]:
             ).exists()
         )
         if final:
-            pending.update(extraction_status="failed")
+            turn_extraction_failed(turn_id=turn.pk)
     return {"status": "failed" if final else "retry later", "reason": message}
 
 
@@ -141,10 +145,7 @@ def apply_operations(
     known = {item.pk: item for item in items}
     outcome = {"added": 0, "updated": 0, "deleted": 0, "unchanged": 0, "refused": 0}
     with transaction.atomic():
-        claimed = Turn.objects.filter(
-            pk=turn.pk, owner_id=user.pk, extraction_status="pending"
-        ).update(extraction_status="done", extraction_error="")
-        if not claimed:
+        if not turn_extraction_claim(turn_id=turn.pk, owner_id=user.pk):
             return {"status": "not pending"}
         for operation in operations:
             kind = _apply_one(turn, known, operation)

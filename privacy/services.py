@@ -32,10 +32,9 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import Q
-from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
+from conversations.services import tool_call_redact, turns_batch_extraction_skip, turns_redact
 from discovery.models import Finding
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory.models import KnowledgeItem
@@ -46,40 +45,6 @@ from retrieval import events
 REDACTED = "[erased]"
 RETRACTED_PREFIX = "Retracted: "
 _CHUNK = 500
-
-
-def turn_redact(*, user: Any, turn_ids: list[int]) -> int:
-    """Replace the text of some of the user's turns; they are never extracted or
-    consolidated again. Returns how many turns changed."""
-    changed = (
-        Turn.objects.for_user(user)
-        .filter(pk__in=turn_ids)
-        .update(
-            content=REDACTED,
-            embedding=None,
-            embedding_model="",
-            extraction_status="skipped",
-            extraction_error="",
-            consolidated_at=Coalesce("consolidated_at", timezone.now()),
-        )
-    )
-    if changed:  # the redacted text must leave every process's turn index too
-        events.turns_changed(user.pk, removed=turn_ids)
-    return changed
-
-
-def _batch_skip(user: Any, turn_id: int) -> int:
-    """A consolidated fact comes from a whole batch of turns (its source turn is only the
-    last one): none of the batch is extracted again; their text stays as history."""
-    anchor = Turn.objects.for_user(user).filter(pk=turn_id).first()
-    if anchor is None or anchor.consolidated_at is None:
-        return 0
-    return (
-        Turn.objects.for_user(user)
-        .filter(session_id=anchor.session_id, consolidated_at=anchor.consolidated_at)
-        .filter(extraction_status__in=("pending", "failed"))
-        .update(extraction_status="skipped")
-    )
 
 
 def _admin_log_erase(model: type, ids: list[int]) -> int:
@@ -111,14 +76,12 @@ def item_traces_erase(*, user: Any, item: KnowledgeItem) -> list[int]:
         tombstone.delete()
         removed.append(tombstone.pk)
     if item.source_turn_id and item.source == "consolidation":
-        _batch_skip(user, item.source_turn_id)
+        turns_batch_extraction_skip(user=user, turn_id=item.source_turn_id)
     elif item.source_turn_id:
-        turn_redact(user=user, turn_ids=[item.source_turn_id])
+        turns_redact(user=user, turn_ids=[item.source_turn_id], text=REDACTED)
     tool_call_id = (item.metadata or {}).get("tool_call_id")
     if item.source == "error_auto" and isinstance(tool_call_id, int):
-        ToolCall.objects.for_user(user).filter(pk=tool_call_id).update(
-            error=REDACTED, result_summary=""
-        )
+        tool_call_redact(user=user, tool_call_id=tool_call_id, text=REDACTED)
     Finding.objects.for_user(user).filter(knowledge=item).update(
         content=REDACTED, entity="", status="rejected", knowledge=None
     )
