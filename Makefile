@@ -37,7 +37,7 @@ PROD_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gaia
 PROD_REDIS_URL ?= redis://127.0.0.1:6379/1
 prod-check: $(VENV)/.dev
 	DATABASE_URL=$(PROD_DATABASE_URL) GAIA_REDIS_URL=$(PROD_REDIS_URL) \
-		$(PY) -m pytest tests/api tests/background tests/system $(PYTEST_ARGS)
+		$(PY) -m pytest tests/api tests/learning tests/system $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

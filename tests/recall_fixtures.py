@@ -1,4 +1,4 @@
-"""Fixtures shared by tests/search and tests/embedding (imported by their conftest.py)."""
+"""Fixtures shared by tests/retrieval and tests/retrieval (imported by their conftest.py)."""
 
 from contextlib import contextmanager
 

@@ -93,7 +93,7 @@ class DeadlineTransport(httpx.HTTPTransport):
     def __init__(self) -> None:
         super().__init__()
         # Same pool httpx builds (no proxy), plus our network backend. httpx is pinned;
-        # tests/background/test_llm_client.py fails if this stops bounding reads.
+        # tests/learning/test_llm_client.py fails if this stops bounding reads.
         self._pool = httpcore.ConnectionPool(
             ssl_context=httpx.create_ssl_context(),
             max_connections=10,

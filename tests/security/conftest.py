@@ -5,7 +5,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from tests.background.conftest import fake_llm, llm_settings, no_llm, queued  # noqa: F401
+from tests.learning.conftest import fake_llm, llm_settings, no_llm, queued  # noqa: F401
 from tests.security.traces import announced  # noqa: F401
 
 

@@ -20,7 +20,7 @@ from memory.recall import recall
 from privacy import services as privacy_services
 from privacy.services import REDACTED
 from retrieval import events
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 from tests.security.traces import fulltext_holds, removed_for, rows_pointing_at
 
 pytestmark = pytest.mark.django_db

@@ -25,7 +25,7 @@ from accounts.models import ApiToken
 from accounts.services import token_create
 from conversations.models import Session
 from memory.models import KnowledgeItem
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot
 from tests.test_architecture import api_patterns
 

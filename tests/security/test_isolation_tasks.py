@@ -13,7 +13,7 @@ from learning import consolidation, decay, extraction, profile, reconciliation
 from learning.tool_errors import tool_errors_sync
 from memory.models import KnowledgeItem
 from privacy import retention as prune
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 from tests.security.twins import seed_twin, snapshot
 
 pytestmark = pytest.mark.django_db

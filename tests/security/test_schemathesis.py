@@ -22,7 +22,7 @@ from schemathesis.engine import events, from_schema
 
 from accounts.services import token_create
 from core.api import TokenRateThrottle
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 from tests.security.twins import seed_twin
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.background.fake_llm import completion
+from tests.learning.fake_llm import completion
 
 MARKER = re.compile(r"\bmk[0-9a-z]+\b")
 

@@ -1,7 +1,7 @@
 """kill -9 in the two-worker topology: a task worker mid-task and the web server mid-write.
 
 The single-cluster SQLite version of the worker kill lives in
-tests/background/test_worker_kill.py; here two clusters share the queue (ORM broker, or
+tests/learning/test_worker_kill.py; here two clusters share the queue (ORM broker, or
 Redis when GAIA_REDIS_URL is set) and the database is SQLite or PostgreSQL.
 """
 

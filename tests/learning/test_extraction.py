@@ -9,7 +9,7 @@ from learning import extraction
 from learning.llm.counters import llm_counts
 from memory.models import KnowledgeItem
 from memory.services import memory_create
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
 

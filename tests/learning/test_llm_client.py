@@ -4,7 +4,7 @@ import pytest
 
 from learning.llm import LLMError, get_llm
 from learning.llm.counters import llm_counts
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
 SCHEMA = {

@@ -10,7 +10,7 @@ from conversations.models import Turn
 from conversations.services import turn_append
 from memory.models import KnowledgeItem
 from memory.services import memory_create
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
 EXTRACT = "/api/v1/memories/extract/"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 90.0

@@ -6,8 +6,8 @@ from conversations.services import turn_append
 from learning import extraction, reconciliation
 from memory.models import KnowledgeItem
 from memory.services import memory_create
-from tests.background import fake_llm as f
-from tests.background.conftest import vector
+from tests.learning import fake_llm as f
+from tests.learning.conftest import vector
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import pytest
 from django.core.cache import cache
 
 from core import queue
-from tests.background.fake_llm import FakeLLM
+from tests.learning.fake_llm import FakeLLM
 
 
 @pytest.fixture(autouse=True)

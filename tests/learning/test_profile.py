@@ -5,7 +5,7 @@ import pytest
 from learning import profile
 from learning.models import ProfileCache
 from memory.services import memory_create
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from learning.schedules import SCHEDULES, STARTUP_SWEEPS
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from privacy.task_records import TASK_SUBJECTS
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from learning import reconciliation
 from learning.models import ReconciledPair
 from memory.models import KnowledgeItem
 from memory.services import memory_create
-from tests.background import fake_llm as f
-from tests.background.conftest import vector
+from tests.learning import fake_llm as f
+from tests.learning.conftest import vector
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from conversations.services import turn_append
 from learning import consolidation
 from learning.llm.counters import llm_counts
 from memory.models import KnowledgeItem
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
 GOOD = {

@@ -8,7 +8,7 @@ from learning import extraction
 from learning.llm.status import llm_stats
 from learning.schedules import startup_sweeps
 from memory.models import KnowledgeItem
-from tests.background import fake_llm as f
+from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
 
