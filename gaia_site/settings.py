@@ -228,14 +228,14 @@ GAIA_RRF_K = envint("GAIA_RRF_K", 60)
 # 0.6/0.4 lets vector-only hits outrank keyword-only ones (docs/decisions.md).
 GAIA_RRF_VECTOR_WEIGHT = envfloat("GAIA_RRF_VECTOR_WEIGHT", 0.5)
 GAIA_RRF_KEYWORD_WEIGHT = envfloat("GAIA_RRF_KEYWORD_WEIGHT", 0.5)
-# Items proposed by the hybrid search of their source turns (memory/provenance.py).
-GAIA_RRF_CONVERSATION_WEIGHT = envfloat("GAIA_RRF_CONVERSATION_WEIGHT", 0.5)
-GAIA_RRF_CONVERSATION_K = envint("GAIA_RRF_CONVERSATION_K", 20)
-# Rows of the days a query names ("on 1 February, 2023"; retrieval/dates.py).
+# Candidates of the days a query names ("on 1 February, 2023"; retrieval/dates.py) score
+# this much more (x 1.5).
 GAIA_RRF_DATE_WEIGHT = envfloat("GAIA_RRF_DATE_WEIGHT", 0.5)
-GAIA_RRF_DATE_K = envint("GAIA_RRF_DATE_K", 20)
-# Turns said by the one speaker a query names (retrieval/vocabulary.py), k = GAIA_RRF_K.
+# Turns said by the one speaker a query names (retrieval/vocabulary.py) score this much more.
 GAIA_RRF_SPEAKER_WEIGHT = envfloat("GAIA_RRF_SPEAKER_WEIGHT", 0.25)
+# Hits less relevant than this (retrieval/relevance.py, 0..1) are not returned unless a
+# caller asks for a lower min_relevance.
+GAIA_MIN_RELEVANCE = envfloat("GAIA_MIN_RELEVANCE", 0.2)
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
 GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")

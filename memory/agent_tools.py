@@ -85,7 +85,8 @@ TOOLS: list[dict] = [
     _function(
         "recall",
         "Search long-term memory. Returns matching items, best first, with their ids (use "
-        "them with update_memory or forget).",
+        "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
+        "means nothing stored matches.",
         {
             "query": {"type": "string", "description": "What to look for, in plain words."},
             "top_k": {
@@ -103,6 +104,12 @@ TOOLS: list[dict] = [
             },
             "time_from": {"type": "string", "description": f"Stored at or after: {_ISO}."},
             "time_to": {"type": "string", "description": f"Stored at or before: {_ISO}."},
+            "min_relevance": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+            },
         },
         ["query"],
     ),
@@ -140,6 +147,12 @@ TOOLS: list[dict] = [
             "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
             "time_from": {"type": "string", "description": f"Said at or after: {_ISO}."},
             "time_to": {"type": "string", "description": f"Said at or before: {_ISO}."},
+            "min_relevance": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+            },
         },
         [],
     ),
@@ -206,7 +219,13 @@ def _recall(user: Any, arguments: dict) -> dict:
     services.memory_touch(user=user, item_ids=[h.item.pk for h in hits])  # handed to an agent
     return {
         "results": [
-            {**_item(h.item), "score": round(h.score, 4), "matched_by": h.matched_by} for h in hits
+            {
+                **_item(h.item),
+                "score": round(h.score, 4),
+                "relevance": h.relevance,
+                "matched_by": h.matched_by,
+            }
+            for h in hits
         ]
     }
 
@@ -241,6 +260,7 @@ def _search_turns(user: Any, arguments: dict) -> dict:
                 "content": h.turn.content,
                 "timestamp": h.turn.timestamp.isoformat(),
                 "score": round(h.score, 4),
+                "relevance": h.relevance,
             }
             for h in hits
         ]

@@ -39,6 +39,14 @@ class TurnSearchSerializer(StrictSerializer):
     role = serializers.ChoiceField(choices=ROLES, required=False, allow_null=True, allow_blank=True)
     time_from = WhenField(help_text="Lower bound on the turn time (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on the turn time (ISO 8601).")
+    min_relevance = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        allow_null=True,
+        help_text="Leave out hits less relevant than this (0..1; default: the server's "
+        "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
+    )
 
     def validate(self, attrs: dict) -> dict:
         if not (attrs.get("query") or "").strip() and not (
@@ -55,7 +63,11 @@ class TurnHitSerializer(serializers.Serializer):
     speaker = serializers.CharField(source="turn.speaker")
     content = serializers.CharField(source="turn.content")
     timestamp = serializers.DateTimeField(source="turn.timestamp")
-    score = serializers.FloatField()
+    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = serializers.FloatField(
+        help_text="How well the turn answers the query, 0..1, comparable across queries "
+        "(1 when listed by time)."
+    )
     matched_by = serializers.ChoiceField(
         choices=["vector", "keyword", "both", "time", "date"],
         help_text='"time": listed by time (no query); "date": found only among the turns '

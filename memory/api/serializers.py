@@ -126,6 +126,14 @@ class RecallSerializer(StrictSerializer):
     include_sensitive = serializers.BooleanField(default=False)
     time_from = WhenField(help_text="Lower bound on created_at (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on created_at (ISO 8601).")
+    min_relevance = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        allow_null=True,
+        help_text="Leave out hits less relevant than this (0..1; default: the server's "
+        "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
+    )
 
 
 class RecallHitSerializer(serializers.Serializer):
@@ -140,7 +148,10 @@ class RecallHitSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField(source="item.created_at")
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
-    score = serializers.FloatField()
+    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = serializers.FloatField(
+        help_text="How well the hit answers the query, 0..1, comparable across queries."
+    )
     matched_by = serializers.ChoiceField(
         choices=["vector", "keyword", "both", "conversation", "date"],
         help_text='"conversation": found only through the turn it was learned from; '
