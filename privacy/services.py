@@ -88,7 +88,6 @@ def item_traces_erase(*, user: Any, item: KnowledgeItem) -> list[int]:
     ReconciledPair.objects.for_user(user).filter(Q(low=item.pk) | Q(high=item.pk)).delete()
     task_records_erase(Subjects(item={item.pk, *removed}))
     _admin_log_erase(KnowledgeItem, [item.pk, *removed])
-    storage.purge_after_commit()
     return removed
 
 
@@ -158,6 +157,8 @@ def memory_erase(*, user: Any, item_id: int) -> None:
         also = item_traces_erase(user=user, item=item)
         item.delete()
         events.items_changed(user.pk, removed=[item_id, *also])
+        # Only now: a merge before the delete keeps the words behind a delete marker.
+        storage.purge_after_commit()
 
 
 @dataclass
