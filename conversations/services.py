@@ -12,11 +12,13 @@ from django.utils import timezone
 from accounts.services import user_settings_get, user_zone
 from conversations import signals
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
+from core.chunks import write_in_chunks
 from core.validation import clean_short, clean_text, parse_when
 from retrieval import events
 from retrieval.documents import turn_context
 
 EXTRACTION_MIN_WORDS = 5
+TURN_CHUNK, TURN_CHUNK_MAX = 50, 250  # turns per write transaction of a batch
 
 
 def session_get_or_create(*, user: Any, session_id: str, context: str = "global") -> Session:
@@ -67,47 +69,91 @@ def turn_append(
     `timestamp` may be given (imports of old conversations keep their real times).
     User turns of at least five words are marked for background extraction.
     """
+    fields = _turn_fields(
+        user,
+        session_id=session_id,
+        role=role,
+        content=content,
+        context=context,
+        timestamp=timestamp,
+        speaker=speaker,
+    )
+    with transaction.atomic():
+        return _turn_store(user, fields)
+
+
+def _turn_fields(
+    user: Any,
+    *,
+    session_id: str,
+    role: str,
+    content: str,
+    context: str = "global",
+    timestamp: Any = None,
+    speaker: str = "",
+) -> dict[str, Any]:
+    """The validated arguments of `turn_append` (nothing is written)."""
     if role not in ROLES:
         raise ValidationError({"role": f"Use one of: {', '.join(ROLES)}."}, code="invalid")
-    content = clean_text(content, field="content", limit=TURN_CONTENT_MAX)
-    context = clean_short(context, field="context", limit=100, default="global")
-    speaker = clean_short(speaker, field="speaker", limit=100)
-    when = parse_when(timestamp, field="timestamp", tz=user_zone(user)) or timezone.now()
-    with transaction.atomic():
-        session = session_get_or_create(user=user, session_id=session_id, context=context)
-        turn = Turn.objects.create(
-            owner=user,
-            session=session,
-            role=role,
-            speaker=speaker,
-            content=content,
-            context_text=_turn_context_for(session=session, when=when),
-            context=context,
-            timestamp=when,
-            extraction_status="pending" if _needs_extraction(user, role, content) else "",
-        )
-        if when > session.last_turn_at or session.turns.count() == 1:
-            Session.objects.filter(pk=session.pk).update(last_turn_at=when)
-        events.turns_changed(user.pk, upserted=[turn.pk])  # embedded and indexed on commit
-        if turn.extraction_status == "pending":
-            signals.turn_pending.send(sender=Turn, turn=turn)  # learning queues extraction
+    return {
+        "session_id": session_id,
+        "role": role,
+        "content": clean_text(content, field="content", limit=TURN_CONTENT_MAX),
+        "context": clean_short(context, field="context", limit=100, default="global"),
+        "speaker": clean_short(speaker, field="speaker", limit=100),
+        "when": parse_when(timestamp, field="timestamp", tz=user_zone(user)) or timezone.now(),
+    }
+
+
+def _turn_store(user: Any, fields: dict[str, Any]) -> Turn:
+    """Store one validated turn, inside the caller's transaction."""
+    when, role, content = fields["when"], fields["role"], fields["content"]
+    session = session_get_or_create(
+        user=user, session_id=fields["session_id"], context=fields["context"]
+    )
+    turn = Turn.objects.create(
+        owner=user,
+        session=session,
+        role=role,
+        speaker=fields["speaker"],
+        content=content,
+        context_text=_turn_context_for(session=session, when=when),
+        context=fields["context"],
+        timestamp=when,
+        extraction_status="pending" if _needs_extraction(user, role, content) else "",
+    )
+    first = not Turn.objects.filter(session=session).exclude(pk=turn.pk).exists()
+    if when > session.last_turn_at or first:
+        Session.objects.filter(pk=session.pk).update(last_turn_at=when)
+    events.turns_changed(user.pk, upserted=[turn.pk])  # embedded and indexed on commit
+    if turn.extraction_status == "pending":
+        signals.turn_pending.send(sender=Turn, turn=turn)  # learning queues extraction
     return turn
 
 
 def turns_append_many(*, user: Any, turns: list[dict[str, Any]]) -> list[Turn]:
-    """Log several turns in order in one transaction; all or nothing."""
-    stored: list[Turn] = []
-    with transaction.atomic():
-        for index, entry in enumerate(turns):
-            if not isinstance(entry, dict):
-                raise ValidationError({str(index): "Each entry must be an object."})
-            try:
-                stored.append(turn_append(user=user, **entry))
-            except ValidationError as error:
-                raise ValidationError({str(index): error.messages}) from error
-            except TypeError as error:
-                raise ValidationError({str(index): f"Unknown field: {error}"}) from error
-    return stored
+    """Log several turns in order: every entry is validated before anything is stored.
+
+    A bad entry raises ValidationError naming its index, and nothing is stored. The
+    turns are written in chunks, each its own short transaction (`core.chunks`), so a
+    large batch never holds the write lock for long.
+    """
+    fields: list[dict[str, Any]] = []
+    for index, entry in enumerate(turns):
+        if not isinstance(entry, dict):
+            raise ValidationError({str(index): "Each entry must be an object."})
+        try:
+            fields.append(_turn_fields(user, **entry))
+        except ValidationError as error:
+            raise ValidationError({str(index): error.messages}) from error
+        except TypeError as error:
+            raise ValidationError({str(index): f"Unknown field: {error}"}) from error
+    return write_in_chunks(
+        fields,
+        lambda chunk: [_turn_store(user, entry) for entry in chunk],
+        first=TURN_CHUNK,
+        most=TURN_CHUNK_MAX,
+    )
 
 
 def tool_call_record(
