@@ -4,8 +4,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from accounts.services import user_settings_update
-from conversations.models import Session, Turn
 from conversations import services
+from conversations.models import Session, Turn
 from conversations.services import tool_call_record, turn_append, turns_append_many
 from tests.commits import rows_per_commit
 

@@ -177,9 +177,7 @@ def test_batch_words_finds_every_set_that_reaches_the_threshold():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_large_batch_is_validated_whole_then_written_in_short_transactions(
-    alice, monkeypatch
-):
+def test_a_large_batch_is_validated_whole_then_written_in_short_transactions(alice, monkeypatch):
     """Another writer never waits for a whole batch: each transaction holds one chunk."""
     monkeypatch.setattr(services, "BATCH_CHUNK", 5, raising=False)
     monkeypatch.setattr(services, "BATCH_CHUNK_MAX", 10, raising=False)
