@@ -39,7 +39,7 @@ from conversations.services import tool_call_redact, turns_batch_extraction_skip
 from core.chunks import repeat_in_chunks
 from discovery.models import Finding
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
-from memory.models import KnowledgeItem
+from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval import events
@@ -104,6 +104,7 @@ def _scope(user: Any) -> dict[str, Any]:
         "reconciled_pairs": ReconciledPair.objects.for_user(user),
         "llm_counters": LLMCounter.objects.filter(owner_id=user.pk),
         "profile": ProfileCache.objects.filter(owner_id=user.pk),
+        "imports": ImportJob.objects.for_user(user),
     }
 
 
@@ -135,6 +136,22 @@ def _erase_chunk(user: Any, name: str, size: int, erased: list[int]) -> int:
     return len(ids)
 
 
+def _imports_erase(user: Any) -> int:
+    """Delete the user's imports first: a running one stops at its next chunk, before
+    the rows it stored are erased. Their file parts and links go in chunks."""
+    ImportJob.objects.for_user(user).update(status="failed", error="Erased.", heartbeat=None)
+    for model, first, most in ((ImportLink, 1000, 5000), (ImportPart, 2, 10)):
+
+        def step(size: int, model: Any = model) -> int:
+            mine = model.objects.filter(job__owner_id=user.pk)
+            ids = list(mine.values_list("pk", flat=True)[:size])
+            return model.objects.filter(pk__in=ids).delete()[0] if ids else 0
+
+        repeat_in_chunks(step, first=first, most=most)
+    with transaction.atomic():
+        return ImportJob.objects.for_user(user).delete()[1].get(ImportJob._meta.label, 0)
+
+
 def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
     """Erase everything the memory holds about `user`; returns what was (or, with
     `dry_run`, would be) erased, by kind. Cannot be undone.
@@ -147,7 +164,7 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
     if dry_run:
         return {name: qs.count() for name, qs in scope.items()}
     ids: dict[str, list[int]] = {name: [] for name in _MODELS}
-    counts: dict[str, int] = {}
+    counts: dict[str, int] = {"imports": _imports_erase(user)}
     # Findings first: they point at items.
     for name in ("findings", "knowledge", "tool_calls", "turns", "sessions"):
         counts[name] = repeat_in_chunks(
