@@ -50,6 +50,8 @@ OBJECT_URLS = {
     "web-discovery-approve": "finding",
     "web-discovery-reject": "finding",
     "web-token-revoke": "token",
+    "api-import-detail": "import",
+    "web-import-detail": "import",
 }
 SEARCH = "secret codeword project gaia"
 # Requests without an object id in the path: (url name, method, query or body, own marker
@@ -71,6 +73,7 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("api-contexts", "get", {}, True),
     ("api-activity", "get", {"days": 7}, False),
     ("api-export", "get", {}, True),
+    ("api-imports", "get", {}, False),
     ("api-turn-search", "post", {"query": SEARCH, "top_k": 100}, True),
     ("api-sessions", "get", {}, True),
     ("api-tool-calls", "get", {}, True),
@@ -91,6 +94,7 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("web-settings", "get", {}, False),
     ("web-discovery-queue", "get", {}, True),
     ("web-account-erase", "get", {}, False),
+    ("web-import", "get", {}, False),
     ("web-login", "get", {}, False),
     ("web-signup", "get", {}, False),
     ("web-password-change", "get", {}, False),
@@ -169,6 +173,8 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [alice.turns[-1].session_id]
     if kind == "finding":
         return [finding.pk for finding in alice.findings]
+    if kind == "import":
+        return [alice.import_job.pk]
     return [alice.token.pk]
 
 
@@ -228,7 +234,8 @@ def _import_body(alice: Twin) -> bytes:
     mine = alice.items["marker"].pk
     records = [
         {"type": "header", "format": "gaia-memory-export", "version": 1},
-        {"type": "knowledge", "id": mine, "content": "Imported by bob", "superseded_by": mine},
+        {"type": "knowledge", "id": mine, "content": "Imported by bob", "superseded_by": mine + 1},
+        {"type": "knowledge", "id": mine + 1, "content": "Imported by bob, corrected"},
         {"type": "turn", "session_id": alice.private_session, "role": "user", "content": "hi",
          "timestamp": "2024-01-01T00:00:00Z"},
     ]  # fmt: skip
