@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.services import user_settings_get, user_zone
 from conversations import signals
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
+from core.jsonsafe import check_json
 from core.validation import clean_short, clean_text, parse_when
 from retrieval import events
 from retrieval.documents import turn_context
@@ -126,6 +127,10 @@ def tool_call_record(
     tool_name = clean_text(tool_name, field="tool_name", limit=200)
     if args is not None and not isinstance(args, (dict, list)):
         raise ValidationError({"args": "Must be a JSON object or list."}, code="invalid")
+    try:
+        check_json(args)
+    except ValueError as error:
+        raise ValidationError({"args": str(error)}, code="invalid") from None
     if duration_ms is not None and (not isinstance(duration_ms, int) or duration_ms < 0):
         raise ValidationError({"duration_ms": "Must be a non-negative integer."}, code="invalid")
     session = session_get_or_create(user=user, session_id=session_id) if session_id else None
