@@ -1,5 +1,6 @@
 """The one write path for conversation turns and tool calls."""
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -20,14 +21,27 @@ from retrieval.documents import turn_context
 EXTRACTION_MIN_WORDS = 5
 
 
+# What a session's URL (/api/v1/conversations/sessions/<session_id>/) cannot carry: a
+# slash ends the path segment (escaped or not), browsers read a backslash as one, "." and
+# ".." are removed by every client, and control characters are never part of a name.
+_NOT_IN_URL = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
+
+
 def session_get_or_create(*, user: Any, session_id: str, context: str = "global") -> Session:
-    """The user's session with this id, created on first use."""
+    """The user's session with this id, created on first use. A new id must be one its
+    URL can carry: no /, \\ or control characters, and not "." or ".."."""
     session_id = clean_short(session_id, field="session_id", limit=128)
     if not session_id:
         raise ValidationError({"session_id": "May not be empty."}, code="required")
     session = Session.objects.for_user(user).filter(session_id=session_id).first()
     if session is not None:
         return session
+    if _NOT_IN_URL.search(session_id) or session_id in (".", ".."):
+        raise ValidationError(
+            {"session_id": 'No /, \\ or control characters, and not "." or "..": the id '
+             "is part of the session's URL."},
+            code="invalid",
+        )  # fmt: skip
     try:
         with transaction.atomic():
             return Session.objects.create(owner=user, session_id=session_id, context=context)

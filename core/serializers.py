@@ -60,6 +60,18 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class _NoBody(StrictSerializer):
+    """An operation's body when it takes none: every field is unknown."""
+
+
+def refuse_body(data: Any) -> None:
+    """For operations that take no body: one with fields is a 400 naming them, so a
+    client that meant something by them learns that nothing was taken."""
+    if data is None or data == "" or (isinstance(data, dict) and not data):
+        return
+    _NoBody(data=data).is_valid(raise_exception=True)
+
+
 @extend_schema_field(OpenApiTypes.DATETIME)
 class WhenField(serializers.Field):
     """An ISO 8601 date or time; naive values are read in the user's time zone."""
