@@ -2,6 +2,7 @@
 Content-Security-Policy with no inline script or style on any page, and no memory text or
 search words in task names or access log lines (public health: tests/api)."""
 
+import logging
 import re
 from urllib.parse import quote
 
@@ -99,6 +100,25 @@ def test_task_names_carry_ids_and_never_text(monkeypatch):
     queue.enqueue_now("learning.tasks.extract_turn", (7,))
 
     assert names == ["tool_errors_sync:42", "extract_turn:7"]
+
+
+def test_no_memory_or_query_text_is_logged_at_info(
+    alice, alice_api, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr("django_q.conf.Conf.SYNC", True)  # tasks run (and log) inline
+    web = Client()
+    web.force_login(alice)
+    caplog.set_level(logging.INFO)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        alice_api.post("/api/v1/memories/", {"content": f"Alice's {SECRET}"}, format="json")
+        alice_api.post("/api/v1/memories/search/", {"query": SECRET}, format="json")
+        failed = {"tool_name": f"deploy-{SECRET}", "success": False, "error": f"no {SECRET}"}
+        assert alice_api.post("/api/v1/tool-calls/", failed, format="json").status_code == 201
+        web.get("/memories/", {"q": SECRET})
+
+    assert any("tool_errors_sync" in r.getMessage() for r in caplog.records)  # the task ran
+    assert not [r.getMessage() for r in caplog.records if SECRET in r.getMessage()]
 
 
 class _FakeProcess:
