@@ -156,3 +156,16 @@ def test_the_migration_repairs_rows_stored_before_and_every_view_works_again(
     assert call.args == [{"q": "a\ufffd"}]
     _everything_answers(alice_api, staff_web)
     assert _web(alice).get(f"/memories/{item.pk}/").status_code == 200
+
+
+@pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="PostgreSQL's jsonb never stored a lone surrogate"
+)
+def test_an_answer_holding_broken_text_is_repaired_not_a_500(alice, alice_api):
+    item = services.memory_create(user=alice, content="Alice likes green tea")
+    KnowledgeItem.objects.filter(pk=item.pk).update(metadata={"k": LONE})  # stored long ago
+
+    response = alice_api.get("/api/v1/memories/")
+
+    assert response.status_code == 200
+    assert response.json()["results"][0]["metadata"] == {"k": "\ufffd"}
