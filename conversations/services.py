@@ -1,5 +1,6 @@
 """The one write path for conversation turns and tool calls."""
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,14 +23,27 @@ EXTRACTION_MIN_WORDS = 5
 TURN_CHUNK, TURN_CHUNK_MAX = 50, 250  # turns per write transaction of a batch
 
 
+# What a session's URL (/api/v1/conversations/sessions/<session_id>/) cannot carry: a
+# slash ends the path segment (escaped or not), browsers read a backslash as one, "." and
+# ".." are removed by every client, and control characters are never part of a name.
+_NOT_IN_URL = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
+
+
 def session_get_or_create(*, user: Any, session_id: str, context: str = "global") -> Session:
-    """The user's session with this id, created on first use."""
+    """The user's session with this id, created on first use. A new id must be one its
+    URL can carry: no /, \\ or control characters, and not "." or ".."."""
     session_id = clean_short(session_id, field="session_id", limit=128)
     if not session_id:
         raise ValidationError({"session_id": "May not be empty."}, code="required")
     session = Session.objects.for_user(user).filter(session_id=session_id).first()
     if session is not None:
         return session
+    if _NOT_IN_URL.search(session_id) or session_id in (".", ".."):
+        raise ValidationError(
+            {"session_id": 'No /, \\ or control characters, and not "." or "..": the id '
+             "is part of the session's URL."},
+            code="invalid",
+        )  # fmt: skip
     try:
         with transaction.atomic():
             return Session.objects.create(owner=user, session_id=session_id, context=context)
@@ -173,6 +187,10 @@ def tool_call_record(
     tool_name = clean_text(tool_name, field="tool_name", limit=200)
     if args is not None and not isinstance(args, (dict, list)):
         raise ValidationError({"args": "Must be a JSON object or list."}, code="invalid")
+    try:
+        check_json(args)
+    except ValueError as error:
+        raise ValidationError({"args": str(error)}, code="invalid") from None
     if duration_ms is not None and (not isinstance(duration_ms, int) or duration_ms < 0):
         raise ValidationError({"duration_ms": "Must be a non-negative integer."}, code="invalid")
     session = session_get_or_create(user=user, session_id=session_id) if session_id else None

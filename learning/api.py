@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from conversations.models import Session
-from core.serializers import errors
+from core.serializers import StrictSerializer, errors, refuse_body
 from learning.consolidation import consolidate_session
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError
@@ -43,7 +43,7 @@ class ExtractedFact(serializers.Serializer):
     error = serializers.CharField(required=False, help_text="why it was not stored")
 
 
-class ExtractIn(serializers.Serializer):
+class ExtractIn(StrictSerializer):
     text = serializers.CharField(max_length=TEXT_MAX)
     store = serializers.BooleanField(default=False)
     context = serializers.CharField(max_length=100, default="global")
@@ -91,6 +91,7 @@ class ConsolidateView(APIView):
         },
     )
     def post(self, request: Request, session_id: str) -> Response:
+        refuse_body(request.data)
         session = Session.objects.for_user(request.user).get(session_id=session_id)
         try:
             result = consolidate_session(session_pk=session.pk, force=True)

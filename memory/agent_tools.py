@@ -24,6 +24,7 @@ from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
 from core.serializers import MAX_ID, StrictSerializer
+from core.text import data_problem
 from memory import services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
@@ -286,6 +287,9 @@ def _arguments(raw: Any) -> dict:
             raise ToolError("invalid_arguments", "arguments is not valid JSON.") from None
     if not isinstance(raw, dict):
         raise ToolError("invalid_arguments", "arguments must be a JSON object.")
+    found = data_problem(raw)
+    if found:  # before anything could quote a bad key or value back to the model
+        raise ToolError("invalid_arguments", "Invalid arguments.", {found[0]: [found[1]]})
     # Models often send null or "" for parameters they mean to leave out; with
     # update_memory an empty value must not wipe a field ("only non-empty fields change").
     return {key: value for key, value in raw.items() if value is not None and value != ""}

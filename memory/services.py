@@ -18,6 +18,7 @@ from django.utils import timezone
 from accounts.services import user_settings_get, user_zone
 from conversations.models import Turn
 from core.chunks import write_in_chunks
+from core.jsonsafe import check_json
 from core.validation import (
     clean_confidence,
     clean_short,
@@ -73,6 +74,10 @@ def _clean_metadata(value: Any) -> dict:
         return {}
     if not isinstance(value, dict):
         raise ValidationError({"metadata": "Must be a JSON object."}, code="invalid")
+    try:
+        check_json(value)
+    except ValueError as error:
+        raise ValidationError({"metadata": str(error)}, code="invalid") from None
     return value
 
 

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import user_context
-from core.serializers import OneOrMany, errors, object_id, one_or_many
+from core.serializers import OneOrMany, errors, object_id, one_or_many, refuse_body
 from memory import selectors, services
 from memory.api.serializers import (
     ForgetBulkResultSerializer,
@@ -133,6 +133,7 @@ class MemoryDetailView(APIView):
         responses={200: MemorySerializer, **errors(404)},
     )
     def delete(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         item = services.memory_forget(user=request.user, item_id=object_id(pk))
         return Response(MemorySerializer(item).data)
 
@@ -145,6 +146,7 @@ class MemoryRestoreView(APIView):
         responses={200: MemorySerializer, **errors(404)},
     )
     def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         item = services.memory_restore(user=request.user, item_id=object_id(pk))
         return Response(MemorySerializer(item).data)
 
@@ -158,6 +160,7 @@ class MemoryEraseView(APIView):
         responses={204: OpenApiResponse(description="Erased."), **errors(404)},
     )
     def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         privacy_services.memory_erase(user=request.user, item_id=object_id(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -245,3 +245,28 @@ def test_login_is_rate_limited_in_the_browser(page, alice, settings):
     page.get_by_label("Password").fill("alice-pass-123")
     page.get_by_role("button", name="Log in").click()
     expect(page.locator(".flash-error")).to_contain_text("Too many attempts")
+
+
+def test_the_pages_run_under_the_content_security_policy_without_a_violation(page, alice):
+    seed_month(alice)
+    refused = []
+    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy"
+            in message.text else None)  # fmt: skip
+    _log_in(page)
+    item = KnowledgeItem.objects.for_user(alice).first()
+    for path in ("/", "/memories/", f"/memories/{item.pk}/", f"/memories/{item.pk}/edit/",
+                 "/conversations/", "/tokens/", "/discovery/", "/settings/"):  # fmt: skip
+        response = page.goto(path)
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+    page.goto("/")
+    bar = page.locator(".bars .bar-fill").first.bounding_box()
+    assert bar["width"] > 0  # the bars' lengths need no inline style
+    page.goto("/tokens/")
+    page.get_by_label("Name").fill("csp-check")
+    page.get_by_role("button", name="Create token").click()
+    page.get_by_role("button", name="Copy").click()  # the page script (a file) still runs
+    expect(page.get_by_role("button", name="Copied")).to_be_visible()
+    page.goto("/api/v1/docs/")  # Swagger UI starts from a script file, not inline
+    expect(page.locator(".swagger-ui .opblock").first).to_be_visible()
+    _shot(page, "api-docs")
+    assert refused == []

@@ -18,6 +18,10 @@ from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
 
 STOP_GRACE_SECONDS = 15
+# Gunicorn's default access line holds the query string and the referrer, and with them
+# what people searched for (/memories/?q=...). This one keeps the path only.
+ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # What each child gets for the signal serve received.
 FORWARD = {
@@ -73,6 +77,8 @@ class Command(BaseCommand):
                 "10",
                 "--access-logfile",
                 "-",
+                "--access-logformat",
+                ACCESS_LOG_FORMAT,
                 "--chdir",
                 str(settings.BASE_DIR),
             ],
