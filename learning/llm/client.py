@@ -75,7 +75,9 @@ def read_answer(content: str, *, schema: dict, read: shapes.Reader, cut_off: boo
             jsonschema.validate(data, schema)
         except AnswerError as problem:
             if index < len(values):
-                problems.append(problem)
+                problems.append(
+                    AnswerError(f"answer does not fit the schema: {problem}"[:300], problem.kind)
+                )
             continue
         except jsonschema.ValidationError as error:
             reason = f"answer does not fit the schema: {error.message}"[:300]
