@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.services import user_settings_get, user_zone
 from conversations import signals
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
-from core.secrets import mask_secrets
+from core.secrets import mask_json, mask_secrets
 from core.validation import clean_short, clean_text, parse_when
 from retrieval import events
 from retrieval.documents import turn_context
@@ -40,17 +40,6 @@ def turn_content_clean(content: Any) -> tuple[str, int]:
     content = clean_text(content, field="content", limit=TURN_CONTENT_MAX)
     masked, count = mask_secrets(content)
     return masked[:TURN_CONTENT_MAX], count
-
-
-def _masked_json(value: Any) -> Any:
-    """Tool-call arguments with secrets masked in every string."""
-    if isinstance(value, str):
-        return mask_secrets(value)[0]
-    if isinstance(value, list):
-        return [_masked_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _masked_json(v) for k, v in value.items()}
-    return value
 
 
 def _needs_extraction(user: Any, role: str, content: str) -> bool:
@@ -155,7 +144,7 @@ def tool_call_record(
         owner=user,
         session=session,
         tool_name=tool_name,
-        args=_masked_json(args) if args is not None else {},
+        args=mask_json(args) if args is not None else {},
         result_summary=mask_secrets(
             clean_text(result_summary, field="result_summary", limit=4000, required=False)
         )[0],

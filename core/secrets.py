@@ -16,6 +16,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.exceptions import ValidationError
 
@@ -241,6 +242,28 @@ def mask_secrets(text: str) -> tuple[str, int]:
         cursor = secret.end
     parts.append(text[cursor:])
     return "".join(parts), len(secrets)
+
+
+def mask_json(value: Any) -> Any:
+    """A JSON value with the secrets of every string in it masked (keys kept). A string
+    under a key is read with its key ("password": "hunter2" reads "password = hunter2")."""
+    if isinstance(value, str):
+        return mask_secrets(value)[0]
+    if isinstance(value, list):
+        return [mask_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _masked_entry(str(k), v) for k, v in value.items()}
+    return value
+
+
+def _masked_entry(key: str, value: Any) -> Any:
+    if not isinstance(value, str):
+        return mask_json(value)
+    prefix = f"{key} = "
+    masked, count = mask_secrets(prefix + value)
+    if count and masked.startswith(prefix):
+        return masked[len(prefix) :]
+    return mask_secrets(value)[0]
 
 
 def refuse_secrets(text: str, field: str = "content") -> None:

@@ -24,7 +24,9 @@ from django.utils import timezone
 
 from accounts.services import user_zone
 from conversations.models import EXTRACTION_STATES, ROLES, Session, ToolCall, Turn
+from conversations.services import turn_content_clean
 from core.jsonsafe import check_json
+from core.secrets import mask_json, mask_secrets
 from core.validation import (
     clean_confidence,
     clean_short,
@@ -205,7 +207,7 @@ class _Importer:
         role = record.get("role")
         if role not in ROLES:
             raise ValidationError({"role": f"Use one of: {', '.join(ROLES)}."})
-        content = clean_text(record.get("content"), field="content", limit=4000)
+        content, masked = turn_content_clean(record.get("content"))
         timestamp = self.when(record, "timestamp", required=True)
         turn = (
             Turn.objects.for_user(self.user)
@@ -229,6 +231,7 @@ class _Importer:
                 created_at=self.when(record, "created_at") or timezone.now(),
                 consolidated_at=self.when(record, "consolidated_at"),
                 extraction_status=status if status in EXTRACTION_STATES else "",
+                secrets_masked=masked,
             )
             self.created["turns"] += 1
         if isinstance(record.get("id"), int):
@@ -253,12 +256,16 @@ class _Importer:
             owner=self.user,
             session=session,
             tool_name=tool_name,
-            args=args,
-            result_summary=clean_text(
-                record.get("result_summary"), field="result_summary", limit=4000, required=False
-            ),
+            args=mask_json(args),
+            result_summary=mask_secrets(
+                clean_text(
+                    record.get("result_summary"), field="result_summary", limit=4000, required=False
+                )
+            )[0],
             success=bool(record.get("success", True)),
-            error=clean_text(record.get("error"), field="error", limit=4000, required=False),
+            error=mask_secrets(
+                clean_text(record.get("error"), field="error", limit=4000, required=False)
+            )[0],
             duration_ms=duration,
             timestamp=timestamp,
         )

@@ -34,7 +34,7 @@ def model_state() -> dict[str, Any]:
         state = "recovering" if due else "circuit open"
     return {
         "state": state,
-        "since": row.since.isoformat(),
+        "since": row.since,
         "failures_in_a_row": row.failures,
         "last_kind": row.last_kind,
     }
