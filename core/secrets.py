@@ -72,7 +72,7 @@ def _aws_secret(match: re.Match) -> bool:
 
 def _password(match: re.Match) -> bool:
     """A value that reads like a password, not like a word of the sentence."""
-    value = match.group("value").strip("\"'`.,;")
+    value = match.group("value").strip("\"'`.,;:!?()")
     if match.group("value")[:1] in "\"'`":
         return len(value) >= 3
     if len(value) < 4 or value.lower() in _NOT_PASSWORDS:
@@ -88,6 +88,7 @@ _NOT_PASSWORDS = {
     "changed", "reset", "forgotten", "expired", "required", "wrong", "correct", "strong",
     "weak", "secure", "incorrect", "invalid", "needed", "missing", "saved", "stored",
     "protected", "hidden", "redacted", "masked", "unknown", "empty", "none", "null",
+    "hint", "reminder", "manager", "policy", "field", "prompt", "expiry", "rules",
 }  # fmt: skip
 _KEYISH = (
     r"(?:api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|token|auth(?:entication)?|"

@@ -50,6 +50,8 @@ ORDINARY = [
     "My password was changed yesterday after the reset.",
     "The password is strong enough, says the checker.",
     "I use a password manager for everything.",
+    "Deploy password hint: cat",
+    "The password: reset it every 90 days.",
     "Let's pin the meeting notes; we'll pin it in 2025 planning.",
     "The key to success is patience and 10000 hours of practice.",
     "Commit 3f9a2b1 fixed the bug in release v1.2.3-beta.4.",
