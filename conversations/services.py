@@ -15,6 +15,7 @@ from conversations import signals
 from conversations.models import EXTRACTION_STATES, ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
 from core.chunks import write_in_chunks
 from core.jsonsafe import check_json
+from core.secrets import mask_json, mask_secrets
 from core.validation import clean_short, clean_text, parse_when
 from retrieval import events
 from retrieval.documents import turn_context
@@ -51,6 +52,13 @@ def session_get_or_create(*, user: Any, session_id: str, context: str = "global"
         return Session.objects.for_user(user).get(session_id=session_id)
 
 
+def turn_content_clean(content: Any) -> tuple[str, int]:
+    """A turn's text as stored: cleaned, cut to its limit, secrets masked; and how many."""
+    content = clean_text(content, field="content", limit=TURN_CONTENT_MAX)
+    masked, count = mask_secrets(content)
+    return masked[:TURN_CONTENT_MAX], count
+
+
 def _needs_extraction(user: Any, role: str, content: str) -> bool:
     if role != "user" or len(content.split()) < EXTRACTION_MIN_WORDS:
         return False
@@ -82,7 +90,9 @@ def turn_append(
     """Log one turn; the session is created on first use.
 
     `timestamp` may be given (imports of old conversations keep their real times).
-    User turns of at least five words are marked for background extraction.
+    User turns of at least five words are marked for background extraction. Secrets are
+    masked before the turn is stored (`secrets_masked` counts them): what was masked
+    is never searched, extracted, summarised or exported.
     """
     fields = _turn_fields(
         user,
@@ -110,10 +120,12 @@ def _turn_fields(
     """The validated arguments of `turn_append` (nothing is written)."""
     if role not in ROLES:
         raise ValidationError({"role": f"Use one of: {', '.join(ROLES)}."}, code="invalid")
+    content, masked = turn_content_clean(content)
     return {
         "session_id": session_id,
         "role": role,
-        "content": clean_text(content, field="content", limit=TURN_CONTENT_MAX),
+        "content": content,
+        "masked": masked,
         "context": clean_short(context, field="context", limit=100, default="global"),
         "speaker": clean_short(speaker, field="speaker", limit=100),
         "when": parse_when(timestamp, field="timestamp", tz=user_zone(user)) or timezone.now(),
@@ -136,6 +148,7 @@ def _turn_store(user: Any, fields: dict[str, Any]) -> Turn:
         context=fields["context"],
         timestamp=when,
         extraction_status="pending" if _needs_extraction(user, role, content) else "",
+        secrets_masked=fields["masked"],
     )
     first = not Turn.objects.filter(session=session).exclude(pk=turn.pk).exists()
     if when > session.last_turn_at or first:
@@ -183,7 +196,7 @@ def tool_call_record(
     duration_ms: int | None = None,
     timestamp: Any = None,
 ) -> ToolCall:
-    """Log one tool call an agent made."""
+    """Log one tool call an agent made (secrets in its texts and arguments masked)."""
     tool_name = clean_text(tool_name, field="tool_name", limit=200)
     if args is not None and not isinstance(args, (dict, list)):
         raise ValidationError({"args": "Must be a JSON object or list."}, code="invalid")
@@ -198,12 +211,12 @@ def tool_call_record(
         owner=user,
         session=session,
         tool_name=tool_name,
-        args=args if args is not None else {},
-        result_summary=clean_text(
-            result_summary, field="result_summary", limit=4000, required=False
-        ),
+        args=mask_json(args) if args is not None else {},
+        result_summary=mask_secrets(
+            clean_text(result_summary, field="result_summary", limit=4000, required=False)
+        )[0],
         success=bool(success),
-        error=clean_text(error, field="error", limit=4000, required=False),
+        error=mask_secrets(clean_text(error, field="error", limit=4000, required=False))[0],
         duration_ms=duration_ms,
         timestamp=parse_when(timestamp, field="timestamp", tz=user_zone(user)) or timezone.now(),
     )
@@ -283,9 +296,11 @@ def turn_import_clean(*, user: Any, fields: dict[str, Any]) -> dict[str, Any]:
     timestamp = _stored_when(fields.get("timestamp"), field="timestamp", tz=tz)
     if timestamp is None:
         raise ValidationError({"timestamp": "Required."}, code="required")
+    content, masked = turn_content_clean(fields.get("content"))
     return {
         "role": role,
-        "content": clean_text(fields.get("content"), field="content", limit=TURN_CONTENT_MAX),
+        "content": content,
+        "masked": masked,
         "speaker": clean_short(fields.get("speaker"), field="speaker", limit=100),
         "context": clean_short(fields.get("context"), field="context", limit=100, default="global"),
         "timestamp": timestamp,
@@ -330,6 +345,7 @@ def turns_import(
             created_at=row["created_at"] or timezone.now(),
             consolidated_at=row["consolidated_at"],
             extraction_status=row["extraction_status"],
+            secrets_masked=row["masked"],
         )
         Session.objects.filter(pk=session.pk, last_turn_at__lt=when).update(last_turn_at=when)
         new.append(turn.pk)
@@ -363,12 +379,16 @@ def tool_call_import_clean(*, user: Any, fields: dict[str, Any]) -> dict[str, An
         raise ValidationError({"timestamp": "Required."}, code="required")
     return {
         "tool_name": clean_text(fields.get("tool_name"), field="tool_name", limit=200),
-        "args": args,
-        "result_summary": clean_text(
-            fields.get("result_summary"), field="result_summary", limit=4000, required=False
-        ),
+        "args": mask_json(args),
+        "result_summary": mask_secrets(
+            clean_text(
+                fields.get("result_summary"), field="result_summary", limit=4000, required=False
+            )
+        )[0],
         "success": success,
-        "error": clean_text(fields.get("error"), field="error", limit=4000, required=False),
+        "error": mask_secrets(
+            clean_text(fields.get("error"), field="error", limit=4000, required=False)
+        )[0],
         "duration_ms": duration,
         "timestamp": timestamp,
     }
@@ -426,13 +446,6 @@ def turn_extraction_skip(*, turn_id: int) -> int:
     )
 
 
-def turn_extraction_note_error(*, turn_id: int, message: str) -> int:
-    """Record an error on a still-pending turn without counting an attempt."""
-    return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(
-        extraction_error=message
-    )
-
-
 def turn_extraction_attempt_failed(*, turn_id: int, message: str) -> int:
     """Count one failed extraction attempt on a still-pending turn and record its error."""
     return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(
@@ -440,19 +453,89 @@ def turn_extraction_attempt_failed(*, turn_id: int, message: str) -> int:
     )
 
 
-def turn_extraction_failed(*, turn_id: int) -> int:
-    """Give up on a still-pending turn: its extraction ends as failed."""
+def turn_extraction_retry_later(
+    *, turn_id: int, message: str, retry_at: datetime, attempted: bool
+) -> int:
+    """Keep a still-pending turn for a later try (the model is unreachable): record the
+    error, when the trouble began (kept from the first failure) and when to try next."""
     return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(
-        extraction_status="failed"
+        extraction_attempts=F("extraction_attempts") + int(attempted),
+        extraction_error=message,
+        extraction_failing_since=Coalesce("extraction_failing_since", timezone.now()),
+        extraction_retry_at=retry_at,
     )
+
+
+def turn_extraction_failed(*, turn_id: int, message: str | None = None) -> int:
+    """Give up on a still-pending turn: its extraction ends as failed."""
+    fields: dict[str, Any] = {"extraction_status": "failed", "extraction_retry_at": None}
+    if message is not None:
+        fields["extraction_error"] = message
+    return Turn.objects.filter(pk=turn_id, extraction_status="pending").update(**fields)
 
 
 def turn_extraction_claim(*, turn_id: int, owner_id: int) -> bool:
     """Move the owner's pending turn to done; True when this run claimed it."""
     claimed = Turn.objects.filter(
         pk=turn_id, owner_id=owner_id, extraction_status="pending"
-    ).update(extraction_status="done", extraction_error="")
+    ).update(
+        extraction_status="done",
+        extraction_error="",
+        extraction_refused=0,
+        extraction_failing_since=None,
+        extraction_retry_at=None,
+    )
     return bool(claimed)
+
+
+def turn_extraction_refused(*, turn_id: int, refused: int, applied: bool, message: str) -> int:
+    """Record operations of the model's answer that were refused on a claimed turn: it is
+    "partial" when something else was applied or skipped, "failed" when nothing was;
+    never "done", so no proposed fact is lost without a trace."""
+    return Turn.objects.filter(pk=turn_id, extraction_status="done").update(
+        extraction_status="partial" if applied else "failed",
+        extraction_refused=refused,
+        extraction_error=message[:500],
+    )
+
+
+def turn_extraction_retry(*, user: Any, turn_id: int) -> Turn:
+    """Put the user's failed or partial turn back in the extraction queue (a person asked).
+
+    Another user's turn is Turn.DoesNotExist; a turn in any other state is left as it is.
+    """
+    turn = Turn.objects.for_user(user).get(pk=turn_id)
+    if turn.extraction_status not in ("failed", "partial"):
+        return turn
+    with transaction.atomic():
+        Turn.objects.filter(pk=turn.pk, extraction_status=turn.extraction_status).update(
+            extraction_status="pending",
+            extraction_attempts=0,
+            extraction_error="",
+            extraction_refused=0,
+            extraction_failing_since=None,
+            extraction_retry_at=None,
+        )
+        turn.refresh_from_db()
+        if turn.extraction_status == "pending":
+            signals.turn_pending.send(sender=Turn, turn=turn)  # learning queues it on commit
+    return turn
+
+
+def turns_extraction_retry_failed(*, user: Any) -> int:
+    """Put all of the user's failed turns back to pending (the command's --retry-failed)."""
+    return (
+        Turn.objects.for_user(user)
+        .filter(extraction_status="failed")
+        .update(
+            extraction_status="pending",
+            extraction_attempts=0,
+            extraction_error="",
+            extraction_refused=0,
+            extraction_failing_since=None,
+            extraction_retry_at=None,
+        )
+    )
 
 
 def turns_consolidation_skip(*, turn_ids: list[int], when: datetime) -> int:

@@ -3,7 +3,7 @@
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -58,6 +58,10 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
             "pending": turns.filter(extraction_status="pending").count(),
             "failed": turns.filter(extraction_status="failed").count(),
             "done": turns.filter(extraction_status="done").count(),
+            # applied with some of the model's operations refused (counted per turn)
+            "partial": turns.filter(extraction_status="partial").count(),
+            "operations_refused": turns.aggregate(n=Sum("extraction_refused"))["n"] or 0,
+            "secrets_masked": turns.aggregate(n=Sum("secrets_masked"))["n"] or 0,
         },
     }
 

@@ -25,7 +25,8 @@ class TurnSerializer(serializers.ModelSerializer):
         model = Turn
         fields = [
             "id", "session_id", "role", "speaker", "content", "context", "timestamp",
-            "extraction_status", "consolidated_at",
+            "extraction_status", "extraction_refused", "extraction_error", "secrets_masked",
+            "consolidated_at",
         ]  # fmt: skip
         read_only_fields = fields
 

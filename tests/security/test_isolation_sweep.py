@@ -47,6 +47,7 @@ OBJECT_URLS = {
     "web-memory-restore": "knowledge",
     "web-memory-erase": "knowledge",
     "web-session-detail": "session",
+    "web-turn-extraction-retry": "turn",
     "web-discovery-approve": "finding",
     "web-discovery-reject": "finding",
     "web-token-revoke": "token",
@@ -175,6 +176,8 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [alice.private_session]
     if kind == "session":
         return [alice.turns[-1].session_id]
+    if kind == "turn":
+        return [alice.turns[0].pk, alice.turns[-1].pk]
     if kind == "finding":
         return [finding.pk for finding in alice.findings]
     if kind == "import":
