@@ -275,5 +275,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": envstr("GAIA_LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # The MCP SDK logs every stateless request's session start and end at INFO.
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
 }
