@@ -1,9 +1,14 @@
 """Request and response shapes of the conversation and tool-call endpoints."""
 
+import json
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
+from core.jsonsafe import check_json
 from core.serializers import JSONObjectField, StrictSerializer, WhenField
 
 INT32_MAX = 2**31 - 1
@@ -87,10 +92,51 @@ class SessionDetailSerializer(serializers.Serializer):
     results = TurnSerializer(many=True, help_text="One page of turns, oldest first.")
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "description": "A JSON object as text, as models emit it."},
+            {"type": "object", "additionalProperties": True},
+            {"type": "array", "items": {}},
+        ]
+    }
+)
+class ArgumentsField(serializers.Field):
+    """A tool call's arguments: a JSON object or list, or a string holding one."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except (ValueError, RecursionError):
+                raise serializers.ValidationError("Not valid JSON.") from None
+        if not isinstance(data, (dict, list)):
+            raise serializers.ValidationError("Must be a JSON object or list.")
+        try:
+            check_json(data)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
+        return data
+
+
 class ToolCallCreateSerializer(StrictSerializer):
-    session_id = serializers.CharField(max_length=128, required=False, allow_null=True)
-    tool_name = serializers.CharField(max_length=200)
-    args = JSONObjectField(allow_list=True, required=False, allow_null=True)
+    """One call: OpenAI's field names (`name`, `arguments`) or ours (`tool_name`, `args`)."""
+
+    session_id = serializers.CharField(
+        max_length=128, required=False, allow_null=True, help_text="The conversation it belongs to."
+    )
+    tool_name = serializers.CharField(
+        max_length=200, required=False, help_text="The tool's name (or give `name`)."
+    )
+    name = serializers.CharField(
+        max_length=200, required=False, help_text="OpenAI's field for `tool_name`."
+    )
+    args = JSONObjectField(
+        allow_list=True, required=False, allow_null=True, help_text="The arguments it was given."
+    )
+    arguments = ArgumentsField(
+        required=False, allow_null=True, help_text="OpenAI's field for `args` (a JSON string too)."
+    )
     result_summary = serializers.CharField(max_length=100_000, allow_blank=True, default="")
     success = serializers.BooleanField(default=True)
     error = serializers.CharField(max_length=100_000, allow_blank=True, default="")
@@ -98,6 +144,16 @@ class ToolCallCreateSerializer(StrictSerializer):
         min_value=0, max_value=INT32_MAX, required=False, allow_null=True
     )
     timestamp = WhenField(help_text="When the call was made (ISO 8601); default now.")
+
+    def validate(self, attrs: dict) -> dict:
+        for ours, openai in (("tool_name", "name"), ("args", "arguments")):
+            if ours in attrs and openai in attrs:
+                raise serializers.ValidationError({openai: [f"Give {ours} or {openai}, not both."]})
+            if openai in attrs:
+                attrs[ours] = attrs.pop(openai)
+        if not attrs.get("tool_name"):
+            raise serializers.ValidationError({"tool_name": ["This field is required."]})
+        return attrs
 
 
 class ToolCallSerializer(serializers.ModelSerializer):
