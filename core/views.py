@@ -61,6 +61,7 @@ class HealthView(APIView):
     throttle_classes: list = []
 
     @extend_schema(
+        operation_id="health_get",
         tags=["health"],
         summary="Service health (no authentication)",
         description=(

@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from conversations.models import ROLES, Session, ToolCall, Turn
@@ -15,12 +15,28 @@ INT32_MAX = 2**31 - 1
 
 
 class TurnCreateSerializer(StrictSerializer):
-    session_id = serializers.CharField(max_length=128)
-    role = serializers.ChoiceField(choices=ROLES)
-    content = serializers.CharField(max_length=100_000, help_text="Stored up to 4000 chars.")
-    context = serializers.CharField(max_length=100, allow_blank=True, default="global")
+    session_id = serializers.CharField(
+        max_length=128, help_text="The conversation, named by the agent; created on first use."
+    )
+    role = serializers.ChoiceField(
+        choices=ROLES, help_text="Who spoke: user, assistant, system or tool."
+    )
+    content = serializers.CharField(
+        max_length=100_000, help_text="What was said (stored up to 4000 chars)."
+    )
+    context = serializers.CharField(
+        max_length=100,
+        allow_blank=True,
+        default="global",
+        help_text="The memory context of the conversation, e.g. work (default global).",
+    )
     timestamp = WhenField(help_text="When it was said (ISO 8601); default now.")
-    speaker = serializers.CharField(max_length=100, allow_blank=True, default="")
+    speaker = serializers.CharField(
+        max_length=100,
+        allow_blank=True,
+        default="",
+        help_text="The speaker's name when there are several, e.g. in a group chat.",
+    )
 
 
 class TurnSerializer(serializers.ModelSerializer):
@@ -36,12 +52,29 @@ class TurnSerializer(serializers.ModelSerializer):
 
 
 class TurnSearchSerializer(StrictSerializer):
-    query = serializers.CharField(max_length=20_000, required=False, allow_blank=True)
-    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, default=10)
-    session_id = serializers.CharField(
-        max_length=128, required=False, allow_null=True, allow_blank=True
+    query = serializers.CharField(
+        max_length=20_000,
+        required=False,
+        allow_blank=True,
+        help_text="Keywords to look for; leave out to list by time.",
     )
-    role = serializers.ChoiceField(choices=ROLES, required=False, allow_null=True, allow_blank=True)
+    top_k = serializers.IntegerField(
+        min_value=1, max_value=MAX_TOP_K, default=10, help_text="How many turns (default 10)."
+    )
+    session_id = serializers.CharField(
+        max_length=128,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="Only turns of this session.",
+    )
+    role = serializers.ChoiceField(
+        choices=ROLES,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="Only turns of this role.",
+    )
     time_from = WhenField(help_text="Lower bound on the turn time (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on the turn time (ISO 8601).")
 
@@ -119,6 +152,7 @@ class ArgumentsField(serializers.Field):
         return data
 
 
+@extend_schema_serializer(component_name="ToolCallLog")
 class ToolCallCreateSerializer(StrictSerializer):
     """One call: OpenAI's field names (`name`, `arguments`) or ours (`tool_name`, `args`)."""
 
@@ -137,11 +171,21 @@ class ToolCallCreateSerializer(StrictSerializer):
     arguments = ArgumentsField(
         required=False, allow_null=True, help_text="OpenAI's field for `args` (a JSON string too)."
     )
-    result_summary = serializers.CharField(max_length=100_000, allow_blank=True, default="")
-    success = serializers.BooleanField(default=True)
-    error = serializers.CharField(max_length=100_000, allow_blank=True, default="")
+    result_summary = serializers.CharField(
+        max_length=100_000, allow_blank=True, default="", help_text="What the tool returned."
+    )
+    success = serializers.BooleanField(
+        default=True, help_text="false when it failed: the failure becomes an error lesson."
+    )
+    error = serializers.CharField(
+        max_length=100_000, allow_blank=True, default="", help_text="The error of a failed call."
+    )
     duration_ms = serializers.IntegerField(
-        min_value=0, max_value=INT32_MAX, required=False, allow_null=True
+        min_value=0,
+        max_value=INT32_MAX,
+        required=False,
+        allow_null=True,
+        help_text="How long the call took, in milliseconds.",
     )
     timestamp = WhenField(help_text="When the call was made (ISO 8601); default now.")
 
@@ -172,9 +216,18 @@ class ToolCallSerializer(serializers.ModelSerializer):
 
 
 class ToolCallListQuerySerializer(serializers.Serializer):
-    tool_name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    success = serializers.BooleanField(required=False, allow_null=True, default=None)
-    session_id = serializers.CharField(max_length=128, required=False, allow_blank=True)
+    tool_name = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text="Only calls of this tool."
+    )
+    success = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="true: only successful calls; false: only failed ones; absent: both.",
+    )
+    session_id = serializers.CharField(
+        max_length=128, required=False, allow_blank=True, help_text="Only calls of this session."
+    )
 
 
 class ToolSummarySerializer(serializers.Serializer):
