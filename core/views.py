@@ -78,6 +78,7 @@ class HealthView(APIView):
         return request.auth is not None or bool(getattr(request.user, "is_staff", False))
 
     @extend_schema(
+        operation_id="health_get",
         tags=["health"],
         summary="Service health (no authentication)",
         description=(

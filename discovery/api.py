@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.openapi import path_id
 from core.serializers import refuse_body
 from discovery import selectors, services
 from discovery.serializers import (
@@ -33,6 +34,7 @@ from discovery.serializers import (
 from privacy import services as privacy_services
 
 TAGS = ["discovery"]
+FINDING_ID = path_id("The finding's id. Another user's id answers 404, like a missing one.")
 
 
 class DiscoveryView(APIView):
@@ -62,8 +64,20 @@ class FindingsView(DiscoveryView, GenericAPIView):
         tags=TAGS,
         summary="List findings (the review queue)",
         parameters=[
-            OpenApiParameter("status", OpenApiTypes.STR, enum=STATUS_FILTERS, default="pending"),
-            OpenApiParameter("scanner", OpenApiTypes.STR, required=False),
+            OpenApiParameter(
+                "status",
+                OpenApiTypes.STR,
+                enum=STATUS_FILTERS,
+                default="pending",
+                description="Which findings: pending review (the default), approved, "
+                "rejected, or all.",
+            ),
+            OpenApiParameter(
+                "scanner",
+                OpenApiTypes.STR,
+                required=False,
+                description="Only the findings of this scanner, e.g. git or projects.",
+            ),
         ],
         responses=FindingSerializer(many=True),
     )
@@ -98,6 +112,7 @@ class FindingApproveView(DiscoveryView):
     @extend_schema(
         operation_id="discovery_finding_approve",
         tags=TAGS,
+        parameters=[FINDING_ID],
         summary="Approve a finding, optionally edited: it becomes knowledge",
         request=ApproveRequestSerializer,
         responses=ApprovedFindingSerializer,
@@ -113,6 +128,7 @@ class FindingRejectView(DiscoveryView):
     @extend_schema(
         operation_id="discovery_finding_reject",
         tags=TAGS,
+        parameters=[FINDING_ID],
         summary="Reject a finding",
         request=None,
         responses=FindingSerializer,

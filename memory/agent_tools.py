@@ -35,7 +35,7 @@ _CATEGORY = {"type": "string", "enum": CATEGORIES}
 _ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
 
 
-def _function(name: str, description: str, properties: dict, required: list[str]) -> dict:
+def function_schema(name: str, description: str, properties: dict, required: list[str]) -> dict:
     return {
         "type": "function",
         "function": {
@@ -69,7 +69,7 @@ _ITEM_FIELDS = {
     "due_at": {"type": "string", "description": f"Deadline or reminder time: {_ISO}."},
 }
 TOOLS: list[dict] = [
-    _function(
+    function_schema(
         "remember",
         "Store a fact, preference, error, skill, note or reminder about the user for future "
         "conversations. One self-contained statement per call.",
@@ -83,7 +83,7 @@ TOOLS: list[dict] = [
         },
         ["content"],
     ),
-    _function(
+    function_schema(
         "recall",
         "Search long-term memory. Returns matching items, best first, with their ids (use "
         "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
@@ -114,7 +114,7 @@ TOOLS: list[dict] = [
         },
         ["query"],
     ),
-    _function(
+    function_schema(
         "update_memory",
         "Change an existing memory by id; only the given fields change. After mentioning a "
         'time-sensitive item, set reminded_at to "now".',
@@ -126,13 +126,13 @@ TOOLS: list[dict] = [
         },
         ["id"],
     ),
-    _function(
+    function_schema(
         "forget",
         "Forget a memory by id (it can be restored by the user). Use recall first to find it.",
         {"id": _ID},
         ["id"],
     ),
-    _function(
+    function_schema(
         "search_past_conversations",
         "Search earlier conversation turns by keywords, a time range, or both. Returns "
         "turns with their time and session id.",
@@ -295,7 +295,7 @@ def _arguments(raw: Any) -> dict:
     return {key: value for key, value in raw.items() if value is not None and value != ""}
 
 
-def _failure(code: str, message: str, fields: dict | None = None) -> dict[str, Any]:
+def failure(code: str, message: str, fields: dict | None = None) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message}
     if fields:
         error["fields"] = fields
@@ -306,16 +306,16 @@ def tool_call(*, user: Any, name: Any, arguments: Any) -> dict[str, Any]:
     """Run one memory tool for `user`; bad input gives an error result, not an exception."""
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
     if handler is None:
-        return _failure(
+        return failure(
             "unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}."
         )
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments))}
     except ToolError as error:
-        return _failure(error.code, error.message, error.fields)
+        return failure(error.code, error.message, error.fields)
     except DjangoValidationError as error:
         fields = error_fields(error.message_dict) if hasattr(error, "error_dict") else {}
         code = getattr(error, "code", None) or "invalid"
-        return _failure(code, "; ".join(error.messages), fields)
+        return failure(code, "; ".join(error.messages), fields)
     except ObjectDoesNotExist:
-        return _failure("not_found", "No memory with that id.")
+        return failure("not_found", "No memory with that id.")

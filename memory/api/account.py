@@ -23,6 +23,7 @@ _COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 class StatsView(APIView):
     @extend_schema(
+        operation_id="stats_get",
         tags=TAG,
         summary="Memory statistics",
         description=(
@@ -50,11 +51,14 @@ class StatsView(APIView):
 
 
 class LimitSerializer(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
+    limit = serializers.IntegerField(
+        min_value=1, max_value=1000, default=100, help_text="At most this many (default 100)."
+    )
 
 
 class EntitiesView(APIView):
     @extend_schema(
+        operation_id="entities_list",
         tags=TAG,
         summary="Entities",
         description="Entities of active items with their counts, most frequent first.",
@@ -87,6 +91,7 @@ class EntitiesView(APIView):
 
 class ContextsView(APIView):
     @extend_schema(
+        operation_id="contexts_list",
         tags=TAG,
         summary="Contexts",
         description="Contexts of active items with their counts, most frequent first.",
@@ -114,11 +119,14 @@ class ContextsView(APIView):
 
 
 class ActivityQuerySerializer(serializers.Serializer):
-    days = serializers.IntegerField(min_value=1, max_value=365, default=30)
+    days = serializers.IntegerField(
+        min_value=1, max_value=365, default=30, help_text="The last this many days (default 30)."
+    )
 
 
 class ActivityView(APIView):
     @extend_schema(
+        operation_id="activity_daily",
         tags=TAG,
         summary="Daily activity",
         description="Turns, new memories and tool calls per day (UTC), oldest first, no gaps.",
@@ -154,6 +162,7 @@ _JSONL = "application/x-ndjson"
 
 class ExportView(APIView):
     @extend_schema(
+        operation_id="memories_export",
         tags=TAG,
         summary="Export the whole memory (JSON Lines)",
         description=(
@@ -213,6 +222,7 @@ class ImportView(APIView):
     max_body_bytes = settings.GAIA_MAX_IMPORT_BYTES
 
     @extend_schema(
+        operation_id="memories_import",
         tags=TAG,
         summary="Import an export (JSON Lines)",
         description=(

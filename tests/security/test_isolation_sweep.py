@@ -26,12 +26,20 @@ from accounts.services import token_create
 from conversations.models import Session
 from memory.models import KnowledgeItem
 from tests.learning import fake_llm as f
+from tests.mcp_rpc import HELLO
 from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot
 from tests.test_architecture import api_patterns
 
 pytestmark = pytest.mark.django_db
 METHODS = ("get", "post", "put", "patch", "delete")
 MISSING = 10**9
+
+
+def mcp(method: str, **params: Any) -> dict[str, Any]:
+    """A JSON-RPC request to the MCP server at /mcp."""
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
 # URL name -> the kind of object its path id names.
 OBJECT_URLS = {
     "api-memory-detail": "knowledge",
@@ -85,6 +93,12 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("api-tool-call-summary", "get", {}, True),
     ("api-discovery-findings", "get", {"status": "all"}, True),
     ("api-account-erase", "post", {"dry_run": True}, False),
+    ("api-mcp", "post", mcp("tools/call", name="recall", arguments={"query": SEARCH}), True),
+    ("api-mcp", "post", mcp("tools/call", name="search_past_conversations",
+                            arguments={"query": SEARCH}), True),
+    ("api-mcp", "post", mcp("initialize", **HELLO), False),
+    ("api-mcp", "post", mcp("prompts/get", name="memory-system"), False),
+    ("api-mcp", "post", mcp("resources/read", uri="gaia://memory/turn-context?days=30"), False),
     ("api-health", "get", {}, False),
     ("api-schema", "get", {}, False),
     ("api-docs", "get", {}, False),
@@ -157,7 +171,9 @@ def _send(client, method: str, url: str, data: Any) -> Any:
     if isinstance(client, APIClient):
         if method == "get":
             return client.get(url, data or {})
-        return getattr(client, method)(url, data, format="json")
+        # /mcp wants a client that takes JSON and event streams; the API takes it too
+        accept = "application/json, text/event-stream"
+        return getattr(client, method)(url, data, format="json", HTTP_ACCEPT=accept)
     if method == "get":
         return client.get(url, data or {})
     return getattr(client, method)(url, data or {})
@@ -288,6 +304,15 @@ def test_bob_never_reaches_alices_rows_through_any_url(twins, bob_clients):
         absent = api.post(reverse("api-tool-call"), {"name": tool, "arguments": {"id": MISSING,
                           **arguments}}, format="json").json()  # fmt: skip
         assert theirs["ok"] is False and json.dumps(theirs).replace(str(their_item), "ID") == (
+            json.dumps(absent).replace(str(MISSING), "ID")
+        )
+        theirs, absent = (
+            _send(api, "post", reverse("api-mcp"), mcp("tools/call", name=tool,
+                  arguments={"id": item_id, **arguments})).json()
+            for item_id in (their_item, MISSING)
+        )  # fmt: skip
+        assert theirs["result"]["isError"] is True
+        assert json.dumps(theirs).replace(str(their_item), "ID") == (
             json.dumps(absent).replace(str(MISSING), "ID")
         )
     url = reverse("api-discovery-findings-approve")
