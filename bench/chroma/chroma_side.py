@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.chroma.timing import WARM_UP, batches, one_text_times, summary, timed_ms
 from bench.chroma.workload import Workload
-from retrieval.embedding.local import LocalEmbedder, default_threads
+from retrieval.embedding.local import LocalEmbedder
 
 
 def main(
@@ -26,7 +26,8 @@ def main(
     embedder = LocalEmbedder(
         model_path=workload.model_path,
         tokenizer_path=workload.tokenizer_path,
-        threads=default_threads(),
+        batch_size=workload.embed_batch,
+        threads=workload.embed_threads,
     )
 
     class OurEmbedder(chromadb.EmbeddingFunction):

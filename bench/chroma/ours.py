@@ -16,7 +16,7 @@ from bench.chroma.workload import Workload
 from memory.recall import recall
 from memory.services import memory_create_many
 from retrieval.embedding import get_embedder
-from retrieval.embedding.local import LocalEmbedder, default_threads
+from retrieval.embedding.local import LocalEmbedder
 
 
 def run_ours(workload: Workload, *, batch: int, queries: int, top_k: int) -> dict:
@@ -42,7 +42,8 @@ def run_embedder(workload: Workload, *, batch: int, queries: int, top_k: int) ->
     embedder = LocalEmbedder(
         model_path=workload.model_path,
         tokenizer_path=workload.tokenizer_path,
-        threads=default_threads(),
+        batch_size=workload.embed_batch,
+        threads=workload.embed_threads,
     )
     asked = workload.questions[: WARM_UP + queries]
     one_text = one_text_times(embedder.embed, asked)

@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 
 from bench.chroma.workload import Workload
-from retrieval.embedding.local import default_model_path, default_tokenizer_path
+from retrieval.embedding.local import default_model_path, default_threads, default_tokenizer_path
 
 # What `retrieval.embedding.local` (and its package) import, pinned as in requirements.txt.
 EMBEDDER_PACKAGES = ("numpy", "onnxruntime", "tokenizers", "Django", "httpx")
@@ -68,8 +68,10 @@ def compare(
 ) -> list[tuple[str, dict]]:
     """(stack name, figures) for this project (SQLite, and PostgreSQL if given), Chroma
     and the embedder alone."""
-    workload.model_path = str(default_model_path())
-    workload.tokenizer_path = str(default_tokenizer_path())
+    workload.model_path = settings.GAIA_EMBED_MODEL_PATH or str(default_model_path())
+    workload.tokenizer_path = settings.GAIA_EMBED_TOKENIZER_PATH or str(default_tokenizer_path())
+    workload.embed_batch = settings.GAIA_EMBED_BATCH
+    workload.embed_threads = settings.GAIA_EMBED_THREADS or default_threads()
     rows = []
     with tempfile.TemporaryDirectory(prefix="gaia-compare-") as tmp:
         work = Path(tmp)

@@ -21,8 +21,11 @@ _DATE = re.compile(r"(\d{1,2} \w+),? (\d{4})")  # "1:56 pm on 8 May, 2023" -> 8 
 class Workload:
     items: list[tuple[str, str]]  # (text, context)
     questions: list[str]
-    model_path: str = ""  # the embedder's files, so every stack loads the same ones
+    # The embedder as this project's settings configure it, so every stack runs the same.
+    model_path: str = ""
     tokenizer_path: str = ""
+    embed_batch: int = 32
+    embed_threads: int = 2
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(asdict(self)))
