@@ -50,7 +50,14 @@ def write_in_chunks(
     rows: Sequence[T], write: Callable[[list[T]], list[R]], *, first: int, most: int
 ) -> list[R]:
     """`write(chunk)` for successive chunks of `rows`, each in its own transaction, in order;
-    returns what the calls returned, concatenated. A chunk holds at most `most` rows."""
+    returns what the calls returned, concatenated. A chunk holds at most `most` rows.
+
+    Rows that fit in one chunk are one transaction: such a batch is stored whole or not
+    at all (a process killed mid-batch leaves nothing of it), and its lock is short anyway.
+    """
+    if len(rows) <= most:
+        with transaction.atomic():
+            return list(write(list(rows)))
     out: list[R] = []
     sizer = Sizer(first, most)
     start = 0

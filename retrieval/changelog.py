@@ -18,7 +18,7 @@ CATCH_UP_MAX_ROWS = 5000  # more changed rows than this: a rebuild is about as c
 
 def log_changes(corpus_name: str, owner_id: int, generation: int, ids: list[int]) -> None:
     """Record that `generation` changed `ids` (inside the bump's transaction)."""
-    rows = sorted(set(ids)) or [0]
+    rows = sorted({i for i in ids if i is not None}) or [0]
     IndexChange.objects.bulk_create(
         IndexChange(user_id=owner_id, corpus=corpus_name, generation=generation, row_id=row_id)
         for row_id in rows

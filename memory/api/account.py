@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.openapi import path_id
 from core.serializers import errors, object_id
 from learning.llm.status import llm_stats
 from memory import import_jobs, portability, selectors
@@ -258,6 +259,7 @@ class ImportJobListView(GenericAPIView):
 
     @extend_schema(
         tags=TAG,
+        operation_id="imports_list",
         summary="Imports run by a worker",
         description="The caller's large imports with their progress, newest first.",
         responses={200: ImportJobSerializer(many=True), **errors(404)},
@@ -270,6 +272,8 @@ class ImportJobListView(GenericAPIView):
 class ImportJobDetailView(APIView):
     @extend_schema(
         tags=TAG,
+        operation_id="imports_get",
+        parameters=[path_id("The import's id (from the import answer or the imports list).")],
         summary="One import's progress",
         description=(
             "`status`: queued, running, done or failed (with `error`); `records_done` of "

@@ -86,4 +86,5 @@ def test_startup_queues_the_sweeps(monkeypatch):
     assert queued == [
         "learning.tasks.extract_pending_sweep",
         "learning.tasks.consolidate_sweep",
+        "memory.tasks.imports_resume",
     ]

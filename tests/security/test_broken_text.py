@@ -144,7 +144,7 @@ def test_the_migration_repairs_rows_stored_before_and_every_view_works_again(
     # What the old code let through: JSON stored ASCII-escaped, read back as a lone surrogate.
     KnowledgeItem.objects.filter(pk=item.pk).update(metadata={"k": LONE, LONE: ["x\udc80"]})
     ToolCall.objects.filter(pk=call.pk).update(args=[{"q": f"a{LONE}"}])
-    memory_fix = importlib.import_module("memory.migrations.0007_repair_text_and_dates")
+    memory_fix = importlib.import_module("memory.migrations.0008_repair_text_and_dates")
     turns_fix = importlib.import_module("conversations.migrations.0005_repair_text_and_dates")
 
     memory_fix.repair(apps, None)

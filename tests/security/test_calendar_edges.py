@@ -118,7 +118,7 @@ def test_the_migration_moves_stored_times_outside_the_range_to_its_ends(alice, a
     KnowledgeItem.objects.filter(pk=item.pk).update(due_at=year_one, reminded_at=year_one)
     Turn.objects.filter(pk=turn.pk).update(timestamp=WHEN_MAX + timedelta(days=365 * 999))
 
-    for migration in ("memory.migrations.0007", "conversations.migrations.0005"):
+    for migration in ("memory.migrations.0008", "conversations.migrations.0005"):
         importlib.import_module(f"{migration}_repair_text_and_dates").repair(apps, None)
 
     item.refresh_from_db()

@@ -66,20 +66,22 @@ OBJECT_URLS = {
 BODIES = {"api-memory-detail": {"patch", "put"}, "api-discovery-finding-approve": {"post"}}
 BODIES |= {name: set() for name in OBJECT_URLS if name.startswith("api-") and name not in BODIES}
 WEB_WRITES = {"post", "put", "patch", "delete"}
-SEARCH = "secret codeword project gaia"
+SEARCH = "secret codeword project gaia"  # with min_relevance 0: every hit
+EVERY = {"query": SEARCH, "min_relevance": 0}
+WORDS = "secret codeword"  # the pages keep the default floor: words both twins wrote
 # Requests without an object id in the path: (url name, method, query or body, own marker
 # expected in the answer). Reads first; the writes at the end change only bob's rows.
 READS: list[tuple[str, str, Any, bool]] = [
     ("api-memories", "get", {"include_forgotten": "true", "include_superseded": "true"}, True),
-    ("api-memory-search", "post", {"query": SEARCH, "top_k": 100, "include_sensitive": True}, True),
+    ("api-memory-search", "post", {**EVERY, "top_k": 100, "include_sensitive": True}, True),
     ("api-memory-upcoming", "get", {"days": 30}, False),
     ("api-prompt-system", "get", {}, False),
     ("api-prompt-context", "get", {"days": 30}, False),
     ("api-prompt-profile", "get", {}, True),
     ("api-tools", "get", {}, False),
-    ("api-tool-call", "post", {"name": "recall", "arguments": {"query": SEARCH, "top_k": 50}},
+    ("api-tool-call", "post", {"name": "recall", "arguments": {**EVERY, "top_k": 50}},
      True),
-    ("api-tool-call", "post", {"name": "search_past_conversations", "arguments": {"query": SEARCH}},
+    ("api-tool-call", "post", {"name": "search_past_conversations", "arguments": EVERY},
      True),
     ("api-stats", "get", {}, False),
     ("api-entities", "get", {}, True),
@@ -87,15 +89,15 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("api-activity", "get", {"days": 7}, False),
     ("api-export", "get", {}, True),
     ("api-imports", "get", {}, False),
-    ("api-turn-search", "post", {"query": SEARCH, "top_k": 100}, True),
+    ("api-turn-search", "post", {**EVERY, "top_k": 100}, True),
     ("api-sessions", "get", {}, True),
     ("api-tool-calls", "get", {}, True),
     ("api-tool-call-summary", "get", {}, True),
     ("api-discovery-findings", "get", {"status": "all"}, True),
     ("api-account-erase", "post", {"dry_run": True}, False),
-    ("api-mcp", "post", mcp("tools/call", name="recall", arguments={"query": SEARCH}), True),
+    ("api-mcp", "post", mcp("tools/call", name="recall", arguments=EVERY), True),
     ("api-mcp", "post", mcp("tools/call", name="search_past_conversations",
-                            arguments={"query": SEARCH}), True),
+                            arguments=EVERY), True),
     ("api-mcp", "post", mcp("initialize", **HELLO), False),
     ("api-mcp", "post", mcp("prompts/get", name="memory-system"), False),
     ("api-mcp", "post", mcp("resources/read", uri="gaia://memory/turn-context?days=30"), False),
@@ -104,10 +106,10 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("api-docs", "get", {}, False),
     ("web-dashboard", "get", {}, False),
     ("web-memory-list", "get", {"forgotten": "on", "superseded": "on"}, True),
-    ("web-memory-list", "get", {"q": SEARCH}, True),
+    ("web-memory-list", "get", {"q": WORDS}, True),
     ("web-memory-add", "get", {}, False),
     ("web-session-list", "get", {}, True),
-    ("web-turn-search", "get", {"q": SEARCH}, True),
+    ("web-turn-search", "get", {"q": "private notes about"}, True),
     ("web-tool-calls", "get", {}, True),
     ("web-token-list", "get", {}, False),
     ("web-settings", "get", {}, False),
