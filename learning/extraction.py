@@ -126,7 +126,9 @@ def extract_turn(*, turn_id: int) -> dict[str, Any]:
     if not (options.memory_enabled and options.auto_extract):
         turn_extraction_skip(turn_id=turn.pk)
         return {"status": "skipped"}
-    items = [h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS)]
+    items = [
+        h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS, min_relevance=0)
+    ]
     try:
         answer = llm.complete_json(
             system=prompts.extraction_system(_steering(user)),

@@ -8,7 +8,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
-from memory.models import KnowledgeItem
+from memory.models import ImportJob, KnowledgeItem
 from retrieval.embedding import current_model_id
 
 
@@ -210,3 +210,13 @@ def lineage(*, user: Any, item: KnowledgeItem, limit: int = 50) -> dict[str, lis
         seen.add(current.pk)
         newer.append(current)
     return {"older": sorted(older, key=lambda i: i.created_at), "newer": newer}
+
+
+def import_jobs_list(*, user: Any) -> Any:
+    """The user's imports run by a worker, newest first."""
+    return ImportJob.objects.for_user(user).exclude(status="receiving").order_by("-pk")
+
+
+def import_job_get(*, user: Any, job_id: int) -> ImportJob:
+    """One of the user's imports; another user's id is ImportJob.DoesNotExist."""
+    return import_jobs_list(user=user).get(pk=job_id)

@@ -3,11 +3,13 @@
 Raw SQL below always works on alias `t` and is always scoped by `t.owner_id`.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import F
 
+from retrieval.changelog import log_changes
 from retrieval.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS_CONTEXT, FullTextSpec
 from retrieval.models import IndexGeneration
 
@@ -55,11 +57,19 @@ def generation_read(corpus: Corpus, owner_id: int) -> int:
     return int(row[0]) if row else 0
 
 
-def generation_bump(corpus: Corpus, owner_id: int) -> int:
-    """+1 inside the caller's transaction; returns the new value (the row stays locked)."""
+def generation_bump(corpus: Corpus, owner_id: int, changed: Iterable[int] | None = None) -> int:
+    """+1 inside the caller's transaction; returns the new value (the row stays locked).
+
+    `changed` (the ids the write touched) goes to the change log, so other processes
+    catch up on just those rows; None means "anything may have changed": every process
+    behind rebuilds that index.
+    """
     field = corpus.generation_field
     rows = IndexGeneration.objects.filter(user_id=owner_id)
     if not rows.update(**{field: F(field) + 1}):
         IndexGeneration.objects.get_or_create(user_id=owner_id)
         rows.update(**{field: F(field) + 1})
-    return generation_read(corpus, owner_id)
+    generation = generation_read(corpus, owner_id)
+    if changed is not None:
+        log_changes(corpus.name, owner_id, generation, list(changed))
+    return generation

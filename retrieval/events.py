@@ -3,8 +3,9 @@
 Each announcement bumps the owner's index generation of that corpus (one counter,
 `retrieval.corpus.generation_bump`) in the same transaction as the write: any process
 whose cached vector index was built at an older generation catches up before its next
-search. Listeners (the in-process vector index) are told which ids changed. Conversation
-turns have their own counter, so logging turns does not invalidate knowledge indexes.
+search, re-reading only the rows the change log names (`retrieval.changelog`).
+Listeners (the in-process vector index) are told which ids changed. Conversation turns
+have their own counter, so logging turns does not invalidate knowledge indexes.
 """
 
 from collections.abc import Callable, Iterable
@@ -38,7 +39,7 @@ def items_changed(
 ) -> int:
     """Record that items of `owner_id` changed; returns the new generation."""
     upserted, removed = list(upserted), list(removed)
-    generation = generation_bump(ITEMS, owner_id)
+    generation = generation_bump(ITEMS, owner_id, [*upserted, *removed])
     for listener in _listeners:
         listener(owner_id, upserted, removed)
     return generation
@@ -49,6 +50,6 @@ def turns_changed(
 ) -> None:
     """Record that turns of `owner_id` were added or deleted (inside the write's transaction)."""
     upserted, removed = list(upserted), list(removed)
-    generation_bump(TURNS, owner_id)
+    generation_bump(TURNS, owner_id, [*upserted, *removed])
     for listener in _turn_listeners:
         listener(owner_id, upserted, removed)

@@ -1,4 +1,5 @@
-"""The process-wide index cache, index builds from the database, and in-place updates."""
+"""The process-wide index cache, index builds from the database, catch-ups from the
+change log, and in-place updates."""
 
 import threading
 
@@ -6,7 +7,9 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
+from retrieval.changelog import changed_since
 from retrieval.corpus import Corpus, generation_bump, generation_read
+from retrieval.embedding.store import rows_state
 from retrieval.vector import IndexCache, Key, VectorIndex
 
 _cache: IndexCache | None = None
@@ -48,6 +51,24 @@ def build_index(corpus: Corpus, owner_id: int, model_id: str, dim: int) -> Vecto
     return VectorIndex(dim, ids, vectors, generation)
 
 
+def catch_up(
+    corpus: Corpus, owner_id: int, model_id: str, dim: int, index: VectorIndex, generation: int
+) -> bool:
+    """Bring `index` to `generation` by re-reading the rows changed since its own; False
+    when the change log cannot say which (the caller rebuilds)."""
+    since = index.generation
+    ids = changed_since(corpus.name, owner_id, since, generation)
+    if ids is None:
+        return False
+    vectors, hidden, unembedded = rows_state(corpus, owner_id, ids, model_id, dim)
+    return index.advance(
+        from_generation=since,
+        to_generation=generation,
+        upserts=vectors,
+        removals=hidden + unembedded,  # a changed text's old vector must not answer
+    )
+
+
 def index_for(
     corpus: Corpus, owner_id: int, model_id: str, dim: int, *, cache: IndexCache | None = None
 ) -> VectorIndex:
@@ -55,7 +76,19 @@ def index_for(
     cache = cache or index_cache()
     key: Key = (corpus.name, owner_id, model_id)
     generation = generation_read(corpus, owner_id)
-    return cache.get(key, generation, lambda: build_index(corpus, owner_id, model_id, dim))
+    return cache.get(
+        key,
+        generation,
+        lambda: build_index(corpus, owner_id, model_id, dim),
+        lambda index, at: catch_up(corpus, owner_id, model_id, dim, index, at),
+    )
+
+
+def index_stats() -> dict[str, int]:
+    """How this process's indexes were kept current (see `IndexCache.counts`), and its size."""
+    cache = index_cache()
+    counts = {what: cache.counts[what] for what in ("builds", "rebuilds", "catch_ups", "in_place")}
+    return {**counts, "indexes": len(cache), "bytes": cache.nbytes}
 
 
 def index_apply(

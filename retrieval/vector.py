@@ -1,14 +1,15 @@
 """Vector stage: a per-user FAISS inner-product index per corpus, cached per process.
 
 Each index is built lazily from the stored vectors, changed in place by writes made
-in this process, and rebuilt when the owner's generation in the database moved
-(a write in another process). Removal only marks rows dead (FAISS removal rescans the
-whole index); dead rows are skipped at search and compacted away in batches.
+in this process, and caught up when the owner's generation in the database moved (a
+write in another process): only the rows changed since are read again, and it is
+rebuilt only when that cannot be told. Removal only marks rows dead (FAISS removal
+rescans the whole index); dead rows are skipped at search and compacted away in batches.
 """
 
 import logging
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 
 logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # CPU-feature probing chatter
@@ -91,6 +92,29 @@ class VectorIndex:
         with self._lock:
             self._change({}, ids)
 
+    def advance(
+        self,
+        *,
+        from_generation: int,
+        to_generation: int,
+        upserts: dict[int, np.ndarray],
+        removals: list[int],
+    ) -> bool:
+        """Apply the rows changed after `from_generation`, as read at `to_generation` or later.
+
+        Refused (False) when the index is older than `from_generation`. An index that moved
+        on meanwhile is still changed if it is not past `to_generation`: the rows were read
+        after that generation was, and any later change of them has a later generation, so
+        the next catch-up reads them again.
+        """
+        with self._lock:
+            if self.generation < from_generation:
+                return False
+            if self.generation < to_generation:
+                self._change(upserts, removals)
+                self.generation = to_generation
+            return True
+
     def _change(self, upserts: dict[int, np.ndarray], removals: list[int]) -> None:
         for item_id in [*removals, *upserts]:
             self._kill(item_id)
@@ -150,11 +174,20 @@ class VectorIndex:
 Key = tuple[str, int, str]  # (corpus name, owner id, model id)
 
 
+CatchUp = Callable[[VectorIndex, int], bool]
+
+
 class IndexCache:
-    """LRU over (corpus, owner, model) indexes, bounded by a byte budget."""
+    """LRU over (corpus, owner, model) indexes, bounded by a byte budget.
+
+    `counts` says how each index came to be current: "builds" (not cached), "rebuilds"
+    (cached but behind, and could not catch up), "catch_ups" (behind, brought current by
+    the rows changed since), "in_place" (changed by a write of this process).
+    """
 
     def __init__(self, budget_bytes: int) -> None:
         self.budget_bytes = budget_bytes
+        self.counts: Counter[str] = Counter()
         self._indexes: OrderedDict[Key, VectorIndex] = OrderedDict()
         self._build_locks: dict[Key, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -171,8 +204,15 @@ class IndexCache:
         with self._lock:
             return self._indexes.get(key)
 
-    def get(self, key: Key, generation: int, build: Callable[[], VectorIndex]) -> VectorIndex:
-        """The cached index if it is at `generation`, else a fresh one from `build()`."""
+    def get(
+        self,
+        key: Key,
+        generation: int,
+        build: Callable[[], VectorIndex],
+        catch_up: CatchUp | None = None,
+    ) -> VectorIndex:
+        """The cached index if it is at `generation` (or later); else the cached one
+        brought there by `catch_up(index, generation)`; else a fresh one from `build()`."""
         index = self._touch(key, generation)
         if index is not None:
             return index
@@ -180,15 +220,26 @@ class IndexCache:
             build_lock = self._build_locks.setdefault(key, threading.Lock())
         with build_lock:  # one build per key at a time; the others wait and reuse it
             index = self._touch(key, generation)
-            if index is None:
-                index = build()
-                self._put(key, index)
+            if index is not None:
+                return index
+            behind = self.peek(key)
+            if behind is not None and catch_up is not None and catch_up(behind, generation):
+                self._count("catch_ups")
+                self._put(key, behind)
+                return behind
+            index = build()
+            self._count("builds" if behind is None else "rebuilds")
+            self._put(key, index)
         return index
+
+    def _count(self, what: str) -> None:
+        with self._lock:
+            self.counts[what] += 1
 
     def _touch(self, key: Key, generation: int) -> VectorIndex | None:
         with self._lock:
             index = self._indexes.get(key)
-            if index is None or index.generation != generation:
+            if index is None or index.generation < generation:
                 return None
             self._indexes.move_to_end(key)
             return index
@@ -230,6 +281,7 @@ class IndexCache:
             index._change(upserts, removals)
             index.generation = to_generation
         with self._lock:
+            self.counts["in_place"] += 1
             self._evict()
         return True
 
@@ -240,3 +292,4 @@ class IndexCache:
     def clear(self) -> None:
         with self._lock:
             self._indexes.clear()
+            self.counts.clear()

@@ -145,6 +145,9 @@ EDGE_FILES = {
 ALLOWED_LATE_IMPORTS = {
     ("learning/apps.py", "learning.receivers"): "they import models: only in ready()",
     ("retrieval/apps.py", "retrieval.embedding.hooks"): "they import models: only in ready()",
+    ("bench/loadbench/gunicorn_conf.py", "retrieval.indexes"): (
+        "a gunicorn config loads before Django: only in a worker hook"
+    ),
 }
 
 

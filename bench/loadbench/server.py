@@ -1,24 +1,32 @@
-"""Start gunicorn for the benchmark and read each process's resident memory from /proc."""
+"""Start gunicorn for the benchmark, read each process's resident memory from /proc, and
+the workers' index counters from their log as they stop."""
 
+import json
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import httpx
 from django.conf import settings
 
+CONFIG = Path(__file__).with_name("gunicorn_conf.py")
+
 
 def start(port: int, workers: int, threads: int, env: dict) -> subprocess.Popen:
+    """gunicorn on loopback; its log goes to a file (`proc.log`), a pipe could fill up."""
+    log = tempfile.NamedTemporaryFile(prefix="gaia-loadbench-", suffix=".log")  # noqa: SIM115
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "gaia_site.wsgi:application",
+        [sys.executable, "-m", "gunicorn", "gaia_site.wsgi:application", "-c", str(CONFIG),
          "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads)],
-        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=log,
     )  # fmt: skip
+    proc.log = log
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"gunicorn exited: {proc.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"gunicorn exited: {Path(log.name).read_text()[-2000:]}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/v1/health/", timeout=5).status_code == 200:
                 return proc
@@ -42,3 +50,16 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def stop(proc: subprocess.Popen) -> list[tuple[int, dict]]:
+    """Stop gunicorn gracefully; (worker pid, index counters) of each worker."""
+    proc.terminate()
+    proc.wait(timeout=30)
+    stats = []
+    for line in Path(proc.log.name).read_text(errors="replace").splitlines():
+        if line.startswith("index-stats "):
+            _, pid, body = line.split(" ", 2)
+            stats.append((int(pid), json.loads(body)))
+    proc.log.close()
+    return stats

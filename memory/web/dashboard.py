@@ -25,7 +25,7 @@ def _bars(counts: dict[str, int], labels: dict[str, str] | None = None) -> list[
             "label": labels.get(value, value) or "—",
             "value": value,
             "count": n,
-            "pct": round(100 * n / largest),
+            "pct": max(1, round(100 * n / largest)),  # a sliver even for the smallest
         }
         for value, n in counts.items()
     ]

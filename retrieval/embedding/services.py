@@ -45,7 +45,7 @@ def embed_rows(
         )
         if not saved:
             return 0
-        generation = generation_bump(corpus, owner_id)
+        generation = generation_bump(corpus, owner_id, saved)
         shown = store.searchable(corpus, owner_id, saved)
         by_id = dict(zip(order, vectors, strict=True))
         transaction.on_commit(

@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from retrieval.embedding import EmbedderError, checked, get_embedder
+from retrieval.embedding import EmbedderError, checked, get_embedder, local
 from retrieval.embedding.local import LocalEmbedder, default_model_path, default_tokenizer_path
 
 
@@ -44,6 +44,22 @@ def test_chunks_run_side_by_side_give_each_text_its_own_vector_in_order(embedder
     side_by_side = LocalEmbedder(batch_size=3, threads=2).embed(texts)
     one_by_one = np.stack([embedder.embed([text])[0] for text in texts])
     assert np.allclose(side_by_side, one_by_one, atol=1e-5)
+
+
+def test_a_batch_runs_in_chunks_of_similar_length_padded_only_to_their_longest(monkeypatch):
+    embedder = LocalEmbedder(batch_size=32, threads=1)
+    runs: list[list[int]] = []  # token count of each text, per model run
+    real_run = embedder._run
+    monkeypatch.setattr(
+        embedder, "_run", lambda ids: runs.append(list(map(len, ids))) or real_run(ids)
+    )
+    texts = [("word " * (n % 40)) + f"end {n}" for n in range(100)] + ["long " * 400]
+    embedder.embed(texts)
+    assert sum(map(len, runs)) == len(texts)
+    for lengths in runs:
+        assert len(lengths) == 1 or len(lengths) * max(lengths) <= local.CHUNK_TOKENS
+    assert all(max(a) <= min(b) for a, b in zip(runs, runs[1:], strict=False))  # sorted
+    assert [256] in runs  # a text cut at the model's window runs alone
 
 
 def test_it_accepts_empty_emoji_and_very_long_texts(embedder):

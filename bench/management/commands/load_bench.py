@@ -14,7 +14,8 @@ class Command(BaseCommand):
     help = (
         "Seed --users x --items through the services, start gunicorn (or use --url), run "
         "recall 60% / remember 20% / turns 15% / list 5% for --duration seconds, print "
-        "requests/s, p50/p95/p99 per endpoint, errors and RSS per server process."
+        "requests/s, p50/p95/p99 per endpoint, errors, RSS per server process and how each "
+        "worker kept its indexes current (catch-ups from other workers' writes vs rebuilds)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -68,5 +69,13 @@ class Command(BaseCommand):
                     self.stdout.write(f"RSS gunicorn {role} {pid}: {server.rss_mb(pid):.0f} MB")
         finally:
             if proc is not None:
-                proc.terminate()
-                proc.wait(timeout=30)
+                for pid, stats in server.stop(proc):
+                    self.stdout.write(f"Index gunicorn worker {pid}: " + _stats_line(stats))
+
+
+def _stats_line(stats: dict) -> str:
+    return (
+        f"{stats['catch_ups']} catch-ups, {stats['rebuilds']} rebuilds, "
+        f"{stats['builds']} first builds, {stats['in_place']} in-place writes, "
+        f"{stats['indexes']} indexes cached in {stats['bytes'] / 2**20:.0f} MB"
+    )

@@ -1,6 +1,12 @@
-"""Measure quality: `memory_eval locomo <dir>` prints retrieval recall@5/@10;
-`memory_eval extraction <files>` measures extraction with the configured model."""
+"""Measure quality.
 
+`memory_eval locomo <dir> [--scenarios own-facts.json]` prints one table with every
+retrieval condition (facts unlinked, linked, mixed; own facts; nonsense questions), then
+the linked condition by question category. `memory_eval extraction <files or dirs>`
+measures extraction with the configured model against each session's gold observations.
+"""
+
+import json
 import time
 from pathlib import Path
 
@@ -8,7 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import extraction
-from bench.locomo import evaluate_folder, table
+from bench.locomo import conditions_table, evaluate_folder, table
 from learning.llm import llm_configured
 from retrieval.embedding import current_model_id
 
@@ -23,7 +29,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("dataset", choices=["locomo", "extraction"])
         parser.add_argument(
-            "paths", type=Path, nargs="+", help="LoCoMo-format *.json files or folders"
+            "paths",
+            type=Path,
+            nargs="+",
+            help="locomo: one folder of LoCoMo-format *.json files; extraction: files or folders",
+        )
+        parser.add_argument(
+            "--scenarios",
+            type=Path,
+            help="locomo: own-facts JSON (own_facts, nonsense_questions) asked beside the "
+            "linked facts",
         )
         parser.add_argument("--keep", action="store_true", help="keep the throwaway users")
         parser.add_argument(
@@ -36,17 +51,29 @@ class Command(BaseCommand):
             help="extraction: cosine at which a fact matches a gold observation",
         )
 
-    def handle(self, *args, dataset: str, paths: list[Path], keep: bool, **options) -> None:
+    def handle(
+        self,
+        *args,
+        dataset: str,
+        paths: list[Path],
+        scenarios: Path | None,
+        keep: bool,
+        **options,
+    ) -> None:
         if dataset == "extraction":
             return self.extraction(paths, keep=keep, **options)
-        if len(paths) != 1 or not paths[0].is_dir():
+        folder = paths[0]
+        if len(paths) != 1 or not folder.is_dir():
             raise CommandError(f"{' '.join(map(str, paths))} is not a folder.")
+        probes = _scenarios(scenarios) if scenarios else None
         started = time.monotonic()
         try:
-            scores = evaluate_folder(paths[0], keep=keep, progress=self.stderr.write)
+            scores = evaluate_folder(
+                folder, scenarios=probes, keep=keep, progress=self.stderr.write
+            )
         except FileNotFoundError as error:
             raise CommandError(str(error)) from error
-        for line in table(scores):
+        for line in [*conditions_table(scores), "", "Linked facts by category:", *table(scores)]:
             self.stdout.write(line)
         self.stdout.write(
             "facts ceiling = share of evidence turns that any observation links to "
@@ -78,3 +105,13 @@ class Command(BaseCommand):
         for line in extraction.report(rows):
             self.stdout.write(line)
         self.stdout.write(f"{time.monotonic() - started:.0f}s")
+
+
+def _scenarios(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise CommandError(f"{path}: {error}") from error
+    if not isinstance(data, dict) or not {"own_facts", "nonsense_questions"} <= set(data):
+        raise CommandError(f"{path}: needs 'own_facts' and 'nonsense_questions'.")
+    return data

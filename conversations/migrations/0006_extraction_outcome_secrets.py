@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("conversations", "0004_recall_turn_context"),
+        ("conversations", "0005_repair_text_and_dates"),
     ]
 
     operations = [

@@ -1,0 +1,54 @@
+"""This project's side of the comparison, and the embedder alone (each in its own process).
+
+Ingest goes through `memory_create_many` (validation, dedup, full-text, embedding and
+the index update on commit: what an agent's batched remember does), recall through
+`memory.recall.recall`, as the API calls them.
+"""
+
+import time
+import uuid
+
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from bench.chroma.timing import WARM_UP, batches, one_text_times, summary, timed_ms
+from bench.chroma.workload import Workload
+from memory.recall import recall
+from memory.services import memory_create_many
+from retrieval.embedding import get_embedder
+from retrieval.embedding.local import LocalEmbedder
+
+
+def run_ours(workload: Workload, *, batch: int, queries: int, top_k: int) -> dict:
+    """Ingest and recall through the services in this process's database (migrated here)."""
+    call_command("migrate", verbosity=0)
+    user = get_user_model().objects.create_user(f"compare-{uuid.uuid4().hex[:8]}")
+    asked = workload.questions[: WARM_UP + queries]
+    one_text = one_text_times(get_embedder().embed, asked)
+    started = time.perf_counter()
+    for chunk in batches(workload, batch):
+        memory_create_many(user=user, items=[{"content": t, "context": c} for t, c in chunk])
+    ingest_s = time.perf_counter() - started
+    for text in asked[:WARM_UP]:
+        recall(user=user, query=text, top_k=top_k)
+    latencies = timed_ms(
+        [lambda t=t: recall(user=user, query=t, top_k=top_k) for t in asked[WARM_UP:]]
+    )
+    return summary(ingest_s, len(workload.items), latencies, one_text)
+
+
+def run_embedder(workload: Workload, *, batch: int, queries: int, top_k: int) -> dict:
+    """The floor: the embedder on the same texts (batches) and questions (one at a time)."""
+    embedder = LocalEmbedder(
+        model_path=workload.model_path,
+        tokenizer_path=workload.tokenizer_path,
+        batch_size=workload.embed_batch,
+        threads=workload.embed_threads,
+    )
+    asked = workload.questions[: WARM_UP + queries]
+    one_text = one_text_times(embedder.embed, asked)
+    started = time.perf_counter()
+    for chunk in batches(workload, batch):
+        embedder.embed([t for t, _ in chunk])
+    ingest_s = time.perf_counter() - started
+    return summary(ingest_s, len(workload.items), one_text, one_text)
