@@ -1,5 +1,7 @@
 """How learning hears about new conversation data, and what it registers at start-up."""
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from conversations import signals
@@ -17,6 +19,17 @@ def _turn_pending(sender: Any, turn: Turn, **kwargs: Any) -> None:
 
 def _tool_call_logged(sender: Any, call: ToolCall, **kwargs: Any) -> None:
     tool_call_recorded(call)  # a failure becomes an error item (queued on commit)
+
+
+@contextlib.contextmanager
+def extraction_queueing_paused() -> Iterator[None]:
+    """Turns stored inside are not queued for extraction: the caller extracts them itself
+    and measures it (`memory_eval extraction`), without a worker racing it."""
+    signals.turn_pending.disconnect(dispatch_uid="gaia-learning-turn")
+    try:
+        yield
+    finally:
+        signals.turn_pending.connect(_turn_pending, dispatch_uid="gaia-learning-turn")
 
 
 def install() -> None:

@@ -4,7 +4,6 @@
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -17,12 +16,16 @@ from tests.learning import fake_llm as f
 pytestmark = pytest.mark.django_db
 
 
-def health() -> dict:
-    """The health details, as staff see them (the public answer is the state alone)."""
-    staff = get_user_model().objects.get_or_create(username="ops", is_staff=True)[0]
-    client = Client()
-    client.force_login(staff)
-    return client.get("/api/v1/health/").json()
+@pytest.fixture
+def health(alice_api):
+    """/health/ as an agent with a token sees it (anonymous callers get the status only)."""
+
+    def get() -> dict:
+        body = alice_api.get("/api/v1/health/").json()
+        assert body["status"] == Client().get("/api/v1/health/").json()["status"]
+        return body
+
+    return get
 
 
 def user_turn(user):
@@ -31,7 +34,9 @@ def user_turn(user):
     )
 
 
-def test_health_is_degraded_during_an_outage_and_ok_again_after(fake_llm, llm_settings, alice):
+def test_health_is_degraded_during_an_outage_and_ok_again_after(
+    fake_llm, llm_settings, alice, health
+):
     llm_settings.GAIA_LLM_BREAKER_THRESHOLD = 2
     before = health()
     assert before["checks"]["llm"]["ok"] is True and before["checks"]["llm"]["state"] == "ok"
@@ -61,7 +66,7 @@ def test_health_is_degraded_during_an_outage_and_ok_again_after(fake_llm, llm_se
 
 
 def test_the_sweep_probes_a_failing_model_so_its_state_recovers_without_work(
-    fake_llm, llm_settings
+    fake_llm, llm_settings, health
 ):
     fake_llm.then(f.status(500))
     assert llm.get_llm().probe() is False
@@ -92,7 +97,7 @@ def test_the_dashboard_says_the_model_is_failing_and_that_nothing_is_lost(
     assert "waiting for the model (next try" in session_page.content.decode()
 
 
-def test_bad_answers_do_not_count_as_an_outage(fake_llm, alice):
+def test_bad_answers_do_not_count_as_an_outage(fake_llm, alice, health):
     fake_llm.then(f.content("no json"))
     extraction.extract_turn(turn_id=user_turn(alice).pk)
     assert health()["checks"]["llm"]["state"] == "ok"  # reachable, just not useful

@@ -1,36 +1,70 @@
-"""Measure retrieval quality: `memory_eval locomo <dir> [--scenarios own-facts.json]`.
+"""Measure quality.
 
-Prints one table with every condition (facts unlinked, linked, mixed; own facts; nonsense
-questions), then the linked condition by question category.
+`memory_eval locomo <dir> [--scenarios own-facts.json]` prints one table with every
+retrieval condition (facts unlinked, linked, mixed; own facts; nonsense questions), then
+the linked condition by question category. `memory_eval extraction <files or dirs>`
+measures extraction with the configured model against each session's gold observations.
 """
 
 import json
 import time
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from bench import extraction
 from bench.locomo import conditions_table, evaluate_folder, table
+from learning.llm import llm_configured
+from retrieval.embedding import current_model_id
 
 
 class Command(BaseCommand):
-    help = "Recall@5/@10 of conversation search and knowledge recall on LoCoMo-format data."
+    help = (
+        "locomo <dir>: recall@5/@10 of conversation search and knowledge recall on "
+        "LoCoMo-format data. extraction <files or dirs>: precision and recall of "
+        "extraction with the configured model against each session's gold observations."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("dataset", choices=["locomo"])
-        parser.add_argument("folder", type=Path, help="folder of LoCoMo-format *.json files")
+        parser.add_argument("dataset", choices=["locomo", "extraction"])
+        parser.add_argument(
+            "paths",
+            type=Path,
+            nargs="+",
+            help="locomo: one folder of LoCoMo-format *.json files; extraction: files or folders",
+        )
         parser.add_argument(
             "--scenarios",
             type=Path,
-            help="own-facts JSON (own_facts, nonsense_questions) asked beside the linked facts",
+            help="locomo: own-facts JSON (own_facts, nonsense_questions) asked beside the "
+            "linked facts",
         )
         parser.add_argument("--keep", action="store_true", help="keep the throwaway users")
+        parser.add_argument(
+            "--sessions", type=int, default=0, help="extraction: first N sessions per file"
+        )
+        parser.add_argument(
+            "--threshold",
+            type=float,
+            default=extraction.THRESHOLD,
+            help="extraction: cosine at which a fact matches a gold observation",
+        )
 
     def handle(
-        self, *args, dataset: str, folder: Path, scenarios: Path | None, keep: bool, **options
+        self,
+        *args,
+        dataset: str,
+        paths: list[Path],
+        scenarios: Path | None,
+        keep: bool,
+        **options,
     ) -> None:
-        if not folder.is_dir():
-            raise CommandError(f"{folder} is not a folder.")
+        if dataset == "extraction":
+            return self.extraction(paths, keep=keep, **options)
+        folder = paths[0]
+        if len(paths) != 1 or not folder.is_dir():
+            raise CommandError(f"{' '.join(map(str, paths))} is not a folder.")
         probes = _scenarios(scenarios) if scenarios else None
         started = time.monotonic()
         try:
@@ -45,6 +79,32 @@ class Command(BaseCommand):
             "facts ceiling = share of evidence turns that any observation links to "
             f"(no ranking can exceed it). {time.monotonic() - started:.0f}s"
         )
+
+    def extraction(self, paths: list[Path], *, keep: bool, **options) -> None:
+        if not llm_configured():
+            raise CommandError("No LLM is configured (GAIA_LLM_URL); nothing was measured.")
+        threshold = options["threshold"]
+        if not 0 < threshold <= 1:
+            raise CommandError("--threshold must be between 0 and 1.")
+        started = time.monotonic()
+        try:
+            rows = extraction.evaluate_files(
+                paths,
+                threshold=threshold,
+                sessions=max(0, options["sessions"]),
+                keep=keep,
+                progress=self.stderr.write,
+            )
+        except FileNotFoundError as error:
+            raise CommandError(str(error)) from error
+        model = settings.GAIA_LLM_MODEL or "the server's default model"
+        self.stdout.write(
+            f"Extraction by {model}; a fact matches a gold observation at cosine >= "
+            f"{threshold:.2f} ({current_model_id()})."
+        )
+        for line in extraction.report(rows):
+            self.stdout.write(line)
+        self.stdout.write(f"{time.monotonic() - started:.0f}s")
 
 
 def _scenarios(path: Path) -> dict:
