@@ -137,12 +137,10 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
 
 
 def _postgres_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
-    total = _scope_count(spec, None, where)
-    return {
-        term: math.log(1 + (total - df + 0.5) / (df + 0.5))
-        for term in terms
-        for df in [_scope_count(spec, term, where)]
-    }
+    counts = {term: _scope_count(spec, term, where) for term in terms}
+    # Counts are cached one by one: a stale total must not make a weight negative.
+    total = max(_scope_count(spec, None, where), *counts.values(), 0)
+    return {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in counts.items()}
 
 
 def _scope_count(spec: FullTextSpec, term: str | None, where: Where) -> int:
@@ -207,14 +205,16 @@ def _document_frequency(spec: FullTextSpec, term: str) -> int:
 
 def term_weights(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
     """{stem: idf} of the query's terms among the rows searched (SQLite: the whole index)."""
+    if not terms:
+        return {}
     if connection.vendor != "sqlite":
         return {stem(term): w for term, w in _postgres_idf(spec, terms, where).items()}
-    total = max(_row_count(spec), 1)
-    weights: dict[str, float] = {}
-    for term in terms:
-        df = _document_frequency(spec, term)
-        weights[stem(term)] = math.log(1 + (total - df + 0.5) / (df + 0.5))
-    return weights
+    counts = {term: _document_frequency(spec, term) for term in terms}
+    # The counts are cached apart: never let a stale total make a weight negative.
+    total = max(_row_count(spec), *counts.values(), 1)
+    return {
+        stem(term): math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in counts.items()
+    }
 
 
 def _row_count(spec: FullTextSpec) -> int:
