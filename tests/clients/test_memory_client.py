@@ -105,7 +105,7 @@ def test_the_async_client_does_the_same_over_real_http(live_server, alice_token)
     async def scenario() -> None:
         async with AsyncMemoryClient(live_server.url, alice_token) as memory:
             stored = await memory.remember("Alice plays the cello", category="skill")
-            hits = await memory.recall("what instrument does Alice play")
+            hits = await memory.recall("who plays the cello")
             assert [h.id for h in hits] == [stored.id]
             with pytest.raises(NotFoundError):
                 await memory.update(stored.id + 1000, content="x")
