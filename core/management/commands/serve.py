@@ -47,6 +47,7 @@ class Command(BaseCommand):
                 threads,
                 "--graceful-timeout",
                 "10",
+                "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
                 "--access-logfile",
                 "-",
                 "--chdir",
@@ -55,7 +56,8 @@ class Command(BaseCommand):
         }
         if not no_worker:
             commands["worker"] = [sys.executable, manage, "qcluster"]
-        procs = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
+        env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
+        procs = {name: subprocess.Popen(cmd, env=env) for name, cmd in commands.items()}
         self.stdout.write(
             self.style.SUCCESS(
                 f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "
