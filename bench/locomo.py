@@ -1,21 +1,30 @@
-"""Retrieval recall@k on LoCoMo-format conversations, through the real services.
+"""Retrieval quality on LoCoMo-format conversations, through the real services.
 
-Each conversation goes into a throwaway user: every turn (speaker, text, session time)
-via `turns_append_many`, every observation as a knowledge item via `memory_create`, linked
-to the turn it was drawn from (its first dia id) as `source_turn`, as an agent does when it
-remembers what a logged turn taught it.
-Each answerable question (categories 1-4) is then asked of conversation search and of
-recall; recall@k is the share of its evidence turns (dia ids) among the top k results.
+Each conversation is loaded three times, each into a throwaway user: every turn (speaker,
+text, session time) via `turns_append_many`, every observation as a knowledge item via
+`memory_create`, linked to the turn it was drawn from (its first dia id) as `source_turn`
+in condition "linked" (as extraction stores what it learns), linked to nothing in
+"unlinked", every other one linked in "mixed". Each answerable question (categories 1-4)
+is then asked of recall (and, once, of conversation search); recall@k is the share of its
+evidence turns (dia ids) among the top k results, on the ranking (min_relevance 0) and,
+for k = 10, among the hits the default relevance floor keeps.
+
+With the recall scenarios (own facts and nonsense questions), the linked user also gets
+the 20 facts a person tells directly (`source="user"`, linked to nothing): each question
+should put its fact first (top-1 and top-3 rates), and the nonsense questions should get
+nothing back (hits per question, with the default relevance floor).
 """
 
 import json
 import uuid
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from conversations.search import search_turns
@@ -47,6 +56,23 @@ class Scores:
         n = self.counts.get(category, 0)
         return self.sums.get((target, category, k), 0.0) / n if n else 0.0
 
+    def merge_sums(self, other: "Scores") -> None:
+        """Add `other`'s sums (the same questions asked under another condition)."""
+        for key, value in other.sums.items():
+            self.sums[key] += value
+
+    probes: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    def probe(self, name: str, value: float) -> None:
+        self.probes[name].append(value)
+
+    def probe_mean(self, name: str) -> float:
+        values = self.probes.get(name, [])
+        return sum(values) / len(values) if values else 0.0
+
+    def probe_count(self, name: str) -> int:
+        return len(self.probes.get(name, []))
+
 
 def session_time(text: str) -> datetime | None:
     """LoCoMo's "1:56 pm on 8 May, 2023" as an aware datetime (None if unreadable)."""
@@ -67,8 +93,17 @@ def _sessions(data: dict) -> list[int]:
     return sorted(numbers)
 
 
-def load_conversation(user: Any, data: dict) -> tuple[dict[int, str], dict[int, set[str]]]:
-    """Store the turns and observations; returns turn id -> dia id, item id -> dia ids."""
+LINKS = {"unlinked": "none", "linked": "all", "mixed": "half"}  # condition -> which facts link
+
+
+def load_conversation(
+    user: Any, data: dict, *, link: str = "all"
+) -> tuple[dict[int, str], dict[int, set[str]]]:
+    """Store the turns and observations; returns turn id -> dia id, item id -> dia ids.
+
+    `link`: which observations keep their evidence turn as `source_turn` ("all", "none",
+    or "half": every other one, as when extraction and an agent both store facts).
+    """
     speaker_a = data.get("speaker_a", "")
     turn_dia: dict[int, str] = {}
     dia_turn: dict[str, Any] = {}
@@ -92,17 +127,22 @@ def load_conversation(user: Any, data: dict) -> tuple[dict[int, str], dict[int, 
             turn_dia[turn.pk] = entry["dia_id"]
             dia_turn[entry["dia_id"]] = turn
     item_dias: dict[int, set[str]] = defaultdict(set)
+    index = 0
     for number in _sessions(data):
         for speaker, facts in (data.get(f"session_{number}_observation") or {}).items():
             for fact, dia in facts:
                 dias = dia if isinstance(dia, list) else [dia]
+                linked = link == "all" or (link == "half" and index % 2 == 0)
+                index += 1
                 item = memory_create(
                     user=user,
                     content=fact,
                     category="fact",
                     entity=f"person:{speaker.lower()}",
                     # What an agent passes when it remembers what a logged turn taught it.
-                    source_turn=next((dia_turn[d] for d in dias if d in dia_turn), None),
+                    source_turn=next((dia_turn[d] for d in dias if d in dia_turn), None)
+                    if linked
+                    else None,
                 )
                 item_dias[item.pk].update(dias)
     return turn_dia, item_dias
@@ -112,44 +152,133 @@ def evidence(question: dict) -> set[str]:
     return {part.strip() for ref in question.get("evidence", []) for part in str(ref).split(";")}
 
 
-def evaluate_conversation(data: dict, scores: Scores, *, keep: bool = False) -> None:
-    user = get_user_model().objects.create_user(f"locomo-{uuid.uuid4().hex[:12]}")
-    try:
-        turn_dia, item_dias = load_conversation(user, data)
-        reachable = set().union(*item_dias.values()) if item_dias else set()
-        for question in data.get("qa", []):
-            if question.get("category") not in CATEGORIES or not evidence(question):
-                continue
-            wanted = evidence(question)
-            category = CATEGORIES[question["category"]]
-            scores.count(category)
-            text = str(question["question"])
-            turns = [turn_dia.get(h.turn.pk) for h in search_turns(user=user, query=text, top_k=10)]
-            items = [
-                item_dias.get(h.item.pk, set()) for h in recall(user=user, query=text, top_k=10)
-            ]
-            scores.add(category, "ceiling", 0, len(wanted & reachable) / len(wanted))
+def _questions(data: dict) -> Iterator[tuple[str, str, set[str]]]:
+    for question in data.get("qa", []):
+        if question.get("category") in CATEGORIES and evidence(question):
+            yield CATEGORIES[question["category"]], str(question["question"]), evidence(question)
+
+
+def _ask(
+    user: Any,
+    data: dict,
+    scores: Scores,
+    turn_dia: dict[int, str],
+    item_dias: dict[int, set[str]],
+    *,
+    facts_as: str,
+    turns: bool,
+) -> None:
+    reachable = set().union(*item_dias.values()) if item_dias else set()
+    for category, text, wanted in _questions(data):
+        scores.count(category)
+        floor = settings.GAIA_MIN_RELEVANCE
+        if turns:
+            hits = search_turns(user=user, query=text, top_k=10, min_relevance=0)
+            found = [turn_dia.get(h.turn.pk) for h in hits]
+            kept = [turn_dia.get(h.turn.pk) for h in hits if h.relevance >= floor]
             for k in KS:
-                scores.add(category, "turns", k, len(wanted & set(turns[:k])) / len(wanted))
-                found = set().union(*items[:k]) if items[:k] else set()
-                scores.add(category, "facts", k, len(wanted & found) / len(wanted))
-    finally:
-        if not keep:
-            user.delete()
+                scores.add(category, "turns", k, len(wanted & set(found[:k])) / len(wanted))
+            scores.add(category, "turns floored", 10, len(wanted & set(kept)) / len(wanted))
+        hits = recall(user=user, query=text, top_k=10, min_relevance=0)
+        items = [item_dias.get(h.item.pk, set()) for h in hits]
+        kept_items = [item_dias.get(h.item.pk, set()) for h in hits if h.relevance >= floor]
+        scores.add(category, f"ceiling {facts_as}", 0, len(wanted & reachable) / len(wanted))
+        for k in KS:
+            found_items = set().union(*items[:k]) if items[:k] else set()
+            scores.add(category, f"facts {facts_as}", k, len(wanted & found_items) / len(wanted))
+        found_items = set().union(*kept_items) if kept_items else set()
+        scores.add(
+            category, f"facts {facts_as} floored", 10, len(wanted & found_items) / len(wanted)
+        )
 
 
-def evaluate_folder(folder: Path, *, keep: bool = False, progress=None) -> Scores:
+def _own_facts(user: Any, scenarios: dict, scores: Scores) -> None:
+    """Facts a person tells directly, among the conversation's linked facts."""
+    stored = [
+        memory_create(user=user, content=entry["fact"], source="user").pk
+        for entry in scenarios["own_facts"]
+    ]
+    for item_id, entry in zip(stored, scenarios["own_facts"], strict=True):
+        ids = [h.item.pk for h in recall(user=user, query=entry["question"], top_k=3)]
+        scores.probe("own top-1", float(ids[:1] == [item_id]))
+        scores.probe("own top-3", float(item_id in ids))
+    for question in scenarios["nonsense_questions"]:  # with the default relevance floor
+        scores.probe("nonsense recall hits", float(len(recall(user=user, query=question))))
+        found = search_turns(user=user, query=question)
+        scores.probe("nonsense turn hits", float(len(found)))
+
+
+def evaluate_conversation(
+    data: dict, scores: Scores, *, scenarios: dict | None = None, keep: bool = False
+) -> None:
+    """Every condition on one conversation, each in its own throwaway user."""
+    for condition, link in LINKS.items():
+        user = get_user_model().objects.create_user(f"locomo-{uuid.uuid4().hex[:12]}")
+        try:
+            turn_dia, item_dias = load_conversation(user, data, link=link)
+            counted = Scores()  # questions are counted once, in the linked condition
+            _ask(
+                user,
+                data,
+                scores if condition == "linked" else counted,
+                turn_dia,
+                item_dias,
+                facts_as=condition,
+                turns=condition == "linked",
+            )
+            if condition != "linked":
+                scores.merge_sums(counted)
+            if condition == "linked" and scenarios:
+                _own_facts(user, scenarios, scores)
+        finally:
+            if not keep:
+                user.delete()
+
+
+def evaluate_folder(
+    folder: Path, *, scenarios: dict | None = None, keep: bool = False, progress=None
+) -> Scores:
     scores = Scores()
     files = sorted(folder.glob("*.json"))
     if not files:
         raise FileNotFoundError(f"No *.json conversations in {folder}")
     for path in files:
         if progress:
-            progress(f"loading and asking {path.name} ...")
-        evaluate_conversation(json.loads(path.read_text()), scores, keep=keep)
+            progress(f"loading and asking {path.name} (unlinked, linked, mixed) ...")
+        evaluate_conversation(json.loads(path.read_text()), scores, scenarios=scenarios, keep=keep)
     if not keep:
         fulltext_optimize()  # once: it rewrites the whole index, not only the eval's rows
     return scores
+
+
+def conditions_table(scores: Scores) -> list[str]:
+    """Every condition in one table: LoCoMo recall@k by how facts link, and the probes."""
+    floor = settings.GAIA_MIN_RELEVANCE
+    rows = [
+        f"| condition | facts R@5 | facts R@10 | facts R@10, floor {floor} | turns R@5 "
+        f"| turns R@10 | turns R@10, floor {floor} |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for condition in LINKS:
+        cells = [
+            *(f"{scores.mean(f'facts {condition}', 'overall', k):.3f}" for k in KS),
+            f"{scores.mean(f'facts {condition} floored', 'overall', 10):.3f}",
+            *(f"{scores.mean('turns', 'overall', k):.3f}" for k in KS),
+            f"{scores.mean('turns floored', 'overall', 10):.3f}",
+        ]
+        rows.append(f"| LoCoMo, facts {condition} | {' | '.join(cells)} |")
+    if scores.probes:
+        rows += ["", "| probe | value |", "|---|---|"]
+        for name in ("own top-1", "own top-3"):
+            rows.append(
+                f"| {name} (rate, n={scores.probe_count(name)}) | {scores.probe_mean(name):.3f} |"
+            )
+        for name in ("nonsense recall hits", "nonsense turn hits"):
+            rows.append(
+                f"| {name} (per question, n={scores.probe_count(name)}) | "
+                f"{scores.probe_mean(name):.2f} |"
+            )
+    return rows
 
 
 def table(scores: Scores) -> list[str]:
@@ -161,7 +290,9 @@ def table(scores: Scores) -> list[str]:
     for category in [*CATEGORIES.values(), "overall"]:
         if not scores.counts.get(category):
             continue
-        cells = [f"{scores.mean(t, category, k):.3f}" for t in ("turns", "facts") for k in KS]
-        ceiling = f"{scores.mean('ceiling', category, 0):.3f}"
+        cells = [
+            f"{scores.mean(t, category, k):.3f}" for t in ("turns", "facts linked") for k in KS
+        ]
+        ceiling = f"{scores.mean('ceiling linked', category, 0):.3f}"
         rows.append(f"| {category} | {scores.counts[category]} | {' | '.join(cells)} | {ceiling} |")
     return rows

@@ -7,7 +7,9 @@ from core.ownership import OwnedModel
 
 ROLES = ["user", "assistant", "system", "tool"]
 TURN_CONTENT_MAX = 4000
-EXTRACTION_STATES = ["", "pending", "done", "failed", "skipped"]
+# partial: applied, but some operations the model proposed were refused (see
+# extraction_refused and extraction_error); done: every operation applied or skipped.
+EXTRACTION_STATES = ["", "pending", "done", "partial", "failed", "skipped"]
 
 
 class Session(OwnedModel):
@@ -44,6 +46,13 @@ class Turn(OwnedModel):
     )
     extraction_error = models.CharField(max_length=500, blank=True, default="")
     extraction_attempts = models.PositiveSmallIntegerField(default=0)
+    # Operations of the model's answer that were refused (unknown, malformed, not allowed).
+    extraction_refused = models.PositiveSmallIntegerField(default=0)
+    # While the model is unreachable: when the trouble began and when to try next.
+    extraction_failing_since = models.DateTimeField(null=True, blank=True)
+    extraction_retry_at = models.DateTimeField(null=True, blank=True)
+    # Secrets replaced by a marker before the turn was stored (core.secrets).
+    secrets_masked = models.PositiveSmallIntegerField(default=0)
     embedding = models.BinaryField(null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
 

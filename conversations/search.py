@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from conversations.models import Turn
@@ -17,7 +18,8 @@ MAX_TOP_K = 100
 class TurnHit:
     turn: Turn
     score: float
-    matched_by: str  # "vector" | "keyword" | "both" | "time" | "date" (date stage alone)
+    matched_by: str  # "vector" | "keyword" | "both" | "time" (a time range, no query)
+    relevance: float = 0.0  # in [0, 1], comparable across queries (1 for a time range)
 
 
 def search_turns(
@@ -29,8 +31,12 @@ def search_turns(
     role: str | None = None,
     time_from: datetime | None = None,
     time_to: datetime | None = None,
+    min_relevance: float | None = None,
 ) -> list[TurnHit]:
-    """Turns matching `query` (best first) or, with only a time range, newest first."""
+    """Turns matching `query` (best first) or, with only a time range, newest first.
+
+    Turns less relevant than `min_relevance` (default GAIA_MIN_RELEVANCE) are left out.
+    """
     if not (query and query.strip()) and not time_from and not time_to:
         raise ValidationError("Give a query or a time range.", code="empty")
     top_k = max(1, min(int(top_k), MAX_TOP_K))
@@ -44,7 +50,7 @@ def search_turns(
     if time_to:
         turns = turns.filter(timestamp__lte=time_to)
     if not (query and query.strip()):
-        return [TurnHit(t, 0.0, "time") for t in turns.order_by("-timestamp")[:top_k]]
+        return [TurnHit(t, 0.0, "time", 1.0) for t in turns.order_by("-timestamp")[:top_k]]
     where = keyword.Where().add("t.owner_id = %s", user.pk)
     if session_id:
         where.add(
@@ -66,6 +72,11 @@ def search_turns(
         where=where,
         top_k=top_k,
         documents=lambda ids: dict(turns.filter(pk__in=ids).values_list("pk", "content")),
+        min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
     )
     found = turns.in_bulk([r.id for r in ranked])
-    return [TurnHit(found[r.id], r.score, r.matched_by) for r in ranked if r.id in found]
+    return [
+        TurnHit(found[r.id], r.score, r.matched_by, round(r.relevance, 4))
+        for r in ranked
+        if r.id in found
+    ]

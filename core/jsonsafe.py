@@ -3,16 +3,20 @@
 import math
 from typing import Any
 
+from core.text import text_problem
+
 JSON_MAX_DEPTH = 20
 
 
 def check_json(value: Any, depth: int = 0) -> None:
-    """Raise ValueError for NUL characters, non-finite numbers or absurd nesting."""
+    """Raise ValueError for text that is not valid (core.text: lone surrogates, NUL) in
+    keys or values, non-finite numbers or absurd nesting."""
     if depth > JSON_MAX_DEPTH:
         raise ValueError(f"Nested deeper than {JSON_MAX_DEPTH} levels.")
     if isinstance(value, str):
-        if "\x00" in value:
-            raise ValueError("Text may not contain NUL characters.")
+        problem = text_problem(value)
+        if problem:
+            raise ValueError(problem)
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError("Numbers must be finite.")

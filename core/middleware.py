@@ -1,4 +1,5 @@
-"""API-wide HTTP plumbing: request body limit and one error shape for every /api/ answer.
+"""HTTP plumbing: a strict Content-Security-Policy on every answer; for the API, the request
+body limit and one error shape for every /api/ answer.
 
 DRF reads JSON bodies from the raw stream, so Django's DATA_UPLOAD_MAX_MEMORY_SIZE is
 never checked for them; this middleware refuses an oversized body (413) before any view
@@ -13,6 +14,23 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 API_PREFIX = "/api/"
+# Only our own files may run or style a page: no inline script, no inline style, no
+# plugins, no framing, forms post only to this site. A stored text that slipped past the
+# template escaping could then still not run. Pages keep their script in static files
+# (core/static/gaia/gaia.js); images may be data: URIs (the API docs' icons).
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+])  # fmt: skip
+
 _MESSAGES = {
     400: ("bad_request", "Bad request."),
     403: ("permission_denied", "You do not have permission to perform this action."),
@@ -25,6 +43,16 @@ _MESSAGES = {
 
 def error_json(code: str, message: str, status: int) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+class ContentSecurityPolicyMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        return response
 
 
 class ApiMiddleware:

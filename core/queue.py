@@ -21,7 +21,15 @@ def enqueue_now(
 
     if dedupe_key and not cache.add(dedupe_key, 1, dedupe_seconds):
         return
-    async_task(func, *args, task_name=f"{func.rsplit('.', 1)[-1]}:{':'.join(map(str, args))}")
+    async_task(func, *args, task_name=task_name(func, args))
+
+
+def task_name(func: str, args: tuple) -> str:
+    """`extract_turn:42`: the function and the ids among its arguments, nothing else. The
+    worker logs task names at INFO and keeps them in its task records, so a text
+    argument (a tool name, some words) must not end up in one."""
+    ids = [str(a) for a in args if isinstance(a, int) and not isinstance(a, bool)]
+    return ":".join([func.rsplit(".", 1)[-1], *ids])
 
 
 def enqueue_on_commit(

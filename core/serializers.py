@@ -1,12 +1,13 @@
 """Building blocks shared by the API serializers and views (memory and conversations).
 
-Input rules beyond DRF's own: unknown body fields are refused (an `owner` or `id` in a
-body is never taken), dates go through the same parser as the services (naive values in
-the user's time zone), JSON values must survive every backend (no NUL characters, no
+Input rules beyond DRF's own: every key and string must be valid text (core.text), unknown
+body fields are refused (an `owner` or `id` in a body is never taken), dates go through
+the same parser as the services (naive values in the user's time zone, within the range
+every time zone can show), JSON values must survive every backend (no NUL characters, no
 non-finite numbers, bounded nesting).
 """
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -21,6 +22,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from core.jsonsafe import check_json
+from core.text import data_problem
 from core.validation import parse_when
 
 MAX_ID = 2**63 - 1
@@ -40,9 +42,15 @@ def django_errors(error: DjangoValidationError) -> list[str]:
 
 
 class StrictSerializer(serializers.Serializer):
-    """Refuses body fields it does not know, so mass assignment cannot happen silently."""
+    """Refuses text that is not valid (core.text) anywhere in its input, whoever parsed
+    it (the API's JSON parser checks too; agent tool arguments arrive as a JSON string),
+    and body fields it does not know, so mass assignment cannot happen silently."""
 
     def to_internal_value(self, data: Any) -> Any:
+        found = data_problem(data)
+        if found:
+            path, problem = found
+            raise serializers.ValidationError({path or "non_field_errors": [problem]})
         if isinstance(data, dict):
             unknown = sorted(str(k) for k in data if k not in self.fields)
             if unknown:
@@ -52,11 +60,21 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class _NoBody(StrictSerializer):
+    """An operation's body when it takes none: every field is unknown."""
+
+
+def refuse_body(data: Any) -> None:
+    """For operations that take no body: one with fields is a 400 naming them, so a
+    client that meant something by them learns that nothing was taken."""
+    if data is None or data == "" or (isinstance(data, dict) and not data):
+        return
+    _NoBody(data=data).is_valid(raise_exception=True)
+
+
 @extend_schema_field(OpenApiTypes.DATETIME)
 class WhenField(serializers.Field):
     """An ISO 8601 date or time; naive values are read in the user's time zone."""
-
-    default_error_messages = {"range": "Date out of range."}
 
     def __init__(self, *, allow_now: bool = False, **kwargs: Any) -> None:
         self.allow_now = allow_now
@@ -71,15 +89,10 @@ class WhenField(serializers.Field):
             raise serializers.ValidationError("Not an ISO 8601 date or time.")
         if data == "":
             return None
-        try:
-            parsed = parse_when(data, field=self.field_name, tz=self.context.get("tz"))
+        try:  # also refuses times outside the range every zone can show (core.validation)
+            return parse_when(data, field=self.field_name, tz=self.context.get("tz"))
         except DjangoValidationError as error:
             raise serializers.ValidationError(django_errors(error)) from None
-        try:  # the database stores UTC: 9999-12-31T23:00-12:00 does not fit
-            parsed.astimezone(UTC)
-        except OverflowError:
-            self.fail("range")
-        return parsed
 
     def to_representation(self, value: Any) -> Any:
         return value.isoformat() if isinstance(value, datetime) else value

@@ -3,51 +3,47 @@
 import re
 import zoneinfo
 from collections.abc import Callable
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from core.secrets import refuse_secrets
+from core.text import check_text
+
 # A time zone, or a function that returns one (so a user's zone is read only when used).
 TimeZone = tzinfo | Callable[[], tzinfo] | None
 
-_CREDENTIALS = [
-    (re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}"), "an API key (sk-...)"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), "a GitHub token"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "a GitHub token"),
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "an AWS access key"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), "a Slack token"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), "a Google API key"),
-    (re.compile(r"\bbearer\s+[A-Za-z0-9._\-~+/]{20,}=*", re.I), "a bearer token"),
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), "a private key"),
-    (re.compile(r"\bpass(?:word|wd|phrase)\s*(?:is|was|=|:)\s*\S+", re.I), "a password"),
-    (re.compile(r"\bgaia_[A-Za-z0-9_\-]{40,}"), "a Gaia API token"),
-]
 _DURATION = re.compile(r"^\s*(\d{1,5})\s*([hdwmy])\s*$", re.I)
 _DURATION_UNITS = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}
+MAX_DURATION_DAYS = 100 * 365
+# Every date taken from outside lies in this range (UTC). It holds any birthday, any real
+# conversation log and any plausible deadline, and it stays centuries inside Python's
+# year 1..9999: shown in any time zone (UTC-12..UTC+14) or moved by a reminder window,
+# a date in range never leaves the calendar (year 1 in New York would be year 0).
+WHEN_MIN = datetime(1900, 1, 1, tzinfo=UTC)
+WHEN_MAX = datetime(8999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+WHEN_RANGE_MESSAGE = "Out of range: give a time from 1900-01-01 to 8999-12-31 (UTC)."
 
 
 def refuse_credentials(text: str, field: str = "content") -> None:
-    """Refuse credential-shaped text: memory must never become a secret store."""
-    for pattern, what in _CREDENTIALS:
-        if pattern.search(text):
-            raise ValidationError(
-                {
-                    field: f"Refused: the text looks like it contains {what}. "
-                    "Credentials are never stored in memory."
-                },
-                code="credential_refused",
-            )
+    """Refuse credential-shaped text: memory must never become a secret store.
+
+    The detector is `core.secrets`; this name stays for the write paths that call it.
+    """
+    refuse_secrets(text, field)
 
 
 def clean_text(value: Any, *, field: str, limit: int, required: bool = True) -> str:
-    """Strip, require non-empty when asked, truncate to `limit` characters."""
+    """Refuse text that is not valid (core.text), drop NUL, strip, require non-empty when
+    asked, truncate to `limit` characters."""
     if value is None:
         value = ""
     if not isinstance(value, str):
         raise ValidationError({field: "Must be a string."}, code="invalid")
+    check_text(value, field=field, nul=False)
     value = value.replace("\x00", "").strip()
     if required and not value:
         raise ValidationError({field: "May not be empty."}, code="required")
@@ -74,7 +70,8 @@ def clean_confidence(value: Any, *, default: float) -> float:
 
 
 def parse_when(value: Any, *, field: str, tz: TimeZone = None) -> datetime | None:
-    """An aware datetime from a datetime, an ISO 8601 string or a date.
+    """An aware datetime from a datetime, an ISO 8601 string or a date, between WHEN_MIN
+    and WHEN_MAX (a ValidationError outside).
 
     Naive values are read in `tz` (a zone, or a function returning one, called only
     when needed; UTC when None).
@@ -101,15 +98,25 @@ def parse_when(value: Any, *, field: str, tz: TimeZone = None) -> datetime | Non
     if timezone.is_naive(parsed):
         zone = tz() if callable(tz) else tz
         parsed = parsed.replace(tzinfo=zone or zoneinfo.ZoneInfo("UTC"))
+    try:
+        in_range = WHEN_MIN <= parsed.astimezone(UTC) <= WHEN_MAX
+    except OverflowError:  # 9999-12-31T23:00-12:00 is past the end of the calendar in UTC
+        in_range = False
+    if not in_range:
+        raise ValidationError({field: WHEN_RANGE_MESSAGE}, code="out_of_range")
     return parsed
 
 
 def parse_duration(value: str, *, field: str = "older_than") -> timedelta:
-    """'12h', '30d', '2w', '6m' (30-day months) or '1y' as a timedelta."""
+    """'12h', '30d', '2w', '6m' (30-day months) or '1y' as a timedelta, at most 100 years
+    (so that counting back from now stays in the calendar)."""
     match = _DURATION.match(value or "")
     if not match:
         raise ValidationError(
             {field: "Use a number and a unit: h, d, w, m or y (e.g. 12h, 30d, 6m)."},
             code="invalid",
         )
-    return timedelta(days=int(match.group(1)) * _DURATION_UNITS[match.group(2).lower()])
+    days = int(match.group(1)) * _DURATION_UNITS[match.group(2).lower()]
+    if days > MAX_DURATION_DAYS:
+        raise ValidationError({field: "At most 100 years (e.g. 100y or 36500d)."}, code="invalid")
+    return timedelta(days=days)

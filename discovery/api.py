@@ -4,6 +4,7 @@ Views only parse input, call one service and serialize the result; errors follow
 core.api (400 for bad input, 403 without consent, 404 for missing or foreign ids).
 """
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -15,6 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.openapi import path_id
+from core.serializers import refuse_body
 from discovery import selectors, services
 from discovery.serializers import (
     STATUS_FILTERS,
@@ -31,6 +34,7 @@ from discovery.serializers import (
 from privacy import services as privacy_services
 
 TAGS = ["discovery"]
+FINDING_ID = path_id("The finding's id. Another user's id answers 404, like a missing one.")
 
 
 class DiscoveryView(APIView):
@@ -40,11 +44,15 @@ class DiscoveryView(APIView):
         return super().handle_exception(exc)
 
 
-def _object(data: Any) -> dict:
+def _object(data: Any, fields: Iterable[str]) -> dict:
+    """The body as an object holding only `fields` (unknown fields are refused)."""
     if data in (None, ""):
         return {}
     if not isinstance(data, dict):
         raise ValidationError("The request body must be a JSON object.", code="invalid")
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ValidationError({name: "Unknown field: it cannot be set." for name in unknown})
     return data
 
 
@@ -56,8 +64,20 @@ class FindingsView(DiscoveryView, GenericAPIView):
         tags=TAGS,
         summary="List findings (the review queue)",
         parameters=[
-            OpenApiParameter("status", OpenApiTypes.STR, enum=STATUS_FILTERS, default="pending"),
-            OpenApiParameter("scanner", OpenApiTypes.STR, required=False),
+            OpenApiParameter(
+                "status",
+                OpenApiTypes.STR,
+                enum=STATUS_FILTERS,
+                default="pending",
+                description="Which findings: pending review (the default), approved, "
+                "rejected, or all.",
+            ),
+            OpenApiParameter(
+                "scanner",
+                OpenApiTypes.STR,
+                required=False,
+                description="Only the findings of this scanner, e.g. git or projects.",
+            ),
         ],
         responses=FindingSerializer(many=True),
     )
@@ -82,7 +102,7 @@ class FindingsView(DiscoveryView, GenericAPIView):
     )
     def post(self, request: Request) -> Response:
         data = request.data
-        findings = data.get("findings") if isinstance(data, dict) else data
+        findings = _object(data, ["findings"]).get("findings") if isinstance(data, dict) else data
         result = services.finding_propose_many(user=request.user, findings=findings)
         body = result.as_dict() | {"findings": FindingSerializer(result.created, many=True).data}
         return Response(body, status=status.HTTP_201_CREATED if result.created else 200)
@@ -92,13 +112,14 @@ class FindingApproveView(DiscoveryView):
     @extend_schema(
         operation_id="discovery_finding_approve",
         tags=TAGS,
+        parameters=[FINDING_ID],
         summary="Approve a finding, optionally edited: it becomes knowledge",
         request=ApproveRequestSerializer,
         responses=ApprovedFindingSerializer,
     )
     def post(self, request: Request, pk: int) -> Response:
         finding = services.finding_approve(
-            user=request.user, finding_id=pk, edits=_object(request.data)
+            user=request.user, finding_id=pk, edits=_object(request.data, services.EDITABLE)
         )
         return Response(ApprovedFindingSerializer(finding).data)
 
@@ -107,11 +128,13 @@ class FindingRejectView(DiscoveryView):
     @extend_schema(
         operation_id="discovery_finding_reject",
         tags=TAGS,
+        parameters=[FINDING_ID],
         summary="Reject a finding",
         request=None,
         responses=FindingSerializer,
     )
     def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         finding = services.finding_reject(user=request.user, finding_id=pk)
         return Response(FindingSerializer(finding).data)
 
@@ -125,7 +148,7 @@ class FindingsApproveView(DiscoveryView):
         responses=BulkApproveResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        ids = _object(request.data).get("ids")
+        ids = _object(request.data, ["ids"]).get("ids")
         findings = services.findings_approve_bulk(user=request.user, finding_ids=ids)
         return Response(
             {"approved": len(findings), "findings": FindingSerializer(findings, many=True).data}
@@ -142,7 +165,7 @@ class ResetView(DiscoveryView):
         responses=ResetResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        if _object(request.data).get("confirm") is not True:
+        if _object(request.data, ["confirm"]).get("confirm") is not True:
             raise ValidationError(
                 'Resetting erases all discovery items: send {"confirm": true}.',
                 code="confirmation_required",

@@ -3,6 +3,7 @@
 Validation itself lives in discovery.services, shared with the command and web queue.
 """
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from discovery.models import STATUSES, Finding
@@ -45,6 +46,7 @@ class ApprovedFindingSerializer(FindingSerializer):
         read_only_fields = fields
 
 
+@extend_schema_serializer(component_name="FindingProposal")
 class FindingInSerializer(serializers.Serializer):
     content = serializers.CharField(max_length=2000)
     category = serializers.ChoiceField(choices=CATEGORIES, default="fact")
@@ -54,8 +56,9 @@ class FindingInSerializer(serializers.Serializer):
     scanner = serializers.ChoiceField(choices=list(SCANNERS))
 
 
+@extend_schema_serializer(component_name="FindingsPropose")
 class ProposeRequestSerializer(serializers.Serializer):
-    findings = FindingInSerializer(many=True)
+    findings = FindingInSerializer(many=True, help_text="The findings of a scan.")
 
 
 class SkippedSerializer(serializers.Serializer):
@@ -72,16 +75,28 @@ class ProposeResponseSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
 
 
+@extend_schema_serializer(component_name="FindingApprove")
 class ApproveRequestSerializer(serializers.Serializer):
-    content = serializers.CharField(required=False, max_length=2000)
-    category = serializers.ChoiceField(choices=CATEGORIES, required=False)
-    context = serializers.CharField(required=False, max_length=100)
-    entity = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    sensitive = serializers.BooleanField(required=False)
+    content = serializers.CharField(
+        required=False, max_length=2000, help_text="The fact as edited (default: as proposed)."
+    )
+    category = serializers.ChoiceField(
+        choices=CATEGORIES, required=False, help_text="Change the category."
+    )
+    context = serializers.CharField(required=False, max_length=100, help_text="Change the context.")
+    entity = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="Change the entity."
+    )
+    sensitive = serializers.BooleanField(required=False, help_text="Mark it private, or not.")
 
 
+@extend_schema_serializer(component_name="FindingsApprove")
 class BulkApproveRequestSerializer(serializers.Serializer):
-    ids = serializers.ListField(child=serializers.IntegerField(), max_length=1000)
+    ids = serializers.ListField(
+        child=serializers.IntegerField(),
+        max_length=1000,
+        help_text="The ids of the findings to approve as they are.",
+    )
 
 
 class BulkApproveResponseSerializer(serializers.Serializer):
@@ -89,6 +104,7 @@ class BulkApproveResponseSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
 
 
+@extend_schema_serializer(component_name="DiscoveryReset")
 class ResetRequestSerializer(serializers.Serializer):
     confirm = serializers.BooleanField(help_text="must be true")
 

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "core.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -139,6 +140,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("GAIA_MAX_BODY_BYTES", 2 * 1024 * 1024)
 GAIA_MAX_IMPORT_BYTES = envint("GAIA_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
+# Imports up to this size are stored during the request; larger ones by a worker (a job).
+GAIA_IMPORT_SYNC_BYTES = envint("GAIA_IMPORT_SYNC_BYTES", 256 * 1024)
 
 # --- REST API
 REST_FRAMEWORK = {
@@ -147,9 +150,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["core.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "core.api.Pagination",
     "DEFAULT_THROTTLE_CLASSES": ["core.api.TokenRateThrottle"],
@@ -168,6 +171,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Enums are listed in the schema itself: no "* `fact` - fact" prose, no Blank/Null enums.
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    "ENUM_ADD_EXPLICIT_BLANK_NULL_CHOICE": False,
     "ENUM_NAME_OVERRIDES": {
         "CategoryEnum": "memory.api.serializers.ALL_CATEGORIES",
         "WritableCategoryEnum": "memory.models.CATEGORIES",
@@ -228,14 +234,14 @@ GAIA_RRF_K = envint("GAIA_RRF_K", 60)
 # 0.6/0.4 lets vector-only hits outrank keyword-only ones (docs/decisions.md).
 GAIA_RRF_VECTOR_WEIGHT = envfloat("GAIA_RRF_VECTOR_WEIGHT", 0.5)
 GAIA_RRF_KEYWORD_WEIGHT = envfloat("GAIA_RRF_KEYWORD_WEIGHT", 0.5)
-# Items proposed by the hybrid search of their source turns (memory/provenance.py).
-GAIA_RRF_CONVERSATION_WEIGHT = envfloat("GAIA_RRF_CONVERSATION_WEIGHT", 0.5)
-GAIA_RRF_CONVERSATION_K = envint("GAIA_RRF_CONVERSATION_K", 20)
-# Rows of the days a query names ("on 1 February, 2023"; retrieval/dates.py).
+# Candidates of the days a query names ("on 1 February, 2023"; retrieval/dates.py) score
+# this much more (x 1.5).
 GAIA_RRF_DATE_WEIGHT = envfloat("GAIA_RRF_DATE_WEIGHT", 0.5)
-GAIA_RRF_DATE_K = envint("GAIA_RRF_DATE_K", 20)
-# Turns said by the one speaker a query names (retrieval/vocabulary.py), k = GAIA_RRF_K.
+# Turns said by the one speaker a query names (retrieval/vocabulary.py) score this much more.
 GAIA_RRF_SPEAKER_WEIGHT = envfloat("GAIA_RRF_SPEAKER_WEIGHT", 0.25)
+# Hits less relevant than this (retrieval/relevance.py, 0..1) are not returned unless a
+# caller asks for a lower min_relevance.
+GAIA_MIN_RELEVANCE = envfloat("GAIA_MIN_RELEVANCE", 0.2)
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
 GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")
@@ -256,6 +262,8 @@ GAIA_LLM_RETRY_AFTER_MAX = envfloat("GAIA_LLM_RETRY_AFTER_MAX", 30.0)
 GAIA_LLM_BREAKER_THRESHOLD = envint("GAIA_LLM_BREAKER_THRESHOLD", 5)
 GAIA_LLM_BREAKER_COOLDOWN = envfloat("GAIA_LLM_BREAKER_COOLDOWN", 60.0)
 GAIA_EXTRACTION_MAX_ATTEMPTS = envint("GAIA_EXTRACTION_MAX_ATTEMPTS", 3)
+# How long a turn is tried again (with back-off) while the model is unreachable.
+GAIA_EXTRACTION_RETRY_HOURS = envfloat("GAIA_EXTRACTION_RETRY_HOURS", 24.0)
 GAIA_IDLE_CONSOLIDATE_MINUTES = envint("GAIA_IDLE_CONSOLIDATE_MINUTES", 30)
 GAIA_DECAY_EXEMPT_CONTEXTS = envlist("GAIA_DECAY_EXEMPT_CONTEXTS", "")
 # Background schedules, in minutes (0 = not scheduled).
@@ -265,6 +273,7 @@ GAIA_RECONCILE_INTERVAL = envint("GAIA_RECONCILE_INTERVAL", 360)
 GAIA_DECAY_INTERVAL = envint("GAIA_DECAY_INTERVAL", 1440)
 GAIA_PRUNE_INTERVAL = envint("GAIA_PRUNE_INTERVAL", 1440)
 GAIA_BACKFILL_INTERVAL = envint("GAIA_BACKFILL_INTERVAL", 15)
+GAIA_IMPORT_RESUME_INTERVAL = envint("GAIA_IMPORT_RESUME_INTERVAL", 5)
 
 # --- Web app
 GAIA_ALLOW_SIGNUP = envbool("GAIA_ALLOW_SIGNUP", False)
@@ -275,5 +284,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": envstr("GAIA_LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # The MCP SDK logs every stateless request's session start and end at INFO.
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
 }

@@ -1,11 +1,14 @@
-"""Every app's URLs, wired in one place: the agent API under /api/v1/, then the pages.
+"""Every app's URLs, wired in one place: the agent API under /api/v1/, the MCP server at
+/mcp, then the pages.
 
 Every API name starts with `api-` and every page name with `web-`: the cross-user guard
 (tests/test_architecture.py) requires a cross-user test for each.
 """
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+
+from memory.api.mcp_view import McpView
 
 api = [
     path("", include("core.urls")),
@@ -27,5 +30,6 @@ pages = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api)),
+    re_path(r"^mcp/?$", McpView.as_view(), name="api-mcp"),
     *pages,
 ]

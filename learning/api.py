@@ -4,7 +4,12 @@ Views only parse input, call one service and shape output. No LLM, or an LLM tha
 no usable answer, is a 503 with the usual error shape (never a 500).
 """
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
@@ -12,7 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from conversations.models import Session
-from core.serializers import errors
+from core.openapi import SESSION_ID
+from core.serializers import StrictSerializer, errors, refuse_body
 from learning.consolidation import consolidate_session
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError
@@ -43,19 +49,40 @@ class ExtractedFact(serializers.Serializer):
     error = serializers.CharField(required=False, help_text="why it was not stored")
 
 
-class ExtractIn(serializers.Serializer):
-    text = serializers.CharField(max_length=TEXT_MAX)
-    store = serializers.BooleanField(default=False)
-    context = serializers.CharField(max_length=100, default="global")
+@extend_schema_serializer(component_name="Extract")
+class ExtractIn(StrictSerializer):
+    text = serializers.CharField(
+        max_length=TEXT_MAX, help_text="The text to read: notes, a document, a long message."
+    )
+    store = serializers.BooleanField(
+        default=False, help_text="Remember the facts (default false: only return them)."
+    )
+    context = serializers.CharField(
+        max_length=100, default="global", help_text="Context of the stored facts, e.g. work."
+    )
 
 
 class ExtractView(APIView):
     @extend_schema(
+        operation_id="memories_extract",
+        examples=[
+            OpenApiExample(
+                "meeting notes",
+                value={
+                    "text": "Met Sarah Chen (CTO) today: the launch moved to March and they "
+                    "want PostgreSQL for the user database.",
+                    "store": True,
+                    "context": "work",
+                },
+                request_only=True,
+            )
+        ],
+        tags=["memories"],
         summary="Decompose a text blob into atomic facts (stored when store=true)",
         request=ExtractIn,
         responses={
             200: inline_serializer(
-                "ExtractOut",
+                "ExtractResult",
                 {"facts": ExtractedFact(many=True), "stored": serializers.IntegerField()},
             ),
             **errors(400, 413, 415, 503),
@@ -73,11 +100,14 @@ class ExtractView(APIView):
 
 class ConsolidateView(APIView):
     @extend_schema(
+        operation_id="sessions_consolidate",
+        tags=["conversations"],
+        parameters=[SESSION_ID],
         summary="Consolidate a session now: a summary note plus knowledge items",
         request=None,
         responses={
             200: inline_serializer(
-                "ConsolidateOut",
+                "ConsolidateResult",
                 {
                     "status": serializers.CharField(),
                     "session_id": serializers.CharField(),
@@ -91,6 +121,7 @@ class ConsolidateView(APIView):
         },
     )
     def post(self, request: Request, session_id: str) -> Response:
+        refuse_body(request.data)
         session = Session.objects.for_user(request.user).get(session_id=session_id)
         try:
             result = consolidate_session(session_pk=session.pk, force=True)
@@ -101,10 +132,12 @@ class ConsolidateView(APIView):
 
 class ProfileView(APIView):
     @extend_schema(
+        operation_id="prompt_profile",
+        tags=["prompt"],
         summary="The user's distilled profile block (<= 20 bullets) for a system prompt",
         responses={
             200: inline_serializer(
-                "ProfileOut",
+                "Profile",
                 {
                     "profile": serializers.CharField(),
                     "bullets": serializers.ListField(child=serializers.CharField()),

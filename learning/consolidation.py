@@ -29,7 +29,7 @@ from conversations.services import (
 from core.queue import enqueue_now
 from learning import prompts
 from learning.facts import facts_store
-from learning.llm import LLMError, get_llm, llm_configured
+from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
 from memory.services import memory_create
 
@@ -110,6 +110,7 @@ def consolidate_session(*, session_pk: int, force: bool = False) -> dict[str, An
             system=prompts.consolidation_system(user_settings_get(user).extraction_steering),
             prompt=f"DATA\nConversation {prompts.data(session.session_id)}:\n{transcript}",
             schema=prompts.CONSOLIDATION_SCHEMA,
+            read=shapes.consolidation,
             user=user,
             purpose=f"consolidation of session {session.pk}",
         )

@@ -6,7 +6,7 @@ from django.db import transaction
 
 from learning import prompts
 from learning.facts import facts_store
-from learning.llm import LLMError, get_llm
+from learning.llm import LLMError, get_llm, shapes
 
 TEXT_MAX = 20_000
 
@@ -26,6 +26,7 @@ def text_extract(
         system=prompts.facts_system(),
         prompt=f"DATA\nText:\n{prompts.data(text[:TEXT_MAX])}",
         schema=prompts.FACTS_SCHEMA,
+        read=shapes.facts,
         user=user,
         purpose="extract action",
     )

@@ -4,15 +4,24 @@ Idempotent by construction: the LLM is asked first, then ONE transaction moves t
 turn from "pending" to "done" with a conditional UPDATE and applies the operations. A
 worker killed before the commit leaves the turn pending (re-run applies it); a second
 run finds it done and does nothing. One bad operation fails alone (savepoint).
+
+No silent loss: a turn is "done" only when every operation was applied or explicitly
+skipped (noop, duplicate, an update that changes nothing). A refused operation (unknown,
+malformed, an id the model was not shown, a privileged category, a secret) is counted
+on the turn, which ends "partial" (or "failed" when nothing else was applied) with the
+reasons. While the model is unreachable a turn stays pending and is tried again with
+back-off for GAIA_EXTRACTION_RETRY_HOURS before it ends failed.
 """
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 import jsonschema
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.services import user_settings_get
@@ -21,13 +30,14 @@ from conversations.services import (
     turn_extraction_attempt_failed,
     turn_extraction_claim,
     turn_extraction_failed,
-    turn_extraction_note_error,
+    turn_extraction_refused,
+    turn_extraction_retry_later,
     turn_extraction_skip,
 )
 from core.queue import enqueue_now, enqueue_on_commit
 from learning import prompts
 from learning.facts import facts_store
-from learning.llm import LLMError, get_llm, llm_configured
+from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
 from memory.models import SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import recall
@@ -38,6 +48,10 @@ CONTEXT_ITEMS = 10
 HISTORY_TURNS = 4
 SWEEP_BATCH = 200
 SWEEP_MIN_AGE_SECONDS = 120
+# Waiting between tries while the model is unreachable: as long as it has been failing,
+# at least a minute and at most an hour (1, 1, 2, 4, ... 60, 60 minutes).
+BACKOFF_MIN = timedelta(minutes=1)
+BACKOFF_MAX = timedelta(hours=1)
 
 
 def extraction_enqueue(turn: Turn) -> None:
@@ -47,20 +61,28 @@ def extraction_enqueue(turn: Turn) -> None:
 
 
 def extraction_sweep(*, now: Any = None) -> int:
-    """Queue pending turns that no task has finished (queued while down, failed to queue).
+    """Queue pending turns that no task has finished (queued while down, failed to queue,
+    or waiting to be tried again after their back-off).
 
-    Returns how many were queued; nothing when no LLM is configured (backlog kept).
+    Returns how many were queued; nothing when no LLM is configured (backlog kept). With
+    nothing to queue while the model is known to fail, it is probed, so its state (and
+    /health/) comes back to ok once the server is back even when no work is waiting.
     """
-    if not llm_configured():
+    llm = get_llm()
+    if llm is None:
         return 0
-    cutoff = (now or timezone.now()) - timezone.timedelta(seconds=SWEEP_MIN_AGE_SECONDS)
+    now = now or timezone.now()
+    cutoff = now - timezone.timedelta(seconds=SWEEP_MIN_AGE_SECONDS)
     ids = list(
         Turn.objects.filter(extraction_status="pending", created_at__lt=cutoff)
+        .filter(Q(extraction_retry_at__isnull=True) | Q(extraction_retry_at__lte=now))
         .order_by("pk")
         .values_list("pk", flat=True)[:SWEEP_BATCH]
     )
     for turn_id in ids:
         enqueue_now("learning.tasks.extract_turn", (turn_id,), f"gaia:extract:{turn_id}", 600)
+    if not ids:
+        llm.recheck()
     return len(ids)
 
 
@@ -79,11 +101,13 @@ def _prompt(turn: Turn, items: list[KnowledgeItem]) -> str:
         {"knowledge_id": i.pk, "category": i.category, "content": i.content, "entity": i.entity}
         for i in items
     ]
+    said_by = f" (said by {prompts.data(turn.speaker)})" if turn.speaker else ""
+    recent = [[t.speaker or t.role, t.content] for t in history]
     return (
         "DATA\nExisting memories:\n"
         f"{prompts.data(memories)}\n"
-        f"Recent conversation:\n{prompts.data([[t.role, t.content] for t in history])}\n"
-        f"Latest user message:\n{prompts.data(turn.content)}"
+        f"Recent conversation:\n{prompts.data(recent)}\n"
+        f"Latest user message{said_by}:\n{prompts.data(turn.content)}"
     )
 
 
@@ -102,12 +126,15 @@ def extract_turn(*, turn_id: int) -> dict[str, Any]:
     if not (options.memory_enabled and options.auto_extract):
         turn_extraction_skip(turn_id=turn.pk)
         return {"status": "skipped"}
-    items = [h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS)]
+    items = [
+        h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS, min_relevance=0)
+    ]
     try:
         answer = llm.complete_json(
             system=prompts.extraction_system(_steering(user)),
             prompt=_prompt(turn, items),
             schema=prompts.EXTRACTION_SCHEMA,
+            read=shapes.operations,
             user=user,
             purpose=f"extraction of turn {turn.pk}",
         )
@@ -117,46 +144,74 @@ def extract_turn(*, turn_id: int) -> dict[str, Any]:
 
 
 def extraction_failed(turn: Turn, error: LLMError) -> dict[str, Any]:
-    """Record a failed attempt. Bad answers end the turn as failed; an unreachable
-    server leaves it pending for the sweep until GAIA_EXTRACTION_MAX_ATTEMPTS."""
+    """Record a failed attempt. An unusable answer (after its repair request) ends the
+    turn as failed; an unreachable server keeps it pending, tried again with back-off,
+    until GAIA_EXTRACTION_RETRY_HOURS have passed since the first failure."""
     message = f"{error.kind}: {error}"[:500]
-    pending = Turn.objects.filter(pk=turn.pk, extraction_status="pending")
-    if error.kind == "circuit_open":  # no call was made: not the turn's fault
-        turn_extraction_note_error(turn_id=turn.pk, message=message)
-        return {"status": "waiting", "reason": message}
-    with transaction.atomic():
-        turn_extraction_attempt_failed(turn_id=turn.pk, message=message)
-        final = (
-            not error.transient
-            or pending.filter(
-                extraction_attempts__gte=settings.GAIA_EXTRACTION_MAX_ATTEMPTS
-            ).exists()
-        )
-        if final:
+    if not error.transient:
+        with transaction.atomic():
+            turn_extraction_attempt_failed(turn_id=turn.pk, message=message)
             turn_extraction_failed(turn_id=turn.pk)
-    return {"status": "failed" if final else "retry later", "reason": message}
+        return {"status": "failed", "reason": message}
+    now = timezone.now()
+    failing = now - (turn.extraction_failing_since or now)
+    hours = settings.GAIA_EXTRACTION_RETRY_HOURS
+    if failing >= timedelta(hours=hours):
+        gave_up = f"{message} (tried again for {hours:g} h; retry it from its conversation)"
+        turn_extraction_failed(turn_id=turn.pk, message=gave_up[:500])
+        return {"status": "failed", "reason": gave_up}
+    retry_at = now + min(max(failing, BACKOFF_MIN), BACKOFF_MAX)
+    circuit_open = error.kind == "circuit_open"  # no call was made: not an attempt
+    turn_extraction_retry_later(
+        turn_id=turn.pk, message=message, retry_at=retry_at, attempted=not circuit_open
+    )
+    return {
+        "status": "waiting" if circuit_open else "retry later",
+        "reason": message,
+        "retry_at": retry_at.isoformat(),
+    }
 
 
 def apply_operations(
     *, turn: Turn, items: list[KnowledgeItem], operations: list[Any]
 ) -> dict[str, Any]:
-    """Claim the turn and apply its operations in one transaction; applied at most once."""
+    """Claim the turn and apply its operations in one transaction; applied at most once.
+
+    "done" when every operation was applied or skipped; otherwise the refused ones are
+    recorded on the turn ("partial", or "failed" when none was applied or skipped)."""
     user = turn.owner
     known = {item.pk: item for item in items}
-    outcome = {"added": 0, "updated": 0, "deleted": 0, "unchanged": 0, "refused": 0}
+    outcome = {"added": 0, "updated": 0, "deleted": 0, "unchanged": 0, "skipped": 0, "refused": 0}
+    reasons: list[str] = []
     with transaction.atomic():
         if not turn_extraction_claim(turn_id=turn.pk, owner_id=user.pk):
             return {"status": "not pending"}
         for operation in operations:
-            kind = _apply_one(turn, known, operation)
+            kind, reason = _apply_one(turn, known, operation)
             outcome[kind] += 1
-    return {"status": "done", **outcome}
+            if reason:
+                reasons.append(reason)
+        status = "done"
+        if outcome["refused"]:
+            applied = len(operations) > outcome["refused"]
+            status = "partial" if applied else "failed"
+            turn_extraction_refused(
+                turn_id=turn.pk,
+                refused=outcome["refused"],
+                applied=applied,
+                message=f"{outcome['refused']} of {len(operations)} operations refused: "
+                + "; ".join(reasons),
+            )
+    return {"status": status, **outcome}
 
 
-def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> str:
+def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> tuple[str, str]:
+    """What became of one operation ("added", ..., "refused") and why it was refused."""
     user = turn.owner
     op = operation.get("op") if isinstance(operation, dict) else None
     try:
+        if op == "noop":
+            return "skipped", ""
         if op not in prompts.OPERATION_SCHEMAS:
             raise ValidationError(f"Unknown operation {op!r}.")
         try:
@@ -170,13 +225,15 @@ def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> s
                 source="llm_extract",
                 context=turn.context,
                 source_turn=turn,
-            )
-            return "refused" if "error" in stored[0] else "added"
+            )[0]
+            if "error" in stored:
+                return "refused", f"add: {stored['error']}"[:200]
+            return ("skipped" if stored.get("deduplicated") else "added"), ""
         item = known.get(operation["knowledge_id"])
         if item is None:  # only the memories shown to the model may be changed
             raise ValidationError(f"Unknown knowledge_id {operation['knowledge_id']}.")
         if op == "update" and operation["content"].strip() == item.content:
-            return "unchanged"  # a new row saying the same thing would only add noise
+            return "unchanged", ""  # a new row saying the same thing would only add noise
         with transaction.atomic():
             if op == "update":
                 memory_supersede(
@@ -187,13 +244,13 @@ def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> s
                     source_turn=turn,
                     confidence=max(item.confidence, SOURCE_CONFIDENCE["llm_extract"]),
                 )
-                return "updated"
+                return "updated", ""
             _retire(turn, item, operation.get("reason") or "no longer true")
-            return "deleted"
+            return "deleted", ""
     except (ValidationError, ObjectDoesNotExist) as error:
         message = "; ".join(getattr(error, "messages", [str(error)]))
         llm_count("operation_refused", user=user, message=f"turn {turn.pk}: {message}"[:500])
-        return "refused"
+        return "refused", message[:200]
 
 
 def _retire(turn: Turn, item: KnowledgeItem, reason: str) -> None:

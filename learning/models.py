@@ -68,3 +68,23 @@ class LLMCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.count}"
+
+
+class LLMState(models.Model):
+    """How the model server is doing, shared by every process (one row, key "llm").
+
+    `state` is ok, failing (transient failures in a row, below the breaker's threshold)
+    or open (the circuit breaker fails calls fast until `open_until`); `since` is when the
+    trouble began (the last change away from ok, or back to it).
+    """
+
+    key = models.CharField(max_length=20, unique=True, default="llm")
+    state = models.CharField(max_length=10, default="ok")
+    since = models.DateTimeField(default=timezone.now)
+    failures = models.PositiveIntegerField(default=0)
+    open_until = models.DateTimeField(null=True, blank=True)
+    last_kind = models.CharField(max_length=40, blank=True, default="")
+    last_failure_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.state} since {self.since:%Y-%m-%d %H:%M}"

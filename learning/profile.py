@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from core.queue import enqueue_on_commit
 from learning import prompts
-from learning.llm import LLMError, get_llm, llm_configured
+from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.models import ProfileCache
 from memory.models import KnowledgeItem
 from memory.prompts import quoted
@@ -80,6 +80,7 @@ def profile_refresh(*, user: Any) -> dict[str, Any]:
                 system=prompts.profile_system(),
                 prompt=f"DATA\nMemories, most important first:\n{prompts.data(shown)}",
                 schema=prompts.PROFILE_SCHEMA,
+                read=shapes.bullets,
                 user=user,
                 purpose="profile",
             )

@@ -17,7 +17,7 @@ from django.db.models import Count
 
 from core.queue import enqueue_now
 from learning import prompts
-from learning.llm import LLMError, get_llm, llm_configured
+from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.models import ReconciledPair
 from memory.models import KnowledgeItem
 from memory.services import memory_supersede_by, memory_update
@@ -109,6 +109,7 @@ def reconcile_user(*, user: Any, dry_run: bool = False) -> dict[str, Any]:
             system=prompts.reconcile_system(),
             prompt=f"DATA\nPairs:\n{prompts.data(shown)}",
             schema=prompts.RECONCILE_SCHEMA,
+            read=shapes.judgements,
             user=user,
             purpose="reconciliation",
         )

@@ -18,6 +18,7 @@ SCHEDULES = [
     ("gaia: reconcile", "learning.tasks.reconcile_all", "GAIA_RECONCILE_INTERVAL"),
     ("gaia: decay", "learning.tasks.decay_all", "GAIA_DECAY_INTERVAL"),
     ("gaia: prune", "privacy.tasks.prune_all", "GAIA_PRUNE_INTERVAL"),
+    ("gaia: resume imports", "memory.tasks.imports_resume", "GAIA_IMPORT_RESUME_INTERVAL"),
     # provided by the embedding package; schedules store a dotted path, nothing imported
     (
         "gaia: backfill embeddings",
@@ -28,6 +29,7 @@ SCHEDULES = [
 STARTUP_SWEEPS = (
     "learning.tasks.extract_pending_sweep",
     "learning.tasks.consolidate_sweep",
+    "memory.tasks.imports_resume",
 )
 
 

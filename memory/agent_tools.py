@@ -24,6 +24,7 @@ from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
 from core.serializers import MAX_ID, StrictSerializer
+from core.text import data_problem
 from memory import services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
@@ -34,7 +35,7 @@ _CATEGORY = {"type": "string", "enum": CATEGORIES}
 _ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
 
 
-def _function(name: str, description: str, properties: dict, required: list[str]) -> dict:
+def function_schema(name: str, description: str, properties: dict, required: list[str]) -> dict:
     return {
         "type": "function",
         "function": {
@@ -68,7 +69,7 @@ _ITEM_FIELDS = {
     "due_at": {"type": "string", "description": f"Deadline or reminder time: {_ISO}."},
 }
 TOOLS: list[dict] = [
-    _function(
+    function_schema(
         "remember",
         "Store a fact, preference, error, skill, note or reminder about the user for future "
         "conversations. One self-contained statement per call.",
@@ -82,10 +83,11 @@ TOOLS: list[dict] = [
         },
         ["content"],
     ),
-    _function(
+    function_schema(
         "recall",
         "Search long-term memory. Returns matching items, best first, with their ids (use "
-        "them with update_memory or forget).",
+        "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
+        "means nothing stored matches.",
         {
             "query": {"type": "string", "description": "What to look for, in plain words."},
             "top_k": {
@@ -103,10 +105,16 @@ TOOLS: list[dict] = [
             },
             "time_from": {"type": "string", "description": f"Stored at or after: {_ISO}."},
             "time_to": {"type": "string", "description": f"Stored at or before: {_ISO}."},
+            "min_relevance": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+            },
         },
         ["query"],
     ),
-    _function(
+    function_schema(
         "update_memory",
         "Change an existing memory by id; only the given fields change. After mentioning a "
         'time-sensitive item, set reminded_at to "now".',
@@ -118,13 +126,13 @@ TOOLS: list[dict] = [
         },
         ["id"],
     ),
-    _function(
+    function_schema(
         "forget",
         "Forget a memory by id (it can be restored by the user). Use recall first to find it.",
         {"id": _ID},
         ["id"],
     ),
-    _function(
+    function_schema(
         "search_past_conversations",
         "Search earlier conversation turns by keywords, a time range, or both. Returns "
         "turns with their time and session id.",
@@ -140,6 +148,12 @@ TOOLS: list[dict] = [
             "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
             "time_from": {"type": "string", "description": f"Said at or after: {_ISO}."},
             "time_to": {"type": "string", "description": f"Said at or before: {_ISO}."},
+            "min_relevance": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+            },
         },
         [],
     ),
@@ -206,7 +220,13 @@ def _recall(user: Any, arguments: dict) -> dict:
     services.memory_touch(user=user, item_ids=[h.item.pk for h in hits])  # handed to an agent
     return {
         "results": [
-            {**_item(h.item), "score": round(h.score, 4), "matched_by": h.matched_by} for h in hits
+            {
+                **_item(h.item),
+                "score": round(h.score, 4),
+                "relevance": h.relevance,
+                "matched_by": h.matched_by,
+            }
+            for h in hits
         ]
     }
 
@@ -241,6 +261,7 @@ def _search_turns(user: Any, arguments: dict) -> dict:
                 "content": h.turn.content,
                 "timestamp": h.turn.timestamp.isoformat(),
                 "score": round(h.score, 4),
+                "relevance": h.relevance,
             }
             for h in hits
         ]
@@ -266,12 +287,15 @@ def _arguments(raw: Any) -> dict:
             raise ToolError("invalid_arguments", "arguments is not valid JSON.") from None
     if not isinstance(raw, dict):
         raise ToolError("invalid_arguments", "arguments must be a JSON object.")
+    found = data_problem(raw)
+    if found:  # before anything could quote a bad key or value back to the model
+        raise ToolError("invalid_arguments", "Invalid arguments.", {found[0]: [found[1]]})
     # Models often send null or "" for parameters they mean to leave out; with
     # update_memory an empty value must not wipe a field ("only non-empty fields change").
     return {key: value for key, value in raw.items() if value is not None and value != ""}
 
 
-def _failure(code: str, message: str, fields: dict | None = None) -> dict[str, Any]:
+def failure(code: str, message: str, fields: dict | None = None) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message}
     if fields:
         error["fields"] = fields
@@ -282,16 +306,16 @@ def tool_call(*, user: Any, name: Any, arguments: Any) -> dict[str, Any]:
     """Run one memory tool for `user`; bad input gives an error result, not an exception."""
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
     if handler is None:
-        return _failure(
+        return failure(
             "unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}."
         )
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments))}
     except ToolError as error:
-        return _failure(error.code, error.message, error.fields)
+        return failure(error.code, error.message, error.fields)
     except DjangoValidationError as error:
         fields = error_fields(error.message_dict) if hasattr(error, "error_dict") else {}
         code = getattr(error, "code", None) or "invalid"
-        return _failure(code, "; ".join(error.messages), fields)
+        return failure(code, "; ".join(error.messages), fields)
     except ObjectDoesNotExist:
-        return _failure("not_found", "No memory with that id.")
+        return failure("not_found", "No memory with that id.")

@@ -2,7 +2,7 @@
 repeated item is folded into the one it repeats."""
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
 from django.utils import timezone
@@ -60,12 +60,20 @@ def best_match(words: set[str], candidates: Iterable[tuple[K, set[str]]]) -> K |
 
 
 def find_duplicate(
-    *, owner_id: int, content: str, category: str, context: str, entity: str
+    *,
+    owner_id: int,
+    content: str,
+    category: str,
+    context: str,
+    entity: str,
+    exclude: Collection[int] = (),
 ) -> KnowledgeItem | None:
-    """The active item in the same category + context + entity that `content` repeats."""
+    """The active item in the same category + context + entity that `content` repeats
+    (never one of `exclude`)."""
     ids = candidate_ids(
         owner_id=owner_id, content=content, category=category, context=context, entity=entity
     )
+    ids = [pk for pk in ids if pk not in exclude]
     if not ids:
         return None
     # Compare texts only; the full row is loaded for the winner alone (hot write path).

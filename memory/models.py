@@ -82,3 +82,62 @@ class KnowledgeItem(OwnedModel):
     @property
     def is_active(self) -> bool:
         return self.forgotten_at is None and self.superseded_by_id is None
+
+
+IMPORT_STATES = ["receiving", "queued", "running", "done", "failed"]
+
+
+class ImportJob(OwnedModel):
+    """An import run by a worker in slices: its file (ImportPart rows), where it got to
+    (ImportLink rows) and what it did so far. See memory/import_jobs.py."""
+
+    status = models.CharField(
+        max_length=10, choices=[(s, s) for s in IMPORT_STATES], default="receiving"
+    )
+    # The owner in the web app: the items keep their sources and privileged categories.
+    trusted = models.BooleanField(default=False)
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    records_total = models.PositiveIntegerField(default=0)
+    records_done = models.PositiveIntegerField(default=0)
+    created = models.JSONField(default=dict, blank=True)  # record type -> rows created
+    skipped = models.JSONField(default=dict, blank=True)  # record type -> already there
+    error = models.CharField(max_length=500, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Set by the run holding the job; a run finding it recent leaves the job alone.
+    heartbeat = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"import {self.pk} ({self.status})"
+
+
+class ImportPart(OwnedModel):
+    """A piece of an import's file (whole lines), kept until the import ends."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="parts")
+    number = models.PositiveIntegerField()
+    text = models.TextField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "number"], name="import_part_unique")]
+
+    def __str__(self) -> str:
+        return f"import {self.job_id} part {self.number}"
+
+
+class ImportLink(models.Model):
+    """Line `line` of the job's file is stored (or was found) as row `row_id` of its kind:
+    a run resumed after a stop skips these lines and still knows their rows."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="links")
+    line = models.PositiveIntegerField()
+    row_id = models.BigIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "line"], name="import_link_unique")]
+
+    def __str__(self) -> str:
+        return f"import {self.job_id} line {self.line}: row {self.row_id}"

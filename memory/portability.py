@@ -1,392 +1,652 @@
 """Export and import of one user's whole memory as JSON Lines (no embeddings).
 
-Format: one JSON object per line. The first is a header
-`{"type": "header", "format": "gaia-memory-export", "version": 1, ...}`; then `session`,
-`turn`, `tool_call` and `knowledge` records. Ids in a file are the exporter's ids and only
-link records of the same file (a turn's session, an item's `superseded_by` and
-`source_turn`); they never name rows of the importing account.
+Format (version 2): one JSON object per line. The first is a header
+`{"type": "header", "format": "gaia-memory-export", "version": 2, ...}`; then `session`,
+`turn`, `tool_call` and `knowledge` records; the last line is
+`{"type": "end", "records": N, "counts": {...}}`. Ids in a file are the exporter's ids and
+only link records of the same file (a turn's session, an item's `superseded_by` and
+`source_turn`); they never name rows of the importing account. Version 1 files (the same
+records, no last line) are still imported.
 
-Import is idempotent: a record whose natural key already exists in the account is skipped
-(sessions by session_id; turns by session, role, time and content; tool calls by session,
-tool, time; knowledge by content, category, context, entity and created_at; an active item
-also folds into an active near-duplicate), so importing a file twice adds nothing.
-It is all or nothing: a bad line stops the import and nothing is stored.
+Export streams from data it has checked: each record is made valid (text that is not
+Unicode scalar values, NUL characters and non-finite numbers are repaired, and counted
+as `repaired` on the last line) before its line is sent, and the last line says how many
+records came before it, so a file cut short is recognised: import refuses a version 2
+file without that line, or whose count differs.
+
+Import is two passes over the file (`check_lines`, then `store_lines`):
+
+1. Every line is checked before anything is stored: valid UTF-8 and JSON, no lone
+   surrogates or NUL in any key or value, known record types and fields, the owning
+   services' validation (`conversations.services.*_import_clean`,
+   `memory.imports.memory_import_clean`: the same rules as a write; a token's import
+   cannot raise trust) and the links between records. A bad line is a ValidationError
+   naming it, and nothing is stored.
+2. Sessions, turns, tool calls, then items are stored through those services in chunks,
+   each its own short transaction (`core.chunks`), so an import never holds the write
+   lock for long. What is already there is skipped (importing twice adds nothing); an
+   item is stored after the item that superseded it, already linked to it, so a
+   superseded item is never active and near-duplicate folding never merges two items
+   of one file (see `memory_import_many`). Imported turns and items are embedded (or
+   queued for embedding) as each chunk commits.
+
+Large files are stored and imported by a worker in slices (memory.import_jobs); a
+`Journal` then records which lines are done, so a run that stops resumes where it was.
 """
 
 import json
-from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
-from typing import Any
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.services import user_zone
-from conversations.models import EXTRACTION_STATES, ROLES, Session, ToolCall, Turn
-from core.jsonsafe import check_json
-from core.validation import (
-    clean_confidence,
-    clean_short,
-    clean_text,
-    parse_when,
-    refuse_credentials,
+from conversations.models import Session, ToolCall, Turn
+from conversations.services import (
+    session_import,
+    session_import_clean,
+    tool_call_import_clean,
+    tool_calls_import,
+    turn_import_clean,
+    turns_import,
 )
-from memory.dedup import find_duplicate
-from memory.models import (
-    CATEGORIES,
-    CONTENT_MAX,
-    PRIVILEGED_CATEGORIES,
-    SOURCE_CONFIDENCE,
-    KnowledgeItem,
-)
-from retrieval import events
+from core.chunks import Sizer, pause
+from memory.imports import memory_import_allowed, memory_import_clean, memory_import_many
+from memory.models import KnowledgeItem
 
 FORMAT = "gaia-memory-export"
-VERSION = 1
+VERSION = 2
+VERSIONS = (1, 2)
+LINE_MAX = 1_000_000  # bytes (characters) per line
+DEPTH_MAX = 32
+CHUNK_FIRST, CHUNK_MAX = 50, 500  # records per write transaction
+KINDS = ("session", "turn", "tool_call", "knowledge")
+COUNTED = {"session": "sessions", "turn": "turns", "tool_call": "tool_calls",
+           "knowledge": "knowledge"}  # fmt: skip
 _ITEM_FIELDS = [
     "id", "category", "content", "domain", "context", "entity", "sensitive", "source",
     "confidence", "importance", "metadata", "use_count", "created_at", "updated_at",
     "last_used", "due_at", "reminded_at", "forgotten_at",
 ]  # fmt: skip
+FIELDS = {
+    "header": {"type", "format", "version", "exported_at", "username"},
+    "end": {"type", "records", "counts", "repaired"},
+    "session": {"type", "session_id", "context", "created_at", "last_turn_at",
+                "consolidated_at", "summary"},
+    "turn": {"type", "id", "session_id", "role", "speaker", "content", "context", "timestamp",
+             "created_at", "consolidated_at", "extraction_status"},
+    "tool_call": {"type", "id", "session_id", "tool_name", "args", "result_summary",
+                  "success", "error", "duration_ms", "timestamp"},
+    "knowledge": {"type", *_ITEM_FIELDS, "superseded_by", "source_turn"},
+}  # fmt: skip
+
+
+# --- Text validity. Private for now: the shared rule of every door will replace it.
+
+_BAD_TEXT = re.compile("[\ud800-\udfff\x00]")
+
+
+def _text_problem(text: str) -> str | None:
+    found = _BAD_TEXT.search(text)
+    if found is None:
+        return None
+    if found.group() == "\x00":
+        return "a NUL character"
+    return f"a lone surrogate (U+{ord(found.group()):04X})"
+
+
+def _invalid_text(value: Any) -> str | None:
+    """What is wrong with the text in a decoded JSON value (keys included), or None."""
+    stack = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > DEPTH_MAX:
+            return f"nesting deeper than {DEPTH_MAX} levels"
+        if isinstance(current, str):
+            problem = _text_problem(current)
+            if problem:
+                return problem
+        elif isinstance(current, dict):
+            stack.extend((key, depth + 1) for key in current)
+            stack.extend((item, depth + 1) for item in current.values())
+        elif isinstance(current, list):
+            stack.extend((item, depth + 1) for item in current)
+    return None
+
+
+def _repaired(value: Any) -> tuple[Any, bool]:
+    """`value` with bad text (see _invalid_text) and non-finite numbers made valid:
+    surrogates become U+FFFD, NUL characters go, NaN and infinities become null."""
+    if isinstance(value, str):
+        if _BAD_TEXT.search(value) is None:
+            return value, False
+        return _BAD_TEXT.sub(lambda m: "" if m.group() == "\x00" else "\ufffd", value), True
+    if isinstance(value, float):
+        return (value, False) if value == value and abs(value) != float("inf") else (None, True)
+    if isinstance(value, dict):
+        pairs = [(_repaired(k), _repaired(v)) for k, v in value.items()]
+        changed = any(k[1] or v[1] for k, v in pairs)
+        return ({k[0]: v[0] for k, v in pairs} if changed else value), changed
+    if isinstance(value, list):
+        items = [_repaired(item) for item in value]
+        changed = any(flag for _, flag in items)
+        return ([item for item, _ in items] if changed else value), changed
+    return value, False
+
+
+# --- Export
 
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+def _encode(record: dict[str, Any]) -> tuple[bytes, bool]:
+    """The record's line, as UTF-8 JSON that any importer accepts; and whether it had to
+    be repaired."""
+    try:
+        return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode(), False
+    except (UnicodeEncodeError, ValueError):
+        pass
+    record, _ = _repaired(record)
+    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode(), True
 
 
-def export_lines(*, user: Any) -> Iterator[str]:
-    """The user's memory as JSON Lines, streamed: header, sessions, turns, tool calls,
-    knowledge (forgotten and superseded items included, with lineage)."""
-    yield _line(
-        {
-            "type": "header",
-            "format": FORMAT,
-            "version": VERSION,
-            "exported_at": timezone.now().isoformat(),
-            "username": user.get_username(),
-        }
-    )
+def _records(user: Any) -> Iterator[dict[str, Any]]:
+    """The user's rows as export records: sessions, turns, tool calls, knowledge."""
     for session in Session.objects.for_user(user).order_by("pk").iterator(chunk_size=500):
-        yield _line(
-            {
-                "type": "session",
-                "session_id": session.session_id,
-                "context": session.context,
-                "created_at": _iso(session.created_at),
-                "last_turn_at": _iso(session.last_turn_at),
-                "consolidated_at": _iso(session.consolidated_at),
-                "summary": session.summary,
-            }
-        )
+        yield {
+            "type": "session",
+            "session_id": session.session_id,
+            "context": session.context,
+            "created_at": _iso(session.created_at),
+            "last_turn_at": _iso(session.last_turn_at),
+            "consolidated_at": _iso(session.consolidated_at),
+            "summary": session.summary,
+        }
     turns = Turn.objects.for_user(user).select_related("session").order_by("pk")
     for turn in turns.iterator(chunk_size=500):
-        yield _line(
-            {
-                "type": "turn",
-                "id": turn.pk,
-                "session_id": turn.session.session_id,
-                "role": turn.role,
-                "speaker": turn.speaker,
-                "content": turn.content,
-                "context": turn.context,
-                "timestamp": _iso(turn.timestamp),
-                "created_at": _iso(turn.created_at),
-                "consolidated_at": _iso(turn.consolidated_at),
-                "extraction_status": turn.extraction_status,
-            }
-        )
+        yield {
+            "type": "turn",
+            "id": turn.pk,
+            "session_id": turn.session.session_id,
+            "role": turn.role,
+            "speaker": turn.speaker,
+            "content": turn.content,
+            "context": turn.context,
+            "timestamp": _iso(turn.timestamp),
+            "created_at": _iso(turn.created_at),
+            "consolidated_at": _iso(turn.consolidated_at),
+            "extraction_status": turn.extraction_status,
+        }
     calls = ToolCall.objects.for_user(user).select_related("session").order_by("pk")
     for call in calls.iterator(chunk_size=500):
-        yield _line(
-            {
-                "type": "tool_call",
-                "id": call.pk,
-                "session_id": call.session.session_id if call.session else None,
-                "tool_name": call.tool_name,
-                "args": call.args,
-                "result_summary": call.result_summary,
-                "success": call.success,
-                "error": call.error,
-                "duration_ms": call.duration_ms,
-                "timestamp": _iso(call.timestamp),
-            }
-        )
+        yield {
+            "type": "tool_call",
+            "id": call.pk,
+            "session_id": call.session.session_id if call.session else None,
+            "tool_name": call.tool_name,
+            "args": call.args,
+            "result_summary": call.result_summary,
+            "success": call.success,
+            "error": call.error,
+            "duration_ms": call.duration_ms,
+            "timestamp": _iso(call.timestamp),
+        }
     items = KnowledgeItem.objects.for_user(user).order_by("pk").defer("embedding")
     for item in items.iterator(chunk_size=500):
-        record = {"type": "knowledge"}
+        record: dict[str, Any] = {"type": "knowledge"}
         for name in _ITEM_FIELDS:
             value = getattr(item, name)
             record[name] = _iso(value) if isinstance(value, datetime) else value
         record["superseded_by"] = item.superseded_by_id
         record["source_turn"] = item.source_turn_id
-        yield _line(record)
+        yield record
 
 
-class _Importer:
-    """One import run: id maps from the file's ids to the account's rows, and counts."""
-
-    def __init__(self, user: Any) -> None:
-        self.user = user
-        self.sessions: dict[str, Session] = {}
-        self.turns: dict[int, int] = {}
-        self.items: dict[int, int] = {}
-        self.links: list[tuple[int, int]] = []  # (file id of old item, file id of newer)
-        self.upserted: list[int] = []
-        self.created = {"sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 0}
-        self.skipped = {"sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 0}
-
-    def when(self, record: dict, name: str, *, required: bool = False) -> datetime | None:
-        value = parse_when(record.get(name), field=name, tz=user_zone(self.user))
-        if value is None and required:
-            raise ValidationError({name: "Required."})
-        try:  # stored as UTC: 9999-12-31T23:00-12:00 does not fit
-            value and value.astimezone(UTC)
-        except OverflowError:
-            raise ValidationError({name: "Date out of range."}) from None
-        return value
-
-    @staticmethod
-    def json_value(record: dict, name: str, default: Any, kinds: tuple[type, ...]) -> Any:
-        value = record.get(name)
-        if value is None:
-            return default
-        if not isinstance(value, kinds):
-            raise ValidationError({name: "Wrong JSON type."})
-        try:
-            check_json(value)
-        except ValueError as error:
-            raise ValidationError({name: str(error)}) from None
-        return value
-
-    def session(self, session_id: Any, context: str = "global") -> Session:
-        session_id = clean_short(session_id, field="session_id", limit=128)
-        if not session_id:
-            raise ValidationError({"session_id": "Required."})
-        if session_id not in self.sessions:
-            session, created = Session.objects.for_user(self.user).get_or_create(
-                owner=self.user, session_id=session_id, defaults={"context": context}
-            )
-            self.sessions[session_id] = session
-            self.created["sessions"] += int(created)
-        return self.sessions[session_id]
-
-    def add_session(self, record: dict) -> None:
-        session_id = clean_short(record.get("session_id"), field="session_id", limit=128)
-        if not session_id:
-            raise ValidationError({"session_id": "Required."})
-        existing = Session.objects.for_user(self.user).filter(session_id=session_id).first()
-        if existing is not None:
-            self.sessions[session_id] = existing
-            self.skipped["sessions"] += 1
-            return
-        created_at = self.when(record, "created_at") or timezone.now()
-        self.sessions[session_id] = Session.objects.create(
-            owner=self.user,
-            session_id=session_id,
-            context=clean_short(
-                record.get("context"), field="context", limit=100, default="global"
-            ),
-            created_at=created_at,
-            last_turn_at=self.when(record, "last_turn_at") or created_at,
-            consolidated_at=self.when(record, "consolidated_at"),
-            summary=clean_text(
-                record.get("summary"), field="summary", limit=20_000, required=False
-            ),
-        )
-        self.created["sessions"] += 1
-
-    def add_turn(self, record: dict) -> None:
-        session = self.session(record.get("session_id"))
-        role = record.get("role")
-        if role not in ROLES:
-            raise ValidationError({"role": f"Use one of: {', '.join(ROLES)}."})
-        content = clean_text(record.get("content"), field="content", limit=4000)
-        timestamp = self.when(record, "timestamp", required=True)
-        turn = (
-            Turn.objects.for_user(self.user)
-            .filter(session=session, role=role, timestamp=timestamp, content=content)
-            .first()
-        )
-        if turn is not None:
-            self.skipped["turns"] += 1
-        else:
-            status = record.get("extraction_status") or ""
-            turn = Turn.objects.create(
-                owner=self.user,
-                session=session,
-                role=role,
-                speaker=clean_short(record.get("speaker"), field="speaker", limit=100),
-                content=content,
-                context=clean_short(
-                    record.get("context"), field="context", limit=100, default="global"
-                ),
-                timestamp=timestamp,
-                created_at=self.when(record, "created_at") or timezone.now(),
-                consolidated_at=self.when(record, "consolidated_at"),
-                extraction_status=status if status in EXTRACTION_STATES else "",
-            )
-            self.created["turns"] += 1
-        if isinstance(record.get("id"), int):
-            self.turns[record["id"]] = turn.pk
-
-    def add_tool_call(self, record: dict) -> None:
-        session = self.session(record["session_id"]) if record.get("session_id") else None
-        tool_name = clean_text(record.get("tool_name"), field="tool_name", limit=200)
-        timestamp = self.when(record, "timestamp", required=True)
-        if (
-            ToolCall.objects.for_user(self.user)
-            .filter(session=session, tool_name=tool_name, timestamp=timestamp)
-            .exists()
-        ):
-            self.skipped["tool_calls"] += 1
-            return
-        args = self.json_value(record, "args", {}, (dict, list))
-        duration = record.get("duration_ms")
-        if duration is not None and (not isinstance(duration, int) or not 0 <= duration < 2**31):
-            raise ValidationError({"duration_ms": "Must be a non-negative integer."})
-        ToolCall.objects.create(
-            owner=self.user,
-            session=session,
-            tool_name=tool_name,
-            args=args,
-            result_summary=clean_text(
-                record.get("result_summary"), field="result_summary", limit=4000, required=False
-            ),
-            success=bool(record.get("success", True)),
-            error=clean_text(record.get("error"), field="error", limit=4000, required=False),
-            duration_ms=duration,
-            timestamp=timestamp,
-        )
-        self.created["tool_calls"] += 1
-
-    def add_item(self, record: dict) -> None:
-        content = clean_text(record.get("content"), field="content", limit=CONTENT_MAX)
-        refuse_credentials(content)
-        category = record.get("category") or "fact"
-        if category not in CATEGORIES + PRIVILEGED_CATEGORIES:
-            raise ValidationError({"category": "Unknown category."})
-        source = record.get("source") or "tool"
-        if source not in SOURCE_CONFIDENCE:
-            raise ValidationError({"source": "Unknown source."})
-        metadata = self.json_value(record, "metadata", {}, (dict,))
-        use_count = record.get("use_count") or 0
-        if not isinstance(use_count, int) or not 0 <= use_count < 2**31:
-            raise ValidationError({"use_count": "Must be a non-negative integer."})
-        fields = {
-            "content": content,
-            "category": category,
-            "domain": clean_short(record.get("domain"), field="domain", limit=100),
-            "context": clean_short(
-                record.get("context"), field="context", limit=100, default="global"
-            ),
-            "entity": clean_short(record.get("entity"), field="entity", limit=200).lower(),
-            "created_at": self.when(record, "created_at") or timezone.now(),
-        }
-        file_id = record.get("id") if isinstance(record.get("id"), int) else None
-        forgotten_at = self.when(record, "forgotten_at")
-        superseded = record.get("superseded_by") is not None
-        existing = KnowledgeItem.objects.for_user(self.user).filter(**fields).first()
-        if existing is None and forgotten_at is None and not superseded:
-            existing = find_duplicate(
-                owner_id=self.user.pk,
-                content=content,
-                category=category,
-                context=fields["context"],
-                entity=fields["entity"],
-            )
-        if existing is not None:
-            self.skipped["knowledge"] += 1
-        else:
-            turn_id = self.turns.get(record.get("source_turn"))
-            existing = KnowledgeItem.objects.create(
-                owner=self.user,
-                **fields,
-                sensitive=bool(record.get("sensitive", False)),
-                source=source,
-                confidence=clean_confidence(
-                    record.get("confidence"), default=SOURCE_CONFIDENCE[source]
-                ),
-                importance=clean_confidence(record.get("importance"), default=1.0),
-                metadata=metadata,
-                use_count=use_count,
-                updated_at=self.when(record, "updated_at") or fields["created_at"],
-                last_used=self.when(record, "last_used"),
-                due_at=self.when(record, "due_at"),
-                reminded_at=self.when(record, "reminded_at"),
-                forgotten_at=forgotten_at,
-                source_turn_id=turn_id,
-            )
-            self.upserted.append(existing.pk)
-            self.created["knowledge"] += 1
-            if superseded and file_id is not None:
-                self.links.append((file_id, record["superseded_by"]))
-        if file_id is not None:
-            self.items[file_id] = existing.pk
-
-    def finish(self) -> None:
-        """Link lineage once every item of the file exists (newer items come later)."""
-        for old, newer in self.links:
-            if old in self.items and newer in self.items:
-                KnowledgeItem.objects.for_user(self.user).filter(pk=self.items[old]).update(
-                    superseded_by_id=self.items[newer]
-                )
-        if self.upserted:
-            events.items_changed(self.user.pk, upserted=self.upserted)
+def export_lines(*, user: Any) -> Iterator[bytes]:
+    """The user's memory as JSON Lines (UTF-8), streamed: the header, sessions, turns,
+    tool calls, knowledge (forgotten and superseded items included, with lineage), and a
+    last line counting the records."""
+    header = {
+        "type": "header",
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": timezone.now().isoformat(),
+        "username": user.get_username(),
+    }
+    yield _encode(header)[0]
+    counts = {COUNTED[kind]: 0 for kind in KINDS}
+    repaired = 0
+    for record in _records(user):
+        line, fixed = _encode(record)
+        counts[COUNTED[record["type"]]] += 1
+        repaired += fixed
+        yield line
+    end = {"type": "end", "records": sum(counts.values()), "counts": counts}
+    yield _encode({**end, "repaired": repaired})[0]
 
 
-def _records(lines: Iterable[bytes | str]) -> Iterator[tuple[int, dict]]:
+# --- Import, pass 1: check every line
+
+
+def _line_error(number: int, error: ValidationError | str) -> ValidationError:
+    if isinstance(error, str):
+        return ValidationError({f"line {number}": error})
+    if hasattr(error, "error_dict"):
+        messages = [f"{name}: {m}" for name, ms in error.message_dict.items() for m in ms]
+    else:
+        messages = error.messages
+    return ValidationError({f"line {number}": messages})
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse(lines: Iterable[bytes | str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each non-blank line; ValidationError naming a bad line."""
     for number, raw in enumerate(lines, start=1):
-        text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        if len(raw) > LINE_MAX:
+            raise _line_error(number, f"Longer than {LINE_MAX} bytes.")
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _line_error(number, "Not valid UTF-8.") from None
+        text = raw.removeprefix("\ufeff") if number == 1 else raw
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = json.loads(text, parse_constant=_refuse_constant)
         except (ValueError, RecursionError):
-            raise ValidationError({f"line {number}": "Not valid JSON."}) from None
+            raise _line_error(number, "Not valid JSON.") from None
         if not isinstance(record, dict):
-            raise ValidationError({f"line {number}": "Each line must be a JSON object."})
+            raise _line_error(number, "Each line must be a JSON object.")
+        problem = _invalid_text(record)
+        if problem:
+            raise _line_error(number, f"Holds {problem}: text must be valid Unicode.")
         yield number, record
 
 
-def import_lines(*, user: Any, lines: Iterable[bytes | str]) -> dict[str, dict[str, int]]:
-    """Import an export of any account into `user`'s memory; all or nothing, idempotent.
+def _is_id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
 
-    Returns what was created and what was skipped as already present, per record type.
-    """
-    importer = _Importer(user)
-    handlers = {
-        "session": importer.add_session,
-        "turn": importer.add_turn,
-        "tool_call": importer.add_tool_call,
-        "knowledge": importer.add_item,
-    }
-    seen_header = False
-    with transaction.atomic():
-        for number, record in _records(lines):
-            kind = record.get("type")
-            if not seen_header:
-                if kind != "header" or record.get("format") != FORMAT:
-                    raise ValidationError(
-                        {f"line {number}": f'The first line must be the "{FORMAT}" header.'}
-                    )
-                if record.get("version") != VERSION:
-                    raise ValidationError(
-                        {f"line {number}": f"Unsupported version (use {VERSION})."}
-                    )
-                seen_header = True
+
+def _clean(user: Any, kind: str, record: dict[str, Any], trusted: bool) -> dict[str, Any]:
+    """The owning service's validation of one record (it writes nothing)."""
+    if kind == "session":
+        return session_import_clean(user=user, fields=record)
+    if kind == "turn":
+        session_import_clean(user=user, fields={"session_id": record.get("session_id")})
+        return turn_import_clean(user=user, fields=record)
+    if kind == "tool_call":
+        if record.get("session_id") is not None:
+            session_import_clean(user=user, fields={"session_id": record["session_id"]})
+        return tool_call_import_clean(user=user, fields=record)
+    for name in ("id", "superseded_by", "source_turn"):
+        if record.get(name) is not None and not _is_id(record[name]):
+            raise ValidationError({name: "Must be a record id (a positive integer)."})
+    return memory_import_clean(user=user, fields=record, trusted=trusted)
+
+
+@dataclass
+class Checked:
+    """What pass 1 found: the format version, records per type, the file's size."""
+
+    version: int = VERSION
+    counts: dict[str, int] = field(default_factory=lambda: {COUNTED[k]: 0 for k in KINDS})
+    size: int = 0
+
+    @property
+    def records(self) -> int:
+        return sum(self.counts.values())
+
+
+class _Checker:
+    def __init__(self, user: Any, trusted: bool) -> None:
+        self.user, self.trusted = user, trusted
+        self.checked = Checked()
+        self.header = self.end = False
+        self.ids: dict[str, dict[int, int]] = defaultdict(dict)  # kind -> id -> line
+        self.successors: dict[int, tuple[int, int]] = {}  # item id -> (its successor, line)
+        self.links: list[tuple[int, int]] = []  # (line, successor) of every superseded item
+
+    def line(self, number: int, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if not self.header:
+            self._header(number, record)
+            return
+        if self.end:
+            raise _line_error(number, 'Nothing may follow the last line ({"type": "end"}).')
+        if kind == "end":
+            self._end(number, record)
+            return
+        if kind not in KINDS:
+            raise _line_error(number, f"Unknown record type {str(kind)[:40]!r}.")
+        unknown = sorted(set(record) - FIELDS[kind])
+        if unknown:
+            raise _line_error(number, f"Unknown field(s): {', '.join(unknown)[:200]}.")
+        try:
+            _clean(self.user, kind, record, self.trusted)
+        except ValidationError as error:
+            raise _line_error(number, error) from None
+        if kind != "session" and record.get("id") is not None:
+            if not _is_id(record["id"]):
+                raise _line_error(number, "id: Must be a record id (a positive integer).")
+            seen = self.ids[kind].setdefault(record["id"], number)
+            if seen != number:
+                raise _line_error(number, f"Id {record['id']} is used by line {seen} already.")
+        if kind == "knowledge" and record.get("superseded_by") is not None:
+            self.links.append((number, record["superseded_by"]))
+            if record.get("id") is not None:
+                self.successors[record["id"]] = (record["superseded_by"], number)
+        self.checked.counts[COUNTED[kind]] += 1
+
+    def _header(self, number: int, record: dict[str, Any]) -> None:
+        if record.get("type") != "header" or record.get("format") != FORMAT:
+            raise _line_error(number, f'The first line must be the "{FORMAT}" header.')
+        if record.get("version") not in VERSIONS:
+            raise _line_error(number, f"Unsupported version (use {VERSION}).")
+        unknown = sorted(set(record) - FIELDS["header"])
+        if unknown:
+            raise _line_error(number, f"Unknown field(s): {', '.join(unknown)[:200]}.")
+        self.header = True
+        self.checked.version = record["version"]
+
+    def _end(self, number: int, record: dict[str, Any]) -> None:
+        unknown = sorted(set(record) - FIELDS["end"])
+        if unknown:
+            raise _line_error(number, f"Unknown field(s): {', '.join(unknown)[:200]}.")
+        if not _is_id(record.get("records")) and record.get("records") != 0:
+            raise _line_error(number, "records: Must be the number of records in the file.")
+        if record["records"] != self.checked.records:
+            raise _line_error(
+                number,
+                f"The file holds {self.checked.records} records but its last line says "
+                f"{record['records']}: it is incomplete or was changed.",
+            )
+        self.end = True
+
+    def finish(self) -> Checked:
+        if not self.header:
+            raise ValidationError(f"Empty file: expected a {FORMAT} header line.")
+        if self.checked.version >= 2 and not self.end:
+            raise ValidationError(
+                'The file ends before its last line ({"type": "end"}): it is incomplete.'
+            )
+        items = self.ids["knowledge"]
+        for number, successor in self.links:
+            if successor not in items:
+                raise _line_error(
+                    number, f"superseded_by: no knowledge record of this file has id {successor}."
+                )
+        self._refuse_cycles()
+        return self.checked
+
+    def _refuse_cycles(self) -> None:
+        done: set[int] = set()
+        for start in self.successors:
+            path: dict[int, None] = {}
+            current: int | None = start
+            while current is not None and current not in done:
+                if current in path:
+                    raise _line_error(self.successors[current][1], "superseded_by: a cycle.")
+                path[current] = None
+                current = self.successors.get(current, (None, 0))[0]
+            done.update(path)
+
+
+def check_lines(
+    *,
+    user: Any,
+    lines: Iterable[bytes | str],
+    trusted: bool,
+    keep: Callable[[bytes], Any] | None = None,
+) -> Checked:
+    """Pass 1: check the whole file, store nothing; `keep(line)` receives each raw line
+    (to store the file for pass 2). Raises ValidationError naming the first bad line."""
+    memory_import_allowed(user=user, trusted=trusted)
+    checker = _Checker(user, trusted)
+
+    def kept() -> Iterator[bytes | str]:
+        for raw in lines:
+            data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+            checker.checked.size += len(data)
+            if keep is not None:
+                keep(data)
+            yield raw
+
+    for number, record in parse(kept()):
+        checker.line(number, record)
+    return checker.finish()
+
+
+# --- Import, pass 2: store in chunks
+
+
+class Journal(Protocol):
+    """Where a resumable run keeps its place (memory.import_jobs)."""
+
+    done: dict[int, int]  # line -> row stored for it by an earlier run
+    created: dict[str, int]  # the totals so far, per record type
+    skipped: dict[str, int]
+
+    def before_chunk(self) -> None:
+        """Outside any transaction, before each chunk (may raise to stop the run)."""
+
+    def hold(self) -> None:
+        """First thing inside each chunk's transaction (may raise to stop the run)."""
+
+    def note(self, rows: list[tuple[int, int]], created: dict, skipped: dict) -> None:
+        """Last thing inside each chunk's transaction: (line, row) pairs and the totals."""
+
+
+Source = Callable[[], Iterable[bytes | str]]
+Batch = list[tuple[int, dict[str, Any]]]
+
+
+class _Store:
+    """One run of pass 2: the maps from the file's ids to the account's rows, and counts."""
+
+    def __init__(self, user: Any, trusted: bool, journal: Journal | None) -> None:
+        self.user, self.trusted, self.journal = user, trusted, journal
+        self.done = journal.done if journal is not None else {}
+        self.sessions: dict[str, Session] = {}
+        self.turns: dict[int, int] = {}
+        self.items: dict[int, int] = {}
+        self.keep: set[int] = set()  # item ids of this file's records: never folded into
+        self.created = {COUNTED[k]: 0 for k in KINDS}
+        self.skipped = {COUNTED[k]: 0 for k in KINDS}
+        if journal is not None:  # a resumed run goes on counting
+            self.created.update(journal.created)
+            self.skipped.update(journal.skipped)
+        self.sizer = Sizer(CHUNK_FIRST, CHUNK_MAX)
+        self.flushed = False
+
+    def run(self, source: Source) -> dict[str, dict[str, int]]:
+        self._phase(source, "session", self._sessions)
+        self._phase(source, "turn", self._turns)
+        self._phase(source, "tool_call", self._tool_calls)
+        self._knowledge(source)
+        return {"created": self.created, "skipped": self.skipped}
+
+    def _scan(self, source: Source, kind: str) -> Iterator[tuple[int, dict, int | None]]:
+        for number, record in parse(source()):
+            if record.get("type") == kind:
+                yield number, record, self.done.get(number)
+
+    def _flush(self, batch: Batch, store: Callable[[Batch], list[tuple[int, int]]]) -> None:
+        if self.flushed:
+            pause()
+        if self.journal is not None:
+            self.journal.before_chunk()
+        self.sizer.start()
+        with transaction.atomic():
+            if self.journal is not None:
+                self.journal.hold()
+            rows = store(batch)
+            if self.journal is not None:
+                self.journal.note(rows, self.created, self.skipped)
+        self.sizer.done()
+        self.flushed = True
+
+    def _phase(self, source: Source, kind: str, store: Callable[[Batch], list]) -> None:
+        batch: Batch = []
+        for number, record, row in self._scan(source, kind):
+            if row is not None:
+                self._resumed(kind, record, row)
                 continue
-            if kind not in handlers:
-                raise ValidationError({f"line {number}": f"Unknown record type {kind!r}."})
-            try:
-                handlers[kind](record)
-            except ValidationError as error:
-                raise ValidationError({f"line {number}": error.messages}) from None
-        if not seen_header:
-            raise ValidationError("Empty file: expected a gaia-memory-export header line.")
-        importer.finish()
-    return {"created": importer.created, "skipped": importer.skipped}
+            batch.append((number, record))
+            if len(batch) >= self.sizer.size:
+                self._flush(batch, store)
+                batch = []
+        if batch:
+            self._flush(batch, store)
+
+    def _resumed(self, kind: str, record: dict[str, Any], row: int) -> None:
+        """A line an earlier run stored as `row`: only the maps need it."""
+        if kind == "session":
+            session = Session.objects.for_user(self.user).filter(pk=row).first()
+            if session is not None:
+                self.sessions[session.session_id] = session
+        elif kind == "turn" and record.get("id") is not None:
+            self.turns[record["id"]] = row
+        elif kind == "knowledge":
+            self.keep.add(row)
+            if record.get("id") is not None:
+                self.items[record["id"]] = row
+
+    def _count(self, kind: str, created: bool) -> None:
+        (self.created if created else self.skipped)[COUNTED[kind]] += 1
+
+    def _cleaned(self, kind: str, number: int, record: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return _clean(self.user, kind, record, self.trusted)
+        except ValidationError as error:
+            raise _line_error(number, error) from None
+
+    def _session(self, session_id: Any, when: datetime) -> Session:
+        """The session a turn or tool call names, created (at its time) when the file has
+        no record of it."""
+        row = session_import_clean(user=self.user, fields={"session_id": session_id})
+        if row["session_id"] not in self.sessions:
+            row.update(created_at=when, last_turn_at=when)
+            session, created = session_import(user=self.user, row=row)
+            self.sessions[row["session_id"]] = session
+            self.created["sessions"] += created
+        return self.sessions[row["session_id"]]
+
+    def _sessions(self, batch: Batch) -> list[tuple[int, int]]:
+        out = []
+        for number, record in batch:
+            row = self._cleaned("session", number, record)
+            session, created = session_import(user=self.user, row=row)
+            self.sessions[session.session_id] = session
+            self._count("session", created)
+            out.append((number, session.pk))
+        return out
+
+    def _turns(self, batch: Batch) -> list[tuple[int, int]]:
+        rows = []
+        for number, record in batch:
+            row = self._cleaned("turn", number, record)
+            rows.append((self._session(record.get("session_id"), row["timestamp"]), row))
+        out = []
+        stored = turns_import(user=self.user, rows=rows)
+        for (number, record), (turn, created) in zip(batch, stored, strict=True):
+            if record.get("id") is not None:
+                self.turns[record["id"]] = turn.pk
+            self._count("turn", created)
+            out.append((number, turn.pk))
+        return out
+
+    def _tool_calls(self, batch: Batch) -> list[tuple[int, int]]:
+        rows = []
+        for number, record in batch:
+            row = self._cleaned("tool_call", number, record)
+            session_id = record.get("session_id")
+            session = self._session(session_id, row["timestamp"]) if session_id else None
+            rows.append((session, row))
+        out = []
+        stored = tool_calls_import(user=self.user, rows=rows)
+        for (number, _), (call, created) in zip(batch, stored, strict=True):
+            self._count("tool_call", created)
+            out.append((number, call.pk))
+        return out
+
+    def _items(self, batch: Batch) -> list[tuple[int, int]]:
+        rows = []
+        for number, record in batch:
+            row = self._cleaned("knowledge", number, record)
+            successor = record.get("superseded_by")
+            row["superseded_by"] = self.items[successor] if successor is not None else None
+            row["source_turn"] = self.turns.get(record.get("source_turn"))
+            rows.append(row)
+        out = []
+        stored = memory_import_many(user=self.user, rows=rows, keep=self.keep)
+        for (number, record), (item, outcome) in zip(batch, stored, strict=True):
+            if record.get("id") is not None:
+                self.items[record["id"]] = item.pk
+            self._count("knowledge", outcome == "created")
+            out.append((number, item.pk))
+        return out
+
+    def _knowledge(self, source: Source) -> None:
+        """Items in file order, except that an item waits for the item that superseded it
+        (it is stored already linked, never active for a moment)."""
+        waiting: dict[int, Batch] = defaultdict(list)
+        ready: Batch = []
+
+        def place(number: int, record: dict[str, Any]) -> None:
+            successor = record.get("superseded_by")
+            if successor is not None and successor not in self.items:
+                waiting[successor].append((number, record))
+            else:
+                ready.append((number, record))
+
+        def release(record: dict[str, Any]) -> None:
+            for number, waiter in waiting.pop(record.get("id"), []):
+                place(number, waiter)
+
+        def flush(everything: bool) -> None:
+            while ready and (everything or len(ready) >= self.sizer.size):
+                batch = ready[: self.sizer.size]
+                del ready[: len(batch)]
+                self._flush(batch, self._items)
+                for _, record in batch:
+                    release(record)
+
+        for number, record, row in self._scan(source, "knowledge"):
+            if row is not None:
+                self._resumed("knowledge", record, row)
+                release(record)
+            else:
+                place(number, record)
+            flush(everything=False)
+        flush(everything=True)
+        if waiting:  # check_lines refuses such files: a file changed between the passes
+            number = min(n for batch in waiting.values() for n, _ in batch)
+            raise _line_error(number, "superseded_by: its item could not be imported.")
+
+
+def store_lines(
+    *, user: Any, source: Source, trusted: bool, journal: Journal | None = None
+) -> dict[str, dict[str, int]]:
+    """Pass 2: store a checked file (`source()` gives its lines, once per stage) in short
+    transactions. Returns what was created and what was skipped, per record type."""
+    return _Store(user, trusted, journal).run(source)
+
+
+def import_lines(
+    *, user: Any, lines: Iterable[bytes | str], trusted: bool = False
+) -> dict[str, dict[str, int]]:
+    """Check then store a whole file in this process (small files; see import_jobs)."""
+    kept: list[bytes] = []
+    check_lines(user=user, lines=lines, trusted=trusted, keep=kept.append)
+    return store_lines(user=user, source=lambda: kept, trusted=trusted)

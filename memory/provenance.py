@@ -4,16 +4,21 @@ An item learned from a conversation keeps a link to its turn (`source_turn`). Th
 summary and the turn keeps the words a question uses: "When did Caroline have a picnic?"
 is answered by a turn about a picnic, while the fact drawn from it kept only "Caroline is
 lucky to have friends". So recall also searches the owner's turns (the same hybrid search as
-`search_past_conversations`) and proposes the items those turns produced, ranked by their
-turn's rank. Owners without such links skip this stage (one index seek).
+`search_past_conversations`) and proposes the items those turns produced, with their
+turn's evidence, discounted. An item keeps the better of its own evidence and its turn's:
+they never add up, so a linked item does not outrank an unlinked one that matches better.
+Owners without such links skip this stage (one index seek).
 """
 
 from django.db import connection
 
-from retrieval import keyword, pipeline
+from retrieval import fusion, keyword, pipeline
 from retrieval.corpus import ITEMS, TURNS
 
-TURN_CANDIDATES = 40  # turns searched; the items they produced form the stage's ranking
+TURN_CANDIDATES = 40  # turns searched; the items they produced are proposed
+# An item found through its turn counts as much as the turn did; on a tie it yields to a
+# direct match (`pipeline.ranked` orders them so).
+INDIRECT = 1.0
 
 
 def has_sourced_items(owner_id: int) -> bool:
@@ -26,11 +31,12 @@ def has_sourced_items(owner_id: int) -> bool:
         return cursor.fetchone() is not None
 
 
-def items_via_turns(owner_id: int, query: str, where: keyword.Where) -> list[int]:
-    """Ids of active items allowed by `where`, ordered by the rank of their source turn."""
+def items_via_turns(owner_id: int, query: str, where: keyword.Where) -> dict[int, fusion.Fused]:
+    """Active items allowed by `where` whose source turn answers `query`, each with its
+    turn's score and relevance discounted by INDIRECT (the turn, not the item, matched)."""
     if not query.strip() or not has_sourced_items(owner_id):
-        return []
-    turns = pipeline.fused_candidates(
+        return {}
+    turns = pipeline.ranked(
         TURNS,
         owner_id=owner_id,
         query=query,
@@ -38,15 +44,22 @@ def items_via_turns(owner_id: int, query: str, where: keyword.Where) -> list[int
         limit=TURN_CANDIDATES,
     )[:TURN_CANDIDATES]
     if not turns:
-        return []
-    rank = {fused.id: position for position, fused in enumerate(turns)}
-    marks = ", ".join(["%s"] * len(rank))
+        return {}
+    by_turn = {fused.id: fused for fused in turns}
+    marks = ", ".join(["%s"] * len(by_turn))
     sql = (
         f"SELECT t.id, t.source_turn_id FROM {ITEMS.table} t WHERE {ITEMS.active_sql}"
         f"{where.sql()} AND t.source_turn_id IN ({marks})"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*where.params, *rank])
+        cursor.execute(sql, [*where.params, *by_turn])
         rows = cursor.fetchall()
-    rows.sort(key=lambda row: (rank[row[1]], row[0]))
-    return [row[0] for row in rows]
+    return {
+        item_id: fusion.Fused(
+            item_id,
+            by_turn[turn_id].score * INDIRECT,
+            frozenset({"conversation"}),
+            by_turn[turn_id].relevance * INDIRECT,
+        )
+        for item_id, turn_id in rows
+    }

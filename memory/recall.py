@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
+
 from memory import provenance
 from memory.models import KnowledgeItem
-from retrieval import keyword, pipeline
+from retrieval import keyword, perspective, pipeline
 from retrieval.corpus import ITEMS
 
 MAX_TOP_K = 100
@@ -20,7 +22,8 @@ MAX_TOP_K = 100
 class Hit:
     item: KnowledgeItem
     score: float
-    matched_by: str  # "vector" | "keyword" | "both" | "conversation" | "date" (stage alone)
+    matched_by: str  # "vector" | "keyword" | "both" | "conversation" (via its source turn)
+    relevance: float = 0.0  # in [0, 1], comparable across queries
 
 
 def item_scope(
@@ -66,8 +69,10 @@ def recall(
     include_sensitive: bool = False,
     time_from: datetime | None = None,
     time_to: datetime | None = None,
+    min_relevance: float | None = None,
 ) -> list[Hit]:
-    """The user's items that best answer `query`, best first (at most `top_k`).
+    """The user's items that best answer `query`, best first (at most `top_k`), each at
+    least `min_relevance` relevant (default GAIA_MIN_RELEVANCE; 0 returns every candidate).
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
     """
@@ -85,11 +90,16 @@ def recall(
     ranked = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
-        query=query or "",
+        query=perspective.as_stored(query or ""),
         where=where,
         top_k=top_k,
         documents=lambda ids: dict(owned.filter(pk__in=ids).values_list("pk", "content")),
-        extra={"conversation": provenance.items_via_turns(user.pk, query or "", where)},
+        min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
+        via=provenance.items_via_turns(user.pk, query or "", where),
     )
     items = owned.in_bulk([r.id for r in ranked])
-    return [Hit(items[r.id], r.score, r.matched_by) for r in ranked if r.id in items]
+    return [
+        Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
+        for r in ranked
+        if r.id in items
+    ]

@@ -3,12 +3,12 @@
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
-from memory.models import KnowledgeItem
+from memory.models import ImportJob, KnowledgeItem
 from retrieval.embedding import current_model_id
 
 
@@ -58,6 +58,10 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
             "pending": turns.filter(extraction_status="pending").count(),
             "failed": turns.filter(extraction_status="failed").count(),
             "done": turns.filter(extraction_status="done").count(),
+            # applied with some of the model's operations refused (counted per turn)
+            "partial": turns.filter(extraction_status="partial").count(),
+            "operations_refused": turns.aggregate(n=Sum("extraction_refused"))["n"] or 0,
+            "secrets_masked": turns.aggregate(n=Sum("secrets_masked"))["n"] or 0,
         },
     }
 
@@ -206,3 +210,13 @@ def lineage(*, user: Any, item: KnowledgeItem, limit: int = 50) -> dict[str, lis
         seen.add(current.pk)
         newer.append(current)
     return {"older": sorted(older, key=lambda i: i.created_at), "newer": newer}
+
+
+def import_jobs_list(*, user: Any) -> Any:
+    """The user's imports run by a worker, newest first."""
+    return ImportJob.objects.for_user(user).exclude(status="receiving").order_by("-pk")
+
+
+def import_job_get(*, user: Any, job_id: int) -> ImportJob:
+    """One of the user's imports; another user's id is ImportJob.DoesNotExist."""
+    return import_jobs_list(user=user).get(pk=job_id)

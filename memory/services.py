@@ -17,6 +17,8 @@ from django.utils import timezone
 
 from accounts.services import user_settings_get, user_zone
 from conversations.models import Turn
+from core.chunks import write_in_chunks
+from core.jsonsafe import check_json
 from core.validation import (
     clean_confidence,
     clean_short,
@@ -49,6 +51,7 @@ UPDATABLE = (
     "reminded_at",
 )
 RECALL_CONFIDENCE_BUMP = 0.02
+BATCH_CHUNK, BATCH_CHUNK_MAX = 100, 500  # rows per write transaction of a batch
 
 
 def _clean_category(category: Any, source: str) -> str:
@@ -71,6 +74,10 @@ def _clean_metadata(value: Any) -> dict:
         return {}
     if not isinstance(value, dict):
         raise ValidationError({"metadata": "Must be a JSON object."}, code="invalid")
+    try:
+        check_json(value)
+    except ValueError as error:
+        raise ValidationError({"metadata": str(error)}, code="invalid") from None
     return value
 
 
@@ -190,30 +197,35 @@ def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> di
 def memory_create_many(
     *, user: Any, items: list[dict[str, Any]], source: str = "tool"
 ) -> list[KnowledgeItem]:
-    """Store several items in one transaction, in order; all or nothing.
+    """Store several items in order: every entry is validated before anything is stored.
 
     The outcome is that of one `memory_create` per entry (each entry may fold into an
-    existing item or an earlier entry), written in bulk and embedded in one batch on
+    existing item or an earlier entry), written in bulk and embedded in batches on
     commit. A bad entry raises ValidationError naming its index, and nothing is stored.
+    The rows are written in chunks, each its own short transaction (`core.chunks`), so a
+    large batch never holds the write lock for long.
     """
-    with transaction.atomic():
-        rows: list[dict[str, Any]] = []
-        for index, entry in enumerate(items):
-            if not isinstance(entry, dict):
-                raise ValidationError({str(index): "Each entry must be an object."})
-            try:
-                bound = _CREATE_ARGUMENTS.bind(user=user, source=source, **entry)
-                bound.apply_defaults()
-                # Memory being off refuses the first entry; the setting is read once.
-                rows.append(_new_row(user, bound.arguments, check_enabled=not rows))
-            except ValidationError as error:
-                raise ValidationError({str(index): error.messages}) from error
-            except TypeError as error:
-                raise ValidationError({str(index): f"Unknown field: {error}"}) from error
-        stored = items_store(user=user, rows=rows)
+    rows: list[dict[str, Any]] = []
+    for index, entry in enumerate(items):
+        if not isinstance(entry, dict):
+            raise ValidationError({str(index): "Each entry must be an object."})
+        try:
+            bound = _CREATE_ARGUMENTS.bind(user=user, source=source, **entry)
+            bound.apply_defaults()
+            # Memory being off refuses the first entry; the setting is read once.
+            rows.append(_new_row(user, bound.arguments, check_enabled=not rows))
+        except ValidationError as error:
+            raise ValidationError({str(index): error.messages}) from error
+        except TypeError as error:
+            raise ValidationError({str(index): f"Unknown field: {error}"}) from error
+
+    def store(chunk: list[dict[str, Any]]) -> list[KnowledgeItem]:
+        stored = items_store(user=user, rows=chunk)
         if stored:
             events.items_changed(user.pk, upserted=list(dict.fromkeys(i.pk for i in stored)))
-    return stored
+        return stored
+
+    return write_in_chunks(rows, store, first=BATCH_CHUNK, most=BATCH_CHUNK_MAX)
 
 
 def memory_get(*, user: Any, item_id: int) -> KnowledgeItem:

@@ -1,7 +1,7 @@
 """POST /api/v1/account/erase/: erase the caller's whole memory (or count it, dry run)."""
 
 from django.core.exceptions import ValidationError
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,6 +13,7 @@ from privacy.services import memory_erase_user
 _COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 
+@extend_schema_serializer(component_name="AccountErase")
 class EraseRequestSerializer(StrictSerializer):
     confirm = serializers.BooleanField(default=False, help_text="Must be true to erase.")
     dry_run = serializers.BooleanField(default=False, help_text="Only count what would go.")
@@ -20,6 +21,7 @@ class EraseRequestSerializer(StrictSerializer):
 
 class AccountEraseView(APIView):
     @extend_schema(
+        operation_id="account_erase",
         tags=["account"],
         summary="Erase the caller's whole memory (cannot be undone)",
         description=(
@@ -30,7 +32,7 @@ class AccountEraseView(APIView):
         ),
         request=EraseRequestSerializer,
         responses={
-            200: inline_serializer("EraseResult", {"dry_run": serializers.BooleanField(),
+            200: inline_serializer("AccountEraseResult", {"dry_run": serializers.BooleanField(),
                                                    "erased": _COUNTS}),
             **errors(400, 413, 415),
         },

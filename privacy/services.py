@@ -14,10 +14,11 @@ removes what would keep or bring back its text:
 - a "Retracted: ..." tombstone that quotes it is erased too;
 - reconciled pairs, finished task records quoting it, admin log lines showing it.
 
-`memory_erase_user` erases everything the memory holds about a user in one transaction:
-items, turns, sessions, tool calls, discovery findings, the profile cache, LLM counters,
-reconciled pairs, queued task payloads and task records naming their rows, admin log
-lines. The account, its API tokens and its settings stay.
+`memory_erase_user` erases everything the memory holds about a user, in short transactions
+(chunks of rows, so a large memory never holds the write lock for long): items, turns,
+sessions, tool calls, discovery findings, the profile cache, LLM counters, reconciled
+pairs, queued task payloads and task records naming their rows, admin log lines. The
+account, its API tokens and its settings stay.
 
 Both announce the removed item ids through `memory.events.items_changed` (every
 process's vector index drops them) and end with `storage.purge_after_commit` (SQLite:
@@ -35,9 +36,10 @@ from django.db.models import Q
 
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_redact, turns_batch_extraction_skip, turns_redact
+from core.chunks import repeat_in_chunks
 from discovery.models import Finding
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
-from memory.models import KnowledgeItem
+from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval import events
@@ -45,6 +47,7 @@ from retrieval import events
 REDACTED = "[erased]"
 RETRACTED_PREFIX = "Retracted: "
 _CHUNK = 500
+ERASE_CHUNK, ERASE_CHUNK_MAX = 200, 1000  # rows per write transaction of a whole erase
 
 
 def _admin_log_erase(model: type, ids: list[int]) -> int:
@@ -88,7 +91,6 @@ def item_traces_erase(*, user: Any, item: KnowledgeItem) -> list[int]:
     ReconciledPair.objects.for_user(user).filter(Q(low=item.pk) | Q(high=item.pk)).delete()
     task_records_erase(Subjects(item={item.pk, *removed}))
     _admin_log_erase(KnowledgeItem, [item.pk, *removed])
-    storage.purge_after_commit()
     return removed
 
 
@@ -102,27 +104,78 @@ def _scope(user: Any) -> dict[str, Any]:
         "reconciled_pairs": ReconciledPair.objects.for_user(user),
         "llm_counters": LLMCounter.objects.filter(owner_id=user.pk),
         "profile": ProfileCache.objects.filter(owner_id=user.pk),
+        "imports": ImportJob.objects.for_user(user),
     }
+
+
+_MODELS = {
+    "knowledge": KnowledgeItem,
+    "turns": Turn,
+    "sessions": Session,
+    "tool_calls": ToolCall,
+    "findings": Finding,
+}
+
+
+def _erase_chunk(user: Any, name: str, size: int, erased: list[int]) -> int:
+    """Delete up to `size` of the user's rows of one kind, with their admin history lines,
+    inside the caller's transaction; announce removed items and turns. Returns how many."""
+    ids = list(_scope(user)[name].order_by("pk").values_list("pk", flat=True)[:size])
+    if not ids:
+        return 0
+    model = _MODELS[name]
+    if name == "knowledge":  # references first: no per-row SET NULL bookkeeping
+        KnowledgeItem.objects.filter(pk__in=ids).update(superseded_by=None, source_turn=None)
+    model.objects.filter(pk__in=ids).delete()
+    _admin_log_erase(model, ids)
+    if name == "knowledge":
+        events.items_changed(user.pk, removed=ids)
+    elif name == "turns":
+        events.turns_changed(user.pk, removed=ids)
+    erased.extend(ids)
+    return len(ids)
+
+
+def _imports_erase(user: Any) -> int:
+    """Delete the user's imports first: a running one stops at its next chunk, before
+    the rows it stored are erased. Their file parts and links go in chunks."""
+    ImportJob.objects.for_user(user).update(status="failed", error="Erased.", heartbeat=None)
+    for model, first, most in ((ImportLink, 1000, 5000), (ImportPart, 2, 10)):
+
+        def step(size: int, model: Any = model) -> int:
+            mine = model.objects.filter(job__owner_id=user.pk)
+            ids = list(mine.values_list("pk", flat=True)[:size])
+            return model.objects.filter(pk__in=ids).delete()[0] if ids else 0
+
+        repeat_in_chunks(step, first=first, most=most)
+    with transaction.atomic():
+        return ImportJob.objects.for_user(user).delete()[1].get(ImportJob._meta.label, 0)
 
 
 def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
     """Erase everything the memory holds about `user`; returns what was (or, with
-    `dry_run`, would be) erased, by kind. Cannot be undone."""
+    `dry_run`, would be) erased, by kind. Cannot be undone.
+
+    Rows go in chunks, each its own short transaction (`core.chunks`), so erasing a
+    large memory never holds the write lock for long; rows written meanwhile go too.
+    Interrupted, it has erased part of the memory: running it again erases the rest.
+    """
     scope = _scope(user)
     if dry_run:
         return {name: qs.count() for name, qs in scope.items()}
+    ids: dict[str, list[int]] = {name: [] for name in _MODELS}
+    counts: dict[str, int] = {"imports": _imports_erase(user)}
+    # Findings first: they point at items.
+    for name in ("findings", "knowledge", "tool_calls", "turns", "sessions"):
+        counts[name] = repeat_in_chunks(
+            lambda size, name=name: _erase_chunk(user, name, size, ids[name]),
+            first=ERASE_CHUNK,
+            most=ERASE_CHUNK_MAX,
+        )
     with transaction.atomic():
-        ids = {
-            name: list(scope[name].values_list("pk", flat=True))
-            for name in ("knowledge", "turns", "sessions", "tool_calls", "findings")
-        }
-        counts = {name: len(values) for name, values in ids.items()}
-        # References first, so the deletes need no per-row SET NULL bookkeeping.
-        scope["findings"].delete()
-        scope["knowledge"].update(superseded_by=None, source_turn=None)
-        for name in ("knowledge", "tool_calls", "turns", "sessions"):
-            for start in range(0, len(ids[name]), _CHUNK):
-                scope[name].filter(pk__in=ids[name][start : start + _CHUNK]).delete()
+        # One more bump, whatever was found: every process's cached index starts over.
+        events.items_changed(user.pk)
+        events.turns_changed(user.pk)
         for name in ("reconciled_pairs", "llm_counters", "profile"):
             counts[name] = scope[name].delete()[0]
         counts.update(
@@ -135,16 +188,7 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
                 )
             )
         )
-        for model, name in (
-            (KnowledgeItem, "knowledge"),
-            (Turn, "turns"),
-            (Session, "sessions"),
-            (ToolCall, "tool_calls"),
-            (Finding, "findings"),
-        ):
-            _admin_log_erase(model, ids[name])
-        events.items_changed(user.pk, removed=ids["knowledge"])
-        events.turns_changed(user.pk, removed=ids["turns"])
+    with transaction.atomic():  # after the last delete (see storage.purge_after_commit)
         storage.purge_after_commit()
     return counts
 
@@ -158,6 +202,8 @@ def memory_erase(*, user: Any, item_id: int) -> None:
         also = item_traces_erase(user=user, item=item)
         item.delete()
         events.items_changed(user.pk, removed=[item_id, *also])
+        # Only now: a merge before the delete keeps the words behind a delete marker.
+        storage.purge_after_commit()
 
 
 @dataclass

@@ -61,7 +61,10 @@ def wal_checkpoint() -> tuple[int, int, int] | None:
 
 def purge_after_commit() -> None:
     """Optimize the full-text indexes now (inside the erase's transaction) and
-    checkpoint the WAL once that transaction has committed."""
+    checkpoint the WAL once that transaction has committed.
+
+    Call it after the last row is deleted: the merge drops a row's words only when the
+    delete marker is already there (merged before, the words stay in the new segment)."""
     fulltext_optimize()
     transaction.on_commit(_checkpoint_quietly)
 

@@ -35,6 +35,9 @@ _SUBJECTS = {
     "learning.tasks.reconcile_all": None,
     "learning.tasks.decay_all": None,
     "privacy.tasks.prune_all": None,
+    # an import job's id: erasing the user deletes the job, and the task then does nothing
+    "memory.tasks.import_run": None,
+    "memory.tasks.imports_resume": None,
 }
 # The paths these tasks had before the apps were split (still queued on an upgraded
 # install, and still importable for one release).

@@ -14,6 +14,7 @@ class Fused:
     id: int
     score: float
     stages: frozenset[str]
+    relevance: float = 0.0  # in [0, 1], comparable across queries (`retrieval.relevance`)
 
     @property
     def matched_by(self) -> str:

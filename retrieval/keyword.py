@@ -181,14 +181,14 @@ _df_lock = threading.Lock()
 
 
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
     return plain if len(plain) <= 2 else _stemmer.stemWord(plain)
 
 
 def _document_frequency(spec: FullTextSpec, term: str) -> int:
-    key = (spec.fts, _stem(term))
+    key = (spec.fts, stem(term))
     now = time.monotonic()
     with _df_lock:
         cached = _df_cache.get(key)
@@ -201,6 +201,34 @@ def _document_frequency(spec: FullTextSpec, term: str) -> int:
     with _df_lock:
         if len(_df_cache) > 50_000:
             _df_cache.clear()
+        _df_cache[key] = (count, now + DF_SECONDS)
+    return count
+
+
+def term_weights(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
+    """{stem: idf} of the query's terms among the rows searched (SQLite: the whole index)."""
+    if connection.vendor != "sqlite":
+        return {stem(term): w for term, w in _postgres_idf(spec, terms, where).items()}
+    total = max(_row_count(spec), 1)
+    weights: dict[str, float] = {}
+    for term in terms:
+        df = _document_frequency(spec, term)
+        weights[stem(term)] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+    return weights
+
+
+def _row_count(spec: FullTextSpec) -> int:
+    """Rows of the full-text index (SQLite), cached like the document frequencies."""
+    key = (spec.fts, "")
+    now = time.monotonic()
+    with _df_lock:
+        cached = _df_cache.get(key)
+    if cached and cached[1] > now:
+        return cached[0]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM {spec.table}")
+        count = int(cursor.fetchone()[0])
+    with _df_lock:
         _df_cache[key] = (count, now + DF_SECONDS)
     return count
 

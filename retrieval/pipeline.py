@@ -5,12 +5,16 @@ model instances with one `for_user` query.
 """
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.db import connection
+from django.utils.dateparse import parse_datetime
 
-from retrieval import dates, fusion, keyword, rerank, vocabulary
+from retrieval import dates, fusion, keyword, relevance, rerank, vocabulary
 from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id
 from retrieval.indexes import index_for
@@ -20,15 +24,6 @@ from retrieval.vector import VectorIndex
 CANDIDATES_PER_RESULT = 4  # each stage proposes top_k x 4 (reference: Recall)
 OVERFETCH = 2  # vector hits fetched per wanted candidate, so filters rarely starve it
 MIN_CANDIDATES = 20
-# (weight, k) of the extra stages, read at call time (tests override settings).
-EXTRA_STAGES: dict[str, Callable[[], tuple[float, int]]] = {
-    "conversation": lambda: (
-        settings.GAIA_RRF_CONVERSATION_WEIGHT,
-        settings.GAIA_RRF_CONVERSATION_K,
-    ),
-    "date": lambda: (settings.GAIA_RRF_DATE_WEIGHT, settings.GAIA_RRF_DATE_K),
-    "speaker": lambda: (settings.GAIA_RRF_SPEAKER_WEIGHT, settings.GAIA_RRF_K),
-}
 
 
 def _ids_in_scope(corpus: Corpus, where: keyword.Where, ids: list[int] | None) -> list[int]:
@@ -79,88 +74,178 @@ def vector_candidates(
     return kept[:limit]
 
 
-def _direct_weights() -> dict[str, float]:
+@dataclass
+class Candidate:
+    """One row a stage proposed, with the evidence that it answers the query."""
+
+    id: int
+    cosine: float | None = None
+    vector_rank: int | None = None
+    keyword_rank: int | None = None
+    text: str = ""
+    moment: Any = None  # when the row happened (the corpus's time column)
+    speaker: str = ""
+    covered: float = 0.0
+    stages: set[str] = field(default_factory=set)
+
+    @property
+    def relevance(self) -> float:
+        return relevance.relevance(self.cosine, self.covered)
+
+
+def candidates(
+    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
+) -> dict[int, Candidate]:
+    """What the vector and keyword stages propose (at most `limit` each), with evidence.
+
+    One embedding, one vector search (plus an exact one among the keyword-only rows),
+    the keyword search, and one query for the rows' text, time and speaker, which also
+    keeps only rows `where` allows.
+    """
+    vector = query_vector(vocabulary.vector_text(owner_id, query))
+    index = (
+        index_for(corpus, owner_id, current_model_id(), current_dim())
+        if vector is not None
+        else None
+    )
+    by_vector = index.search(vector, limit * OVERFETCH) if index is not None else []
+    by_keyword = keyword.search(corpus.fts, query, where, limit)
+    found: dict[int, Candidate] = {}
+    for row_id, _ in by_keyword:
+        found.setdefault(row_id, Candidate(row_id)).keyword_rank = len(found)
+    for row_id, cosine in by_vector:
+        found.setdefault(row_id, Candidate(row_id)).cosine = cosine
+    rows = _rows(corpus, where, list(found))
+    if index is not None:
+        stale = [i for i, _ in by_vector if i not in rows]
+        if stale and len(rows) < len(found):
+            _heal(corpus, owner_id, index, stale)
+    found = {i: c for i, c in found.items() if i in rows}
+    vector_ids = [i for i, _ in by_vector if i in found][:limit]
+    for rank, row_id in enumerate(vector_ids, start=1):
+        found[row_id].vector_rank = rank
+        found[row_id].stages.add("vector")
+    for rank, (row_id, _) in enumerate(r for r in by_keyword if r[0] in found):
+        found[row_id].keyword_rank = rank + 1
+        found[row_id].stages.add("keyword")
+    found = {i: c for i, c in found.items() if c.stages}
+    missing = [i for i, c in found.items() if c.cosine is None]
+    if missing and index is not None:  # keyword-only rows: their exact similarity
+        exact = dict(index.search(vector, len(missing), allowed=np.array(missing, dtype=np.int64)))
+        for row_id in missing:
+            found[row_id].cosine = exact.get(row_id)
+    weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
+    for row_id, candidate in found.items():
+        candidate.text, candidate.moment, candidate.speaker = rows[row_id]
+        candidate.covered = relevance.coverage(weights, f"{candidate.speaker} {candidate.text}")
+    return found
+
+
+def _rows(corpus: Corpus, where: keyword.Where, ids: list[int]) -> dict[int, tuple]:
+    """{id: (text, time, speaker)} of those of `ids` that `where` allows."""
+    if not ids:
+        return {}
+    speaker = corpus.speaker_column or "''"
+    sql = (
+        f"SELECT t.id, t.content, {corpus.time_column}, {speaker} FROM {corpus.table} t "
+        f"WHERE {corpus.active_sql}{where.sql()} AND t.id IN ({', '.join(['%s'] * len(ids))})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*where.params, *ids])
+        return {row[0]: (row[1] or "", _aware(row[2]), row[3] or "") for row in cursor.fetchall()}
+
+
+def _aware(value: Any) -> datetime | None:
+    """A time column read with raw SQL (SQLite gives naive UTC, or text) as aware UTC."""
+    if isinstance(value, str):
+        value = parse_datetime(value)
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def score(candidate: Candidate, depth: int) -> float:
+    """Rank fusion of the two stages, each scaled by its own evidence for this row.
+
+    A stage's rank counts half as is and half scaled by the stage's evidence for the row
+    (the vector stage's by the similarity, the keyword stage's by the share of the query
+    the row covers), so a rank without evidence counts half as much as one with it.
+    """
+    k = settings.GAIA_RRF_K
+    vector_rank = candidate.vector_rank or depth + 1
+    keyword_rank = candidate.keyword_rank or depth + 1
+    by_vector = 0.5 + 0.5 * relevance.of_similarity(candidate.cosine)
+    by_keyword = 0.5 + 0.5 * candidate.covered
+    return settings.GAIA_RRF_VECTOR_WEIGHT * by_vector / (
+        k + vector_rank
+    ) + settings.GAIA_RRF_KEYWORD_WEIGHT * by_keyword / (k + keyword_rank)
+
+
+def in_named_days(query: str, found: Mapping[int, Candidate]) -> set[int]:
+    """Those candidates that happened on a day (or in a month) the query names."""
+    windows = dates.mentioned_windows(query)
+    if not windows:
+        return set()
     return {
-        "vector": settings.GAIA_RRF_VECTOR_WEIGHT,
-        "keyword": settings.GAIA_RRF_KEYWORD_WEIGHT,
+        i
+        for i, c in found.items()
+        if c.moment is not None and any(start <= c.moment < end for start, end in windows)
     }
 
 
-def _direct(
-    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
-) -> dict[str, list[int]]:
-    by_keyword = keyword.search(corpus.fts, query, where, limit)
-    by_vector = vector_candidates(corpus, owner_id, query, where, limit)
-    return {"vector": [i for i, _ in by_vector], "keyword": [i for i, _ in by_keyword]}
-
-
-def dated_candidates(
-    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
-) -> list[int]:
-    """Rows of the days the query names (`dates`), best first; [] if it names none."""
-    windows = dates.mentioned_windows(query)
-    if not windows:
-        return []
-    column = corpus.time_column
-    within = " OR ".join(f"({column} >= %s AND {column} < %s)" for _ in windows)
-    scoped = keyword.Where(list(where.clauses), list(where.params))
-    scoped.add(f"({within})", *[moment for window in windows for moment in window])
-    return [f.id for f in _fuse(_direct(corpus, owner_id, query, scoped, limit), {}, limit)]
-
-
-def spoken_by_named(corpus: Corpus, owner_id: int, query: str, ids: list[int]) -> list[int]:
-    """Those of `ids` (in order) said by the one speaker the query names; [] if none."""
-    if not corpus.speaker_column or not ids:
-        return []
+def said_by_named(owner_id: int, query: str, found: Mapping[int, Candidate]) -> set[int]:
+    """Those candidates said by the one speaker the query names (turns)."""
     name = vocabulary.named_speaker(owner_id, query)
     if name is None:
-        return []
-    marks = ", ".join(["%s"] * len(ids))
-    sql = (
-        f"SELECT t.id, {corpus.speaker_column} FROM {corpus.table} t "
-        f"WHERE t.owner_id = %s AND t.id IN ({marks})"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [owner_id, *ids])
-        theirs = {row[0] for row in cursor.fetchall() if (row[1] or "").strip().casefold() == name}
-    return [i for i in ids if i in theirs]
+        return set()
+    return {i for i, c in found.items() if c.speaker.strip().casefold() == name}
 
 
-def fused_candidates(
+def ranked(
     corpus: Corpus,
     *,
     owner_id: int,
     query: str,
     where: keyword.Where,
     limit: int,
-    extra: Mapping[str, list[int]] | None = None,
+    via: Mapping[int, fusion.Fused] | None = None,
 ) -> list[fusion.Fused]:
-    """Vector and keyword candidates (at most `limit` each) plus `extra` stages, fused.
+    """Every candidate with its score and relevance, best first.
 
-    Extra stages only propose (see `fusion.rrf`'s `partial`), with their own k. Two are
-    added here: the rows of the days the query names (`dated_candidates`), and, among
-    the candidates, those said by the speaker it names, in fused order (`spoken_by_named`).
+    `via` gives rows evidence found elsewhere (an item's source turn): a row's score and
+    relevance are the better of its own and that evidence's. Rows of a day the query
+    names, and turns of a speaker it names, score more (they stay as relevant as they are).
     """
-    rankings = _direct(corpus, owner_id, query, where, limit)
-    stages = {**(extra or {}), "date": dated_candidates(corpus, owner_id, query, where, limit)}
-    fused = _fuse(rankings, stages, limit)
-    spoken = spoken_by_named(corpus, owner_id, query, [f.id for f in fused])
-    return _fuse(rankings, {**stages, "speaker": spoken}, limit) if spoken else fused
-
-
-def _fuse(
-    direct: dict[str, list[int]], extra: Mapping[str, list[int]], limit: int
-) -> list[fusion.Fused]:
-    rankings = dict(direct)
-    weights = _direct_weights()
-    stage_k = {}
-    for stage, ids in extra.items():
-        if ids:
-            rankings[stage] = ids[:limit]
-            weights[stage], stage_k[stage] = EXTRA_STAGES[stage]()
-    return fusion.rrf(
-        rankings, weights, settings.GAIA_RRF_K, depth=limit, partial=list(stage_k), stage_k=stage_k
-    )
+    found = candidates(corpus, owner_id, query, where, limit)
+    depth = max(limit, len(found))
+    fused: dict[int, fusion.Fused] = {
+        i: fusion.Fused(i, score(c, depth), frozenset(c.stages), c.relevance)
+        for i, c in found.items()
+    }
+    for row_id, other in (via or {}).items():
+        mine = fused.get(row_id)
+        if mine is None or other.score > mine.score:
+            fused[row_id] = fusion.Fused(
+                row_id,
+                other.score,
+                other.stages | (mine.stages if mine else frozenset()),
+                max(other.relevance, mine.relevance if mine else 0.0),
+            )
+        elif other.relevance > mine.relevance:
+            fused[row_id] = fusion.Fused(row_id, mine.score, mine.stages, other.relevance)
+    boosts = [(in_named_days(query, found), "date", settings.GAIA_RRF_DATE_WEIGHT)]
+    if corpus.speaker_column:
+        boosts.append(
+            (said_by_named(owner_id, query, found), "speaker", settings.GAIA_RRF_SPEAKER_WEIGHT)
+        )
+    for ids, stage, weight in boosts:
+        for row_id in ids:
+            f = fused[row_id]
+            fused[row_id] = fusion.Fused(
+                row_id, f.score * (1 + weight), f.stages | {stage}, f.relevance
+            )
+    # On equal scores a direct match comes before a row found only through other evidence.
+    return sorted(fused.values(), key=lambda f: (-f.score, "conversation" in f.stages, f.id))
 
 
 def hybrid(
@@ -171,19 +256,16 @@ def hybrid(
     where: keyword.Where,
     top_k: int,
     documents: Callable[[list[int]], dict[int, str]],
-    extra: Mapping[str, list[int]] | None = None,
+    min_relevance: float = 0.0,
+    via: Mapping[int, fusion.Fused] | None = None,
 ) -> list[fusion.Fused]:
-    """Fused (and, when configured, reranked) ids best first, at most `top_k`.
-
-    `documents(ids)` gives the text of candidates for the reranker; `extra` adds ranked
-    stages of the caller's (each id must already be in scope).
-    """
+    """The best rows at least `min_relevance` relevant (reranked when configured), at
+    most `top_k`. `documents(ids)` gives the reranker the candidates' text."""
     if not query.strip():
         return []
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
-    fused = fused_candidates(
-        corpus, owner_id=owner_id, query=query, where=where, limit=limit, extra=extra
-    )
+    fused = ranked(corpus, owner_id=owner_id, query=query, where=where, limit=limit, via=via)
+    fused = [f for f in fused if f.relevance >= min_relevance]
     if rerank.configured() and len(fused) > 1:
         fused = _reranked(query, fused, top_k, documents)
     return fused[:top_k]
@@ -197,4 +279,6 @@ def _reranked(query: str, fused: list, top_k: int, documents: Callable) -> list:
     if scores is None:
         return fused
     order = sorted(range(len(head)), key=lambda i: -scores[i])
-    return [fusion.Fused(head[i].id, scores[i], head[i].stages) for i in order] + tail
+    return [
+        fusion.Fused(head[i].id, scores[i], head[i].stages, head[i].relevance) for i in order
+    ] + tail

@@ -1,21 +1,42 @@
 """Request and response shapes of the conversation and tool-call endpoints."""
 
+import json
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
+from core.jsonsafe import check_json
 from core.serializers import JSONObjectField, StrictSerializer, WhenField
 
 INT32_MAX = 2**31 - 1
 
 
 class TurnCreateSerializer(StrictSerializer):
-    session_id = serializers.CharField(max_length=128)
-    role = serializers.ChoiceField(choices=ROLES)
-    content = serializers.CharField(max_length=100_000, help_text="Stored up to 4000 chars.")
-    context = serializers.CharField(max_length=100, allow_blank=True, default="global")
+    session_id = serializers.CharField(
+        max_length=128, help_text="The conversation, named by the agent; created on first use."
+    )
+    role = serializers.ChoiceField(
+        choices=ROLES, help_text="Who spoke: user, assistant, system or tool."
+    )
+    content = serializers.CharField(
+        max_length=100_000, help_text="What was said (stored up to 4000 chars)."
+    )
+    context = serializers.CharField(
+        max_length=100,
+        allow_blank=True,
+        default="global",
+        help_text="The memory context of the conversation, e.g. work (default global).",
+    )
     timestamp = WhenField(help_text="When it was said (ISO 8601); default now.")
-    speaker = serializers.CharField(max_length=100, allow_blank=True, default="")
+    speaker = serializers.CharField(
+        max_length=100,
+        allow_blank=True,
+        default="",
+        help_text="The speaker's name when there are several, e.g. in a group chat.",
+    )
 
 
 class TurnSerializer(serializers.ModelSerializer):
@@ -25,20 +46,46 @@ class TurnSerializer(serializers.ModelSerializer):
         model = Turn
         fields = [
             "id", "session_id", "role", "speaker", "content", "context", "timestamp",
-            "extraction_status", "consolidated_at",
+            "extraction_status", "extraction_refused", "extraction_error", "secrets_masked",
+            "consolidated_at",
         ]  # fmt: skip
         read_only_fields = fields
 
 
 class TurnSearchSerializer(StrictSerializer):
-    query = serializers.CharField(max_length=20_000, required=False, allow_blank=True)
-    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, default=10)
-    session_id = serializers.CharField(
-        max_length=128, required=False, allow_null=True, allow_blank=True
+    query = serializers.CharField(
+        max_length=20_000,
+        required=False,
+        allow_blank=True,
+        help_text="Keywords to look for; leave out to list by time.",
     )
-    role = serializers.ChoiceField(choices=ROLES, required=False, allow_null=True, allow_blank=True)
+    top_k = serializers.IntegerField(
+        min_value=1, max_value=MAX_TOP_K, default=10, help_text="How many turns (default 10)."
+    )
+    session_id = serializers.CharField(
+        max_length=128,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="Only turns of this session.",
+    )
+    role = serializers.ChoiceField(
+        choices=ROLES,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="Only turns of this role.",
+    )
     time_from = WhenField(help_text="Lower bound on the turn time (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on the turn time (ISO 8601).")
+    min_relevance = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        allow_null=True,
+        help_text="Leave out hits less relevant than this (0..1; default: the server's "
+        "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
+    )
 
     def validate(self, attrs: dict) -> dict:
         if not (attrs.get("query") or "").strip() and not (
@@ -55,7 +102,11 @@ class TurnHitSerializer(serializers.Serializer):
     speaker = serializers.CharField(source="turn.speaker")
     content = serializers.CharField(source="turn.content")
     timestamp = serializers.DateTimeField(source="turn.timestamp")
-    score = serializers.FloatField()
+    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = serializers.FloatField(
+        help_text="How well the turn answers the query, 0..1, comparable across queries "
+        "(1 when listed by time)."
+    )
     matched_by = serializers.ChoiceField(
         choices=["vector", "keyword", "both", "time", "date"],
         help_text='"time": listed by time (no query); "date": found only among the turns '
@@ -87,17 +138,79 @@ class SessionDetailSerializer(serializers.Serializer):
     results = TurnSerializer(many=True, help_text="One page of turns, oldest first.")
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "description": "A JSON object as text, as models emit it."},
+            {"type": "object", "additionalProperties": True},
+            {"type": "array", "items": {}},
+        ]
+    }
+)
+class ArgumentsField(serializers.Field):
+    """A tool call's arguments: a JSON object or list, or a string holding one."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except (ValueError, RecursionError):
+                raise serializers.ValidationError("Not valid JSON.") from None
+        if not isinstance(data, (dict, list)):
+            raise serializers.ValidationError("Must be a JSON object or list.")
+        try:
+            check_json(data)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
+        return data
+
+
+@extend_schema_serializer(component_name="ToolCallLog")
 class ToolCallCreateSerializer(StrictSerializer):
-    session_id = serializers.CharField(max_length=128, required=False, allow_null=True)
-    tool_name = serializers.CharField(max_length=200)
-    args = JSONObjectField(allow_list=True, required=False, allow_null=True)
-    result_summary = serializers.CharField(max_length=100_000, allow_blank=True, default="")
-    success = serializers.BooleanField(default=True)
-    error = serializers.CharField(max_length=100_000, allow_blank=True, default="")
+    """One call: OpenAI's field names (`name`, `arguments`) or ours (`tool_name`, `args`)."""
+
+    session_id = serializers.CharField(
+        max_length=128, required=False, allow_null=True, help_text="The conversation it belongs to."
+    )
+    tool_name = serializers.CharField(
+        max_length=200, required=False, help_text="The tool's name (or give `name`)."
+    )
+    name = serializers.CharField(
+        max_length=200, required=False, help_text="OpenAI's field for `tool_name`."
+    )
+    args = JSONObjectField(
+        allow_list=True, required=False, allow_null=True, help_text="The arguments it was given."
+    )
+    arguments = ArgumentsField(
+        required=False, allow_null=True, help_text="OpenAI's field for `args` (a JSON string too)."
+    )
+    result_summary = serializers.CharField(
+        max_length=100_000, allow_blank=True, default="", help_text="What the tool returned."
+    )
+    success = serializers.BooleanField(
+        default=True, help_text="false when it failed: the failure becomes an error lesson."
+    )
+    error = serializers.CharField(
+        max_length=100_000, allow_blank=True, default="", help_text="The error of a failed call."
+    )
     duration_ms = serializers.IntegerField(
-        min_value=0, max_value=INT32_MAX, required=False, allow_null=True
+        min_value=0,
+        max_value=INT32_MAX,
+        required=False,
+        allow_null=True,
+        help_text="How long the call took, in milliseconds.",
     )
     timestamp = WhenField(help_text="When the call was made (ISO 8601); default now.")
+
+    def validate(self, attrs: dict) -> dict:
+        for ours, openai in (("tool_name", "name"), ("args", "arguments")):
+            if ours in attrs and openai in attrs:
+                raise serializers.ValidationError({openai: [f"Give {ours} or {openai}, not both."]})
+            if openai in attrs:
+                attrs[ours] = attrs.pop(openai)
+        if not attrs.get("tool_name"):
+            raise serializers.ValidationError({"tool_name": ["This field is required."]})
+        return attrs
 
 
 class ToolCallSerializer(serializers.ModelSerializer):
@@ -116,9 +229,18 @@ class ToolCallSerializer(serializers.ModelSerializer):
 
 
 class ToolCallListQuerySerializer(serializers.Serializer):
-    tool_name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    success = serializers.BooleanField(required=False, allow_null=True, default=None)
-    session_id = serializers.CharField(max_length=128, required=False, allow_blank=True)
+    tool_name = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text="Only calls of this tool."
+    )
+    success = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="true: only successful calls; false: only failed ones; absent: both.",
+    )
+    session_id = serializers.CharField(
+        max_length=128, required=False, allow_blank=True, help_text="Only calls of this session."
+    )
 
 
 class ToolSummarySerializer(serializers.Serializer):

@@ -1,6 +1,6 @@
 """Conversation turns, past-conversation search, sessions and tool calls."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -21,11 +21,62 @@ from conversations.api.serializers import (
     TurnSearchSerializer,
     TurnSerializer,
 )
+from core.openapi import SESSION_ID
 from core.serializers import OneOrMany, errors, one_or_many
+
+TURN_EXAMPLES = [
+    OpenApiExample(
+        "one turn",
+        value={"session_id": "chat-1", "role": "user", "content": "I moved to Lisbon last spring"},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "an exchange",
+        value=[
+            {"session_id": "chat-1", "role": "user", "content": "Any fado tonight?"},
+            {"session_id": "chat-1", "role": "assistant", "content": "Two shows in Alfama."},
+        ],
+        request_only=True,
+    ),
+]
+SEARCH_EXAMPLES = [
+    OpenApiExample("keywords", value={"query": "Lisbon", "top_k": 5}, request_only=True),
+    OpenApiExample(
+        "a week, newest first",
+        value={"time_from": "2026-11-01T00:00:00Z", "time_to": "2026-11-08T00:00:00Z"},
+        request_only=True,
+    ),
+]
+TOOL_CALL_EXAMPLES = [
+    OpenApiExample(
+        "a failure, as an OpenAI tool call",
+        value={
+            "session_id": "chat-1",
+            "name": "web_search",
+            "arguments": '{"q": "fado tonight"}',
+            "success": False,
+            "error": "HTTP 429: quota exceeded",
+            "duration_ms": 840,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "a success",
+        value={
+            "tool_name": "calculator",
+            "args": {"expression": "2+2"},
+            "result_summary": "4",
+            "duration_ms": 2,
+        },
+        request_only=True,
+    ),
+]
 
 
 class TurnCreateView(APIView):
     @extend_schema(
+        operation_id="turns_log",
+        examples=TURN_EXAMPLES,
         tags=["conversations"],
         summary="Log one turn or a batch",
         description=(
@@ -34,8 +85,8 @@ class TurnCreateView(APIView):
             "user). Answers the stored turns with their ids: an object for an object, a "
             "list for a list."
         ),
-        request=one_or_many("TurnCreateBody", TurnCreateSerializer),
-        responses={201: one_or_many("TurnCreatedBody", TurnSerializer), **errors(400, 413, 415)},
+        request=one_or_many("TurnLog", TurnCreateSerializer),
+        responses={201: one_or_many("TurnsLogged", TurnSerializer), **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(TurnCreateSerializer, request.data, {"user": request.user})
@@ -49,6 +100,8 @@ class TurnCreateView(APIView):
 
 class TurnSearchView(APIView):
     @extend_schema(
+        operation_id="conversations_search",
+        examples=SEARCH_EXAMPLES,
         tags=["conversations"],
         summary="Search past conversations",
         description=(
@@ -69,6 +122,7 @@ class SessionListView(GenericAPIView):
     serializer_class = SessionSerializer
 
     @extend_schema(
+        operation_id="sessions_list",
         tags=["conversations"],
         summary="List sessions",
         responses={200: SessionSerializer(many=True), **errors(404)},
@@ -82,6 +136,8 @@ class SessionDetailView(GenericAPIView):
     serializer_class = SessionDetailSerializer
 
     @extend_schema(
+        operation_id="sessions_get",
+        parameters=[SESSION_ID],
         tags=["conversations"],
         summary="One session and a page of its turns",
         responses={200: SessionDetailSerializer, **errors(404)},
@@ -98,6 +154,7 @@ class ToolCallListCreateView(GenericAPIView):
     serializer_class = ToolCallSerializer
 
     @extend_schema(
+        operation_id="tool_calls_list",
         tags=["tool calls"],
         summary="List tool calls",
         parameters=[ToolCallListQuerySerializer],
@@ -111,6 +168,8 @@ class ToolCallListCreateView(GenericAPIView):
         return self.get_paginated_response(ToolCallSerializer(page, many=True).data)
 
     @extend_schema(
+        operation_id="tool_calls_log",
+        examples=TOOL_CALL_EXAMPLES,
         tags=["tool calls"],
         summary="Log a tool call",
         request=ToolCallCreateSerializer,
@@ -125,6 +184,7 @@ class ToolCallListCreateView(GenericAPIView):
 
 class ToolCallSummaryView(APIView):
     @extend_schema(
+        operation_id="tool_calls_summary",
         tags=["tool calls"],
         summary="Per-tool summary",
         description="Per tool: calls, success rate, mean duration, last error.",

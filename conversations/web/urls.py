@@ -7,4 +7,9 @@ urlpatterns = [
     path("search/", views.turn_search, name="web-turn-search"),
     path("tools/", views.tool_calls, name="web-tool-calls"),
     path("<int:pk>/", views.session_detail, name="web-session-detail"),
+    path(
+        "turns/<int:pk>/retry/",
+        views.turn_extraction_retry_view,
+        name="web-turn-extraction-retry",
+    ),
 ]

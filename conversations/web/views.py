@@ -1,16 +1,20 @@
 """Conversation pages: sessions, one session's turns, turn search, tool-call history."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count, IntegerField, Min, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from conversations import selectors
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import search_turns
+from conversations.services import turn_extraction_retry
 from memory.models import KnowledgeItem
 
 SESSIONS_PER_PAGE = 25
@@ -125,3 +129,17 @@ def tool_calls(request: HttpRequest) -> HttpResponse:
             "tool": tool,
         },
     )
+
+
+@login_required
+@require_POST
+def turn_extraction_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """Put a failed or partly refused turn back in the extraction queue."""
+    try:
+        turn = turn_extraction_retry(user=request.user, turn_id=pk)
+    except Turn.DoesNotExist:
+        raise Http404 from None
+    if turn.extraction_status == "pending":
+        messages.success(request, "Extraction of this turn will be tried again shortly.")
+    url = reverse("web-session-detail", args=[turn.session_id])
+    return redirect(f"{url}?turn={turn.pk}#turn-{turn.pk}")

@@ -41,9 +41,17 @@ class ScanContext:
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
+def valid_text(value: str) -> str:
+    """`value` with every lone surrogate replaced by U+FFFD. A file name that is not UTF-8
+    comes back from the OS with its bad bytes as lone surrogates, which no JSON encoder
+    or database takes (the server refuses them); the rest of the name stays readable.
+    (The server's own rule is core.text; this package cannot import Django code.)"""
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 @dataclass(frozen=True)
 class Found:
-    """One proposed fact. `scanner` is filled in by the runner."""
+    """One proposed fact, its text always valid. `scanner` is filled in by the runner."""
 
     content: str
     category: str = "fact"
@@ -51,6 +59,10 @@ class Found:
     entity: str = ""
     sensitive: bool = False
     scanner: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("content", "context", "entity"):
+            object.__setattr__(self, name, valid_text(getattr(self, name)))
 
     def as_dict(self) -> dict:
         return {

@@ -2,8 +2,9 @@
 
 `get_llm()` returns the configured client, or None when no LLM is configured (then LLM
 work is not attempted and its backlog is kept). Every call is bounded by an overall
-deadline, retried on transient failures, guarded by a circuit breaker, and its outcome is
-counted persistently (`learning.llm.counters`).
+deadline, retried on transient failures, guarded by a circuit breaker whose state every
+process shares (`learning.llm.breaker`), read tolerantly (`learning.llm.parse`,
+`learning.llm.shapes`), and its outcome is counted persistently (`learning.llm.counters`).
 """
 
 from django.conf import settings
@@ -11,7 +12,7 @@ from django.conf import settings
 from learning.llm.base import LLM, LLMError
 from learning.llm.client import OpenAICompatLLM
 
-__all__ = ["LLM", "LLMError", "get_llm", "llm_configured"]
+__all__ = ["LLM", "LLMError", "clients_clear", "get_llm", "llm_configured"]
 
 _clients: dict[tuple, OpenAICompatLLM] = {}
 
@@ -44,3 +45,8 @@ def get_llm() -> OpenAICompatLLM | None:
     if client is None:
         client = _clients[key] = OpenAICompatLLM(**options)
     return client
+
+
+def clients_clear() -> None:
+    """Forget the built clients (as a new process would start without them)."""
+    _clients.clear()

@@ -2,27 +2,33 @@
 
 One call = one overall deadline (GAIA_LLM_TIMEOUT) covering every attempt, back-off
 sleep and byte received. Connect errors, 429 (Retry-After honoured, bounded) and 5xx
-are retried with exponential back-off and jitter; a circuit breaker fails fast while the
-server is down. The answer must be JSON valid against the caller's schema; JSON mode is
-requested and dropped for good when the server rejects it. Every outcome is counted.
+are retried with exponential back-off and jitter; a circuit breaker shared by every
+process fails fast while the server is down. JSON mode is requested and dropped for
+good when the server rejects it. The answer is read as models really write it
+(`learning.llm.parse`) into the job's shape (`learning.llm.shapes`) and checked against
+the job's schema; an answer still unusable gets one repair round-trip (the model is
+told what was wrong and asked again, within the same deadline), then the call fails
+with the reason. Every outcome is counted.
 """
 
 import email.utils
 import json
 import random
-import re
 import time
 from typing import Any
 
 import httpx
 import jsonschema
 
+from learning.llm import shapes
 from learning.llm.base import LLMError
-from learning.llm.breaker import CircuitBreaker
+from learning.llm.breaker import SharedBreaker
 from learning.llm.counters import OK, llm_count
+from learning.llm.parse import AnswerError, json_values, strip_thinking
 from learning.llm.transport import DeadlineTransport, deadline, time_left
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
+CUT_OFF = "answer cut off at the token limit (GAIA_LLM_MAX_TOKENS)"
+ECHO_CHARS = 2000  # of the unusable answer, shown back to the model with the repair request
 
 
 class _Retry(Exception):
@@ -56,19 +62,53 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def loads_answer(text: str) -> Any:
-    """JSON from a model answer, tolerating code fences and prose around one object."""
-    text = text.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        return json.loads(text)
-    except ValueError:
-        start, end = text.find("{"), text.rfind("}")
-        if start == -1 or end <= start:
-            raise
-        return json.loads(text[start : end + 1])
+def read_answer(content: str, *, schema: dict, read: shapes.Reader, cut_off: bool) -> Any:
+    """The job's data from a model's answer text; AnswerError saying why there is none."""
+    text = strip_thinking(content)
+    if not text:
+        raise AnswerError(CUT_OFF if cut_off else "empty answer (nothing after the thinking)")
+    problems: list[AnswerError] = []
+    values = list(json_values(text))
+    for index, value in enumerate([*values, text]):  # the text itself last: Markdown lists
+        try:
+            data = read(value)
+            jsonschema.validate(data, schema)
+        except AnswerError as problem:
+            if index < len(values):
+                problems.append(
+                    AnswerError(f"answer does not fit the schema: {problem}"[:300], problem.kind)
+                )
+            continue
+        except jsonschema.ValidationError as error:
+            reason = f"answer does not fit the schema: {error.message}"[:300]
+            problems.append(AnswerError(reason, "schema"))
+            continue
+        return data
+    if cut_off:
+        raise AnswerError(CUT_OFF)
+    fitting = [p for p in problems if p.kind == "schema"]
+    raise fitting[0] if fitting else AnswerError("answer not JSON")
+
+
+def repair_request(problem: AnswerError) -> str:
+    if str(problem) == CUT_OFF:
+        return (
+            "Your answer was cut off at the token limit. Answer again, shorter: only the "
+            "JSON object, fewer and shorter entries, no explanation, no thinking."
+        )
+    return (
+        f"Your answer was not valid JSON of the expected shape ({problem}). Answer again "
+        "with only the JSON object described in the instructions: no prose, no code "
+        "fences, double-quoted keys and strings, no trailing commas."
+    )
+
+
+def message_text(message: dict) -> str:
+    """The text of a chat message: a string, or a list of text parts (some servers)."""
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
 
 
 class OpenAICompatLLM:
@@ -96,42 +136,88 @@ class OpenAICompatLLM:
         self.retries, self.backoff, self.retry_after_max = max(0, retries), backoff, retry_after_max
         self.max_tokens, self.max_bytes = max_tokens, max_bytes
         self.json_mode = json_mode
-        self.breaker = CircuitBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown)
+        self.breaker = SharedBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(
             transport=DeadlineTransport(), headers=headers, follow_redirects=False
         )
 
     def complete_json(
-        self, *, system: str, prompt: str, schema: dict, user: Any = None, purpose: str = ""
+        self,
+        *,
+        system: str,
+        prompt: str,
+        schema: dict,
+        read: shapes.Reader = shapes.raw,
+        user: Any = None,
+        purpose: str = "",
     ) -> Any:
-        """The answer to (system, prompt) as JSON valid against `schema`; LLMError if none.
-
-        The outcome is counted for `user` (kind "ok" or the failure kind).
-        """
+        """The answer to (system, prompt) read by `read` and valid against `schema`;
+        LLMError if none. The outcome is counted for `user` (kind "ok" or the failure)."""
         try:
-            answer = self._complete(system, prompt, schema)
+            answer = self._complete(system, prompt, schema, read)
         except LLMError as error:
             llm_count(error.kind, user=user, message=f"{purpose}: {error}"[:500])
             raise
         llm_count(OK, user=user)
         return answer
 
-    def _complete(self, system: str, prompt: str, schema: dict) -> Any:
+    def _complete(self, system: str, prompt: str, schema: dict, read: shapes.Reader) -> Any:
         if not self.breaker.allow():
             raise LLMError("circuit_open", "LLM server failing; waiting before trying again")
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-        with deadline(time.monotonic() + self.timeout):
+        with deadline(time.monotonic() + self.timeout):  # one deadline, repair included
+            content, cut_off = self._ask(messages)
             try:
-                body = self._post_with_retries(messages)
+                return read_answer(content, schema=schema, read=read, cut_off=cut_off)
+            except AnswerError as problem:
+                first = problem
+            shown = strip_thinking(content)[:ECHO_CHARS] or "(no answer)"
+            messages += [
+                {"role": "assistant", "content": shown},
+                {"role": "user", "content": repair_request(first)},
+            ]
+            try:
+                content, cut_off = self._ask(messages, repair=True)
             except LLMError as error:
-                if error.transient:
-                    self.breaker.failure()
-                else:
-                    self.breaker.success()  # it answered: reachable, just not useful
-                raise
+                if error.kind != "timeout":
+                    raise
+                raise LLMError(first.kind, f"{first} (no time left to ask again)") from None
+        try:
+            return read_answer(content, schema=schema, read=read, cut_off=cut_off)
+        except AnswerError as problem:
+            reason = str(problem) if str(problem) == str(first) else f"{problem}; first: {first}"
+            raise LLMError(
+                problem.kind, f"{reason} (also after one repair request)"[:400]
+            ) from None
+
+    def _ask(self, messages: list[dict], *, repair: bool = False) -> tuple[str, bool]:
+        """One exchange: the answer text and whether it was cut off at the token limit."""
+        try:
+            body = self._post_with_retries(messages)
+        except LLMError as error:
+            if error.transient and not (repair and error.kind == "timeout"):
+                self.breaker.failure(error.kind)  # a repair that ran out of time is no outage
+            elif not error.transient:
+                self.breaker.success()  # it answered: reachable, just not useful
+            raise
         self.breaker.success()
-        return self._parse(body, schema)
+        return self._content(body)
+
+    def recheck(self) -> None:
+        """Probe the server when the shared state says it fails and a call is allowed,
+        so the state comes back to ok without waiting for work (the sweep calls this)."""
+        if self.breaker.troubled() and self.breaker.allow():
+            self.probe()
+
+    def probe(self) -> bool:
+        """Whether the server answers a tiny request now (recorded like any call)."""
+        try:
+            with deadline(time.monotonic() + self.timeout):
+                self._ask([{"role": "user", "content": 'Answer with {"ok": true}'}])
+        except LLMError:
+            return False
+        return True
 
     def _post_with_retries(self, messages: list[dict]) -> bytes:
         attempt = 0
@@ -208,25 +294,14 @@ class OpenAICompatLLM:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def _parse(self, body: bytes, schema: dict) -> Any:
+    def _content(self, body: bytes) -> tuple[str, bool]:
         try:
             choice = json.loads(body)["choices"][0]
-            content = choice["message"]["content"]
+            message = choice["message"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise LLMError("bad_response", "not an OpenAI chat completion") from None
-        if not isinstance(content, str):
-            raise LLMError("bad_response", "the answer has no text content")
-        try:
-            data = loads_answer(content)
-        except ValueError:
-            truncated = choice.get("finish_reason") == "length"
-            raise LLMError(
-                "invalid_json", "answer cut off (max tokens)" if truncated else "answer not JSON"
-            ) from None
-        try:
-            jsonschema.validate(data, schema)
-        except jsonschema.ValidationError as error:
-            raise LLMError(
-                "schema", f"answer does not fit the schema: {error.message}"[:300]
-            ) from None
-        return data
+        if not isinstance(message, dict):
+            raise LLMError("bad_response", "the answer has no message")
+        # Reasoning servers (vLLM, Ollama) put the thinking in a field of its own; a
+        # model that ran out of tokens while thinking leaves the content empty.
+        return message_text(message), choice.get("finish_reason") == "length"

@@ -2,17 +2,20 @@
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
+from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.serializers import errors
+from core.serializers import errors, object_id
 from learning.llm.status import llm_stats
-from memory import portability, selectors
+from memory import import_jobs, portability, selectors
+from memory.models import ImportJob
 
 TAG = ["account"]
 _COUNTS = serializers.DictField(child=serializers.IntegerField())
@@ -20,6 +23,7 @@ _COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 class StatsView(APIView):
     @extend_schema(
+        operation_id="stats_get",
         tags=TAG,
         summary="Memory statistics",
         description=(
@@ -47,11 +51,14 @@ class StatsView(APIView):
 
 
 class LimitSerializer(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
+    limit = serializers.IntegerField(
+        min_value=1, max_value=1000, default=100, help_text="At most this many (default 100)."
+    )
 
 
 class EntitiesView(APIView):
     @extend_schema(
+        operation_id="entities_list",
         tags=TAG,
         summary="Entities",
         description="Entities of active items with their counts, most frequent first.",
@@ -84,6 +91,7 @@ class EntitiesView(APIView):
 
 class ContextsView(APIView):
     @extend_schema(
+        operation_id="contexts_list",
         tags=TAG,
         summary="Contexts",
         description="Contexts of active items with their counts, most frequent first.",
@@ -111,11 +119,14 @@ class ContextsView(APIView):
 
 
 class ActivityQuerySerializer(serializers.Serializer):
-    days = serializers.IntegerField(min_value=1, max_value=365, default=30)
+    days = serializers.IntegerField(
+        min_value=1, max_value=365, default=30, help_text="The last this many days (default 30)."
+    )
 
 
 class ActivityView(APIView):
     @extend_schema(
+        operation_id="activity_daily",
         tags=TAG,
         summary="Daily activity",
         description="Turns, new memories and tool calls per day (UTC), oldest first, no gaps.",
@@ -151,16 +162,19 @@ _JSONL = "application/x-ndjson"
 
 class ExportView(APIView):
     @extend_schema(
+        operation_id="memories_export",
         tags=TAG,
         summary="Export the whole memory (JSON Lines)",
         description=(
             "Streams every item (forgotten and superseded ones too, with lineage), session, "
-            "turn and tool call of the caller as JSON Lines; no embeddings. POST it back to "
-            "/api/v1/import/ to restore it here or on another server."
+            "turn and tool call of the caller as JSON Lines; no embeddings. The last line, "
+            '`{"type": "end", "records": N}`, counts the records: a file without it was cut '
+            "short. POST it back to /api/v1/import/ to restore it here or on another server."
         ),
         responses={
             (200, _JSONL): OpenApiResponse(
-                {"type": "string"}, description="One JSON object per line; a header first."
+                {"type": "string"},
+                description="One JSON object per line: a header first, the count last.",
             ),
             **errors(),
         },
@@ -175,16 +189,32 @@ class ExportView(APIView):
 
 
 class JSONLinesParser(BaseParser):
-    """Hands the view the raw body as an iterator of lines (never loaded whole)."""
+    """Hands the view the raw body as an iterator of lines (never loaded whole; a line
+    longer than the import allows comes in pieces, and the import refuses it)."""
 
     media_type = _JSONL
 
     def parse(self, stream, media_type=None, parser_context=None):
-        return iter(stream.readline, b"") if stream is not None else iter(())
+        if stream is None:
+            return iter(())
+        return iter(lambda: stream.readline(portability.LINE_MAX + 1), b"")
 
 
 class JSONLParser(JSONLinesParser):
     media_type = "application/jsonl"
+
+
+class ImportJobSerializer(serializers.ModelSerializer):
+    created = serializers.DictField(child=serializers.IntegerField())
+    skipped = serializers.DictField(child=serializers.IntegerField())
+
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id", "status", "size_bytes", "records_total", "records_done", "created",
+            "skipped", "error", "created_at", "started_at", "finished_at",
+        ]  # fmt: skip
+        read_only_fields = fields
 
 
 class ImportView(APIView):
@@ -192,25 +222,61 @@ class ImportView(APIView):
     max_body_bytes = settings.GAIA_MAX_IMPORT_BYTES
 
     @extend_schema(
+        operation_id="memories_import",
         tags=TAG,
         summary="Import an export (JSON Lines)",
         description=(
-            "Body: a file from /api/v1/export/ (Content-Type application/x-ndjson). "
+            "Body: a file from /api/v1/export/ (Content-Type application/x-ndjson). The "
+            "whole file is checked first: a bad line is a 400 naming it, and nothing is "
+            "stored. A file of at most GAIA_IMPORT_SYNC_BYTES (256 KiB by default) is then "
+            "imported at once (200, the counts); a larger one is imported by a worker: the "
+            "answer is 202 with the import job (its progress at /api/v1/imports/{id}/). "
             "Idempotent: records already present are skipped, so importing twice adds "
-            "nothing. All or nothing: a bad line is a 400 naming it and nothing is stored. "
-            "Ids in the file only link records of the file; they never name existing rows."
+            "nothing. Ids in the file only link records of the file; they never name "
+            "existing rows. Through a token, items are stored as a token's writes: source "
+            "at most `tool`, confidence at most 0.7, privileged categories refused."
         ),
         request={_JSONL: {"type": "string"}},
         responses={
-            200: inline_serializer(
-                "ImportResult",
-                {
-                    "created": serializers.DictField(child=serializers.IntegerField()),
-                    "skipped": serializers.DictField(child=serializers.IntegerField()),
-                },
-            ),
+            200: inline_serializer("ImportResult", {"created": _COUNTS, "skipped": _COUNTS}),
+            202: ImportJobSerializer,
             **errors(400, 413, 415),
         },
     )
     def post(self, request: Request) -> Response:
-        return Response(portability.import_lines(user=request.user, lines=request.data))
+        result, job = import_jobs.import_start(
+            user=request.user, lines=request.data, trusted=request.auth is None
+        )
+        if job is None:
+            return Response(result)
+        location = reverse("api-import-detail", args=[job.pk])
+        return Response(ImportJobSerializer(job).data, status=202, headers={"Location": location})
+
+
+class ImportJobListView(GenericAPIView):
+    serializer_class = ImportJobSerializer
+
+    @extend_schema(
+        tags=TAG,
+        summary="Imports run by a worker",
+        description="The caller's large imports with their progress, newest first.",
+        responses={200: ImportJobSerializer(many=True), **errors(404)},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.import_jobs_list(user=request.user))
+        return self.get_paginated_response(ImportJobSerializer(page, many=True).data)
+
+
+class ImportJobDetailView(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="One import's progress",
+        description=(
+            "`status`: queued, running, done or failed (with `error`); `records_done` of "
+            "`records_total`; `created` and `skipped` per record type so far."
+        ),
+        responses={200: ImportJobSerializer, **errors(404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        job = selectors.import_job_get(user=request.user, job_id=object_id(pk))
+        return Response(ImportJobSerializer(job).data)

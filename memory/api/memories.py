@@ -5,7 +5,7 @@ search entry point, and serializes the answer.
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -13,7 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import user_context
-from core.serializers import OneOrMany, errors, object_id, one_or_many
+from core.openapi import path_id
+from core.serializers import OneOrMany, errors, object_id, one_or_many, refuse_body
 from memory import selectors, services
 from memory.api.serializers import (
     ForgetBulkResultSerializer,
@@ -33,6 +34,56 @@ from memory.recall import recall
 from privacy import services as privacy_services
 
 TAG = ["memories"]
+REMEMBER_EXAMPLES = [
+    OpenApiExample(
+        "a preference",
+        value={"content": "Prefers concise answers", "category": "preference"},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "a batch",
+        value=[
+            {"content": "Works at Acme as a data engineer", "entity": "person:user"},
+            {
+                "content": "Dentist appointment",
+                "category": "reminder",
+                "due_at": "2026-12-03T09:30:00+01:00",
+            },
+        ],
+        request_only=True,
+    ),
+]
+UPDATE_EXAMPLES = [
+    OpenApiExample(
+        "a correction", value={"content": "Prefers short, concrete answers"}, request_only=True
+    ),
+    OpenApiExample("a reminder was given", value={"reminded_at": "now"}, request_only=True),
+]
+RECALL_EXAMPLES = [
+    OpenApiExample(
+        "a question",
+        value={"query": "how does the user like answers", "top_k": 5},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "with filters",
+        value={
+            "query": "deadlines",
+            "context": "work",
+            "category": "reminder",
+            "time_from": "2026-11-01",
+        },
+        request_only=True,
+    ),
+]
+FORGET_EXAMPLES = [
+    OpenApiExample(
+        "old work items, counted first",
+        value={"context": "work", "older_than": "6m", "dry_run": True},
+        request_only=True,
+    )
+]
+MEMORY_ID = path_id("The memory's id. Another user's id answers 404, like a missing one.")
 
 
 def write_source(request: Request) -> str:
@@ -44,6 +95,7 @@ class MemoryListCreateView(GenericAPIView):
     serializer_class = MemorySerializer
 
     @extend_schema(
+        operation_id="memories_list",
         tags=TAG,
         summary="List memories",
         parameters=[MemoryListQuerySerializer],
@@ -57,6 +109,8 @@ class MemoryListCreateView(GenericAPIView):
         return self.get_paginated_response(MemorySerializer(page, many=True).data)
 
     @extend_schema(
+        operation_id="memories_remember",
+        examples=REMEMBER_EXAMPLES,
         tags=TAG,
         summary="Remember one item or a batch",
         description=(
@@ -65,9 +119,9 @@ class MemoryListCreateView(GenericAPIView):
             "is true when a near-duplicate in the same category, context and entity was "
             "updated instead of adding a row. A batch is stored all or nothing."
         ),
-        request=one_or_many("MemoryCreateBody", MemoryCreateSerializer),
+        request=one_or_many("Remember", MemoryCreateSerializer),
         responses={
-            201: one_or_many("MemoryCreatedBody", MemoryCreatedSerializer),
+            201: one_or_many("Remembered", MemoryCreatedSerializer),
             **errors(400, 413, 415),
         },
     )
@@ -96,6 +150,8 @@ def not_forgotten(user: Any, pk: int) -> KnowledgeItem:
 
 class MemoryDetailView(APIView):
     @extend_schema(
+        operation_id="memories_get",
+        parameters=[MEMORY_ID],
         tags=TAG,
         summary="Get one memory",
         description="A forgotten item answers 404 until it is restored.",
@@ -105,6 +161,9 @@ class MemoryDetailView(APIView):
         return Response(MemorySerializer(not_forgotten(request.user, pk)).data)
 
     @extend_schema(
+        operation_id="memories_update",
+        examples=UPDATE_EXAMPLES,
+        parameters=[MEMORY_ID],
         tags=TAG,
         summary="Update a memory (update_memory)",
         description=(
@@ -127,30 +186,38 @@ class MemoryDetailView(APIView):
         return Response(MemorySerializer(item).data)
 
     @extend_schema(
+        operation_id="memories_forget",
+        parameters=[MEMORY_ID],
         tags=TAG,
         summary="Forget a memory (soft delete)",
         description="Hidden from search, listings and prompts at once; restorable.",
         responses={200: MemorySerializer, **errors(404)},
     )
     def delete(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         item = services.memory_forget(user=request.user, item_id=object_id(pk))
         return Response(MemorySerializer(item).data)
 
 
 class MemoryRestoreView(APIView):
     @extend_schema(
+        operation_id="memories_restore",
+        parameters=[MEMORY_ID],
         tags=TAG,
         summary="Restore a forgotten memory",
         request=None,
         responses={200: MemorySerializer, **errors(404)},
     )
     def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         item = services.memory_restore(user=request.user, item_id=object_id(pk))
         return Response(MemorySerializer(item).data)
 
 
 class MemoryEraseView(APIView):
     @extend_schema(
+        operation_id="memories_erase",
+        parameters=[MEMORY_ID],
         tags=TAG,
         summary="Erase a memory (hard delete)",
         description="Removes the row, its full-text entry and its vector. Cannot be undone.",
@@ -158,12 +225,15 @@ class MemoryEraseView(APIView):
         responses={204: OpenApiResponse(description="Erased."), **errors(404)},
     )
     def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         privacy_services.memory_erase(user=request.user, item_id=object_id(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MemorySearchView(APIView):
     @extend_schema(
+        operation_id="memories_recall",
+        examples=RECALL_EXAMPLES,
         tags=TAG,
         summary="Recall: search memory",
         description=(
@@ -184,6 +254,8 @@ class MemorySearchView(APIView):
 
 class MemoryForgetBulkView(APIView):
     @extend_schema(
+        operation_id="memories_forget_bulk",
+        examples=FORGET_EXAMPLES,
         tags=TAG,
         summary="Forget many memories (soft, restorable)",
         description=(
@@ -203,6 +275,7 @@ class MemoryForgetBulkView(APIView):
 
 class MemoryUpcomingView(APIView):
     @extend_schema(
+        operation_id="memories_upcoming",
         tags=TAG,
         summary="Upcoming and overdue items",
         description=(

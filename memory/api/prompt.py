@@ -4,6 +4,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
     extend_schema_field,
+    extend_schema_serializer,
     inline_serializer,
 )
 from rest_framework import serializers
@@ -25,11 +26,17 @@ class PromptQuerySerializer(serializers.Serializer):
 
 
 class DynamicQuerySerializer(PromptQuerySerializer):
-    days = serializers.IntegerField(min_value=0, max_value=366, default=7)
+    days = serializers.IntegerField(
+        min_value=0,
+        max_value=366,
+        default=7,
+        help_text="Show items due within this many days (default 7), and the overdue ones.",
+    )
 
 
 class SystemPromptView(APIView):
     @extend_schema(
+        operation_id="prompt_system",
         tags=["prompt"],
         summary="Stable memory block for the system prompt",
         description=(
@@ -55,6 +62,7 @@ class SystemPromptView(APIView):
 
 class DynamicContextView(APIView):
     @extend_schema(
+        operation_id="prompt_context",
         tags=["prompt"],
         summary="Per-turn context to prepend to the user's message",
         description=(
@@ -77,6 +85,7 @@ class DynamicContextView(APIView):
 
 class ToolListView(APIView):
     @extend_schema(
+        operation_id="tools_list",
         tags=["tools"],
         summary="The five memory tools (OpenAI function-calling schemas)",
         description="Hand `tools` to any OpenAI-compatible chat API unchanged.",
@@ -98,20 +107,34 @@ class ArgumentsField(serializers.JSONField):
     """A JSON object, or a string holding one (as OpenAI-style models emit arguments)."""
 
 
+@extend_schema_serializer(component_name="FunctionCall")
 class ToolCallSerializer(StrictSerializer):
     name = serializers.CharField(max_length=100, help_text="remember, recall, update_memory, ...")
-    arguments = ArgumentsField(required=False, allow_null=True, default=None)
+    arguments = ArgumentsField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The tool's arguments as the model emitted them: a JSON string or an object.",
+    )
 
 
-_EXAMPLE = OpenApiExample(
-    "recall",
-    value={"name": "recall", "arguments": '{"query": "favourite editor", "top_k": 3}'},
-    request_only=True,
-)
+_EXAMPLES = [
+    OpenApiExample(
+        "recall",
+        value={"name": "recall", "arguments": '{"query": "favourite editor", "top_k": 3}'},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "remember",
+        value={"name": "remember", "arguments": {"content": "Uses Helix as their editor"}},
+        request_only=True,
+    ),
+]
 
 
 class ToolCallView(APIView):
     @extend_schema(
+        operation_id="tools_call",
         tags=["tools"],
         summary="Run one tool call",
         description=(
@@ -122,7 +145,7 @@ class ToolCallView(APIView):
             "body back to the model as the tool result."
         ),
         request=ToolCallSerializer,
-        examples=[_EXAMPLE],
+        examples=_EXAMPLES,
         responses={
             200: inline_serializer(
                 "ToolResult",

@@ -61,18 +61,40 @@ class MemoryCreatedSerializer(MemorySerializer):
         read_only_fields = fields
 
 
+_CATEGORY = (
+    "What kind of memory: fact (default), preference, error, skill, note or reminder; "
+    "profile, permission and system are for people, not agents."
+)
+_DOMAIN = "Topic area, e.g. coding or health."
+_CONTEXT = "A scope such as work or personal; global (the default) is seen in every context."
+_SENSITIVE = "Private: left out of prompts and of recall unless asked for."
+_CONFIDENCE = "0..1; by default from the source (0.7 for an agent's tool call)."
+_METADATA = "Any JSON object the agent wants kept with the item."
+
+
 class MemoryCreateSerializer(StrictSerializer):
-    content = serializers.CharField(max_length=100_000, help_text="Stored up to 2000 chars.")
-    category = serializers.ChoiceField(choices=ALL_CATEGORIES, default="fact")
-    domain = serializers.CharField(max_length=100, allow_blank=True, default="")
-    context = serializers.CharField(max_length=100, allow_blank=True, default="global")
-    entity = serializers.CharField(
-        max_length=200, allow_blank=True, default="", help_text="e.g. person:sarah_chen"
+    content = serializers.CharField(
+        max_length=100_000, help_text="One self-contained statement (stored up to 2000 chars)."
     )
-    sensitive = serializers.BooleanField(default=False)
-    due_at = WhenField(help_text="ISO 8601; naive times are in the user's time zone.")
-    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
-    metadata = JSONObjectField(required=False)
+    category = serializers.ChoiceField(choices=ALL_CATEGORIES, default="fact", help_text=_CATEGORY)
+    domain = serializers.CharField(max_length=100, allow_blank=True, default="", help_text=_DOMAIN)
+    context = serializers.CharField(
+        max_length=100, allow_blank=True, default="global", help_text=_CONTEXT
+    )
+    entity = serializers.CharField(
+        max_length=200,
+        allow_blank=True,
+        default="",
+        help_text="Who or what it is about, e.g. person:sarah_chen or project:gaia.",
+    )
+    sensitive = serializers.BooleanField(default=False, help_text=_SENSITIVE)
+    due_at = WhenField(
+        help_text="Deadline or reminder time, ISO 8601; naive times are in the user's time zone."
+    )
+    confidence = serializers.FloatField(
+        min_value=0.0, max_value=1.0, required=False, help_text=_CONFIDENCE
+    )
+    metadata = JSONObjectField(required=False, help_text=_METADATA)
     source_turn = OwnTurnField(
         required=False,
         help_text="Id of the caller's logged conversation turn this was learned from; "
@@ -81,15 +103,25 @@ class MemoryCreateSerializer(StrictSerializer):
 
 
 class MemoryUpdateSerializer(StrictSerializer):
-    content = serializers.CharField(max_length=100_000, required=False)
-    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False)
-    domain = serializers.CharField(max_length=100, allow_blank=True, required=False)
-    context = serializers.CharField(max_length=100, allow_blank=True, required=False)
-    entity = serializers.CharField(max_length=200, allow_blank=True, required=False)
-    sensitive = serializers.BooleanField(required=False)
-    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
-    metadata = JSONObjectField(required=False)
-    due_at = WhenField()
+    content = serializers.CharField(
+        max_length=100_000, required=False, help_text="The corrected statement."
+    )
+    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False, help_text=_CATEGORY)
+    domain = serializers.CharField(
+        max_length=100, allow_blank=True, required=False, help_text=_DOMAIN
+    )
+    context = serializers.CharField(
+        max_length=100, allow_blank=True, required=False, help_text=_CONTEXT
+    )
+    entity = serializers.CharField(
+        max_length=200, allow_blank=True, required=False, help_text="Who or what it is about."
+    )
+    sensitive = serializers.BooleanField(required=False, help_text=_SENSITIVE)
+    confidence = serializers.FloatField(
+        min_value=0.0, max_value=1.0, required=False, help_text="0..1."
+    )
+    metadata = JSONObjectField(required=False, help_text=_METADATA)
+    due_at = WhenField(help_text="Deadline or reminder time (ISO 8601); null removes it.")
     reminded_at = WhenField(allow_now=True, help_text='ISO 8601, or "now" once delivered.')
 
     def validate(self, attrs: dict) -> dict:
@@ -99,33 +131,79 @@ class MemoryUpdateSerializer(StrictSerializer):
 
 
 class MemoryListQuerySerializer(serializers.Serializer):
-    category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False, allow_blank=True)
-    context = serializers.CharField(max_length=100, required=False, allow_blank=True)
-    entity = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    source = serializers.ChoiceField(
-        choices=list(SOURCE_CONFIDENCE), required=False, allow_blank=True
+    category = serializers.ChoiceField(
+        choices=ALL_CATEGORIES, required=False, allow_blank=True, help_text="Only this category."
     )
-    sensitive = serializers.BooleanField(required=False, allow_null=True, default=None)
-    include_superseded = serializers.BooleanField(default=False)
-    include_forgotten = serializers.BooleanField(default=False)
-    ordering = serializers.ChoiceField(choices=sorted(ORDERINGS), default="-updated_at")
+    context = serializers.CharField(
+        max_length=100, required=False, allow_blank=True, help_text="Only this context."
+    )
+    entity = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text="Only items about this entity."
+    )
+    source = serializers.ChoiceField(
+        choices=list(SOURCE_CONFIDENCE),
+        required=False,
+        allow_blank=True,
+        help_text="Only items from this source: user, tool, llm_extract, error_auto, ...",
+    )
+    sensitive = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="true: only private items; false: none of them; absent: both.",
+    )
+    include_superseded = serializers.BooleanField(
+        default=False, help_text="Also items replaced by a newer version."
+    )
+    include_forgotten = serializers.BooleanField(
+        default=False, help_text="Also forgotten (restorable) items."
+    )
+    ordering = serializers.ChoiceField(
+        choices=sorted(ORDERINGS),
+        default="-updated_at",
+        help_text="Sort order; a leading minus is newest or highest first.",
+    )
 
 
 class RecallSerializer(StrictSerializer):
-    query = serializers.CharField(max_length=20_000)
-    top_k = serializers.IntegerField(min_value=1, max_value=MAX_TOP_K, default=5)
+    query = serializers.CharField(max_length=20_000, help_text="What to look for, in plain words.")
+    top_k = serializers.IntegerField(
+        min_value=1, max_value=MAX_TOP_K, default=5, help_text="How many results (default 5)."
+    )
     category = serializers.ChoiceField(
-        choices=ALL_CATEGORIES, required=False, allow_null=True, allow_blank=True
+        choices=ALL_CATEGORIES,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="Only this category.",
     )
     context = serializers.CharField(
-        max_length=100, required=False, allow_null=True, allow_blank=True
+        max_length=100,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="Search this context plus global (default: every context).",
     )
     entity = serializers.CharField(
-        max_length=200, required=False, allow_null=True, allow_blank=True
+        max_length=200,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="Only items about this entity.",
     )
-    include_sensitive = serializers.BooleanField(default=False)
+    include_sensitive = serializers.BooleanField(
+        default=False, help_text="Include private items (only when the user asks for them)."
+    )
     time_from = WhenField(help_text="Lower bound on created_at (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on created_at (ISO 8601).")
+    min_relevance = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        allow_null=True,
+        help_text="Leave out hits less relevant than this (0..1; default: the server's "
+        "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
+    )
 
 
 class RecallHitSerializer(serializers.Serializer):
@@ -140,7 +218,10 @@ class RecallHitSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField(source="item.created_at")
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
-    score = serializers.FloatField()
+    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = serializers.FloatField(
+        help_text="How well the hit answers the query, 0..1, comparable across queries."
+    )
     matched_by = serializers.ChoiceField(
         choices=["vector", "keyword", "both", "conversation", "date"],
         help_text='"conversation": found only through the turn it was learned from; '
@@ -153,14 +234,19 @@ class RecallResultSerializer(serializers.Serializer):
 
 
 class ForgetBulkSerializer(StrictSerializer):
-    context = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    context = serializers.CharField(
+        max_length=100, required=False, allow_blank=True, help_text="Only items of this context."
+    )
     older_than = serializers.CharField(
         max_length=20, required=False, allow_blank=True, help_text='e.g. "12h", "30d", "6m"'
     )
     categories = serializers.ListField(
-        child=serializers.ChoiceField(choices=ALL_CATEGORIES), required=False, max_length=20
+        child=serializers.ChoiceField(choices=ALL_CATEGORIES),
+        required=False,
+        max_length=20,
+        help_text="Only items of these categories.",
     )
-    dry_run = serializers.BooleanField(default=False)
+    dry_run = serializers.BooleanField(default=False, help_text="Only count what would go.")
 
 
 class ForgetBulkResultSerializer(serializers.Serializer):
@@ -169,7 +255,9 @@ class ForgetBulkResultSerializer(serializers.Serializer):
 
 
 class UpcomingQuerySerializer(serializers.Serializer):
-    days = serializers.IntegerField(min_value=0, max_value=366, default=7)
+    days = serializers.IntegerField(
+        min_value=0, max_value=366, default=7, help_text="Look ahead this many days (default 7)."
+    )
 
 
 class MemoryListResultSerializer(serializers.Serializer):

@@ -30,4 +30,6 @@ urlpatterns = [
     path("activity/", account.ActivityView.as_view(), name="api-activity"),
     path("export/", account.ExportView.as_view(), name="api-export"),
     path("import/", account.ImportView.as_view(), name="api-import"),
+    path("imports/", account.ImportJobListView.as_view(), name="api-imports"),
+    path("imports/<int:pk>/", account.ImportJobDetailView.as_view(), name="api-import-detail"),
 ]

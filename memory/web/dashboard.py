@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from conversations import selectors as conversation_selectors
 from learning.consolidation import sessions_due
+from learning.llm.status import model_state
 from memory import selectors
 from memory.web.chart import activity_chart
 from memory.web.forms import SOURCE_LABELS
@@ -24,7 +25,7 @@ def _bars(counts: dict[str, int], labels: dict[str, str] | None = None) -> list[
             "label": labels.get(value, value) or "—",
             "value": value,
             "count": n,
-            "pct": round(100 * n / largest),
+            "pct": max(1, round(100 * n / largest)),  # a sliver even for the smallest
         }
         for value, n in counts.items()
     ]
@@ -49,6 +50,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "tools": conversation_selectors.tool_summary(user=user)[:10],
         "coverage_pct": round(100 * stats["embeddings"]["coverage"]),
         "llm_configured": bool(settings.GAIA_LLM_URL),
+        "llm_state": model_state(),
         "extraction_waiting": extraction["pending"],
         "extraction_failures": conversation_selectors.extraction_failures(user=user),
         "awaiting_consolidation": sessions_due(user=user).count(),

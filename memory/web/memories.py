@@ -67,7 +67,7 @@ def _row(entry: Any, searching: bool) -> dict[str, Any]:
     item = entry.item if searching else entry
     row: dict[str, Any] = {"item": item}
     if searching:
-        row.update(score=entry.score, matched_by=entry.matched_by)
+        row.update(score=entry.score, matched_by=entry.matched_by, relevance=entry.relevance)
     return row
 
 

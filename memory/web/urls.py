@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from memory.web import dashboard, memories
+from memory.web import backup, dashboard, memories
 
 urlpatterns = [
     path("", dashboard.dashboard, name="web-dashboard"),
@@ -13,4 +13,6 @@ urlpatterns = [
     path("memories/<int:pk>/forget/", memories.memory_forget, name="web-memory-forget"),
     path("memories/<int:pk>/restore/", memories.memory_restore, name="web-memory-restore"),
     path("memories/<int:pk>/erase/", memories.memory_erase, name="web-memory-erase"),
+    path("import/", backup.import_page, name="web-import"),
+    path("import/<int:pk>/", backup.import_detail, name="web-import-detail"),
 ]

@@ -72,7 +72,8 @@ def test_it_exports_everything_with_lineage_and_no_embeddings(alice_api, alice):
     records = export(alice_api)
     assert records[0]["type"] == "header" and records[0]["format"] == "gaia-memory-export"
     kinds = [r["type"] for r in records[1:]]
-    assert kinds == ["session", "turn", "tool_call", "knowledge", "knowledge", "knowledge"]
+    assert kinds == ["session", "turn", "tool_call", "knowledge", "knowledge", "knowledge", "end"]
+    assert records[-1]["records"] == 6 and records[-1]["repaired"] == 0
     items = {r["content"]: r for r in records if r["type"] == "knowledge"}
     assert items["Lives in Berlin"]["superseded_by"] == new.pk
     assert items["Lives in Berlin"]["source_turn"] == turn.pk
@@ -156,11 +157,61 @@ def with_header(*records: dict) -> bytes:
         ),
         # a good first record, then a bad one: all or nothing
         with_header({"type": "knowledge", "content": "fine"}, {"type": "knowledge"}),
+        # lists and objects where text is expected, and other wrong types
+        with_header({"type": "knowledge", "content": ["x"]}),
+        with_header({"type": "knowledge", "content": {"a": 1}}),
+        with_header({"type": "knowledge", "content": "x", "source": ["user"]}),
+        with_header({"type": "knowledge", "content": "x", "category": {"a": 1}}),
+        with_header({"type": "knowledge", "content": "x", "sensitive": "yes"}),
+        with_header({"type": "knowledge", "content": "x", "use_count": True}),
+        with_header({"type": "knowledge", "content": "x", "id": [1]}),
+        with_header({"type": "knowledge", "content": "x", "colour": "red"}),
+        with_header({"type": "session", "session_id": ["s"]}),
+        with_header(
+            {
+                "type": "turn",
+                "session_id": {},
+                "role": "user",
+                "content": "x",
+                "timestamp": "2024-01-01T00:00:00Z",
+            }
+        ),
+        with_header(
+            {
+                "type": "turn",
+                "session_id": "s",
+                "role": ["user"],
+                "content": "x",
+                "timestamp": "2024-01-01T00:00:00Z",
+            }
+        ),
+        with_header(
+            {
+                "type": "tool_call",
+                "tool_name": "t",
+                "timestamp": "2024-01-01T00:00:00Z",
+                "success": "no",
+            }
+        ),
+        with_header({"type": "tool_call", "tool_name": "t", "timestamp": ["2024"]}),
+        # links that do not hold: a missing successor, a cycle
+        with_header({"type": "knowledge", "id": 1, "content": "x", "superseded_by": 2}),
+        with_header(
+            {"type": "knowledge", "id": 1, "content": "x", "superseded_by": 2},
+            {"type": "knowledge", "id": 2, "content": "y", "superseded_by": 1},
+        ),
+        # text that is not valid Unicode, NUL, non-finite numbers, bad UTF-8
+        with_header({"type": "knowledge", "content": "x", "metadata": {"k": "\ud800"}}),
+        with_header({"type": "knowledge", "content": "x\u0000"}),
+        with_header() + b'{"type": "knowledge", "content": "x", "confidence": NaN}\n',
+        with_header() + b'{"type": "knowledge", "content": "\xff\xfe"}\n',
     ],
 )
 def test_a_bad_import_is_a_400_and_stores_nothing(alice_api, alice, body):
     response = alice_api.post("/api/v1/import/", body, content_type=JSONL)
-    assert_error(response, 400)
+    error = assert_error(response, 400)
+    if body.count(b"\n") > 1:  # a bad line is named
+        assert any(name.startswith("line ") for name in error.get("fields", {})), error
     assert KnowledgeItem.objects.for_user(alice).count() == 0
     assert Session.objects.for_user(alice).count() == 0
 

@@ -145,11 +145,29 @@ def test_it_logs_tool_calls_and_summarises_them(alice_api, alice):
     ]
 
 
+def test_a_tool_call_is_logged_with_openais_field_names_too(alice_api, alice):
+    call = {"name": "web_search", "arguments": '{"q": "lisbon"}', "success": False, "error": "x"}
+    response = alice_api.post(TOOL_CALLS, call, format="json")
+    assert response.status_code == 201, response.content
+    stored = ToolCall.objects.for_user(alice).get()
+    assert (stored.tool_name, stored.args, stored.success) == ("web_search", {"q": "lisbon"}, False)
+    as_object = {"name": "calc", "arguments": {"expression": "1/0"}}
+    assert alice_api.post(TOOL_CALLS, as_object, format="json").json()["args"] == {
+        "expression": "1/0"
+    }
+
+
 @pytest.mark.parametrize(
     "body",
     [
         {},
         {"tool_name": ""},
+        {"name": ""},
+        {"arguments": "{}"},
+        {"name": "t", "arguments": "{not json"},
+        {"name": "t", "arguments": "42"},
+        {"name": "t", "tool_name": "t"},
+        {"tool_name": "t", "args": {}, "arguments": "{}"},
         {"tool_name": "t", "args": "a string"},
         {"tool_name": "t", "args": {"k": "\x00"}},
         {"tool_name": "t", "duration_ms": -1},

@@ -12,8 +12,26 @@ from memory import services
 pytestmark = pytest.mark.django_db
 
 
-def test_health_needs_no_token_and_reports_database_and_worker(settings):
-    response = APIClient(HTTP_AUTHORIZATION="Bearer not-a-token").get("/api/v1/health/")
+def test_health_without_a_valid_token_says_only_its_state(monkeypatch):
+    monkeypatch.setitem(health._checks, "llm", lambda: {"ok": False, "backlog": 7})
+    for client in (Client(), APIClient(HTTP_AUTHORIZATION="Bearer not-a-token")):
+        response = client.get("/api/v1/health/")
+        assert response.status_code == 200
+        assert response.json() == {"status": "degraded"}
+
+
+def test_a_token_or_a_staff_login_sees_the_checks(alice_api, django_user_model):
+    staff = Client()
+    staff.force_login(django_user_model.objects.create_user("root", "r@x.org", is_staff=True))
+    user = Client()
+    user.force_login(django_user_model.objects.create_user("carol", "c@x.org"))
+    assert set(alice_api.get("/api/v1/health/").json()) == {"status", "checks"}
+    assert set(staff.get("/api/v1/health/").json()) == {"status", "checks"}
+    assert set(user.get("/api/v1/health/").json()) == {"status"}
+
+
+def test_health_reports_database_and_worker_to_a_token(settings, alice_api):
+    response = alice_api.get("/api/v1/health/")
     assert response.status_code == 200
     body = response.json()
     assert body["checks"]["database"]["ok"] is True
@@ -38,7 +56,9 @@ def test_the_worker_check_flags_a_queue_nobody_consumes(settings):
     assert check["oldest_queued_seconds"] >= 300
 
 
-def test_health_is_503_when_the_database_check_fails_and_never_leaks_secrets(monkeypatch, settings):
+def test_health_is_503_when_the_database_check_fails_and_never_leaks_secrets(
+    monkeypatch, settings, alice_api
+):
     settings.GAIA_LLM_API_KEY = "sk-very-secret-llm-key"
     monkeypatch.setitem(health._checks, "database", lambda: {"ok": False, "error": "down"})
     monkeypatch.setitem(
@@ -49,8 +69,9 @@ def test_health_is_503_when_the_database_check_fails_and_never_leaks_secrets(mon
             "error": "401 from https://user:pw@llm.local with sk-very-secret-llm-key",
         },
     )
-    response = Client().get("/api/v1/health/")
+    response = alice_api.get("/api/v1/health/")
     assert response.status_code == 503
+    assert Client().get("/api/v1/health/").json() == {"status": "down"}
     body = response.json()
     assert body["status"] == "down"
     text = response.content.decode()

@@ -4,8 +4,10 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from accounts.services import user_settings_update
+from conversations import services
 from conversations.models import Session, Turn
 from conversations.services import tool_call_record, turn_append, turns_append_many
+from tests.commits import rows_per_commit
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +80,26 @@ def test_batch_turns_are_stored_in_order_or_not_at_all(alice):
         ],
     )
     assert [t.content for t in stored] == ["one", "two"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_batch_of_turns_is_validated_whole_then_written_in_short_transactions(
+    alice, monkeypatch
+):
+    """Another writer never waits for a whole batch: each transaction holds one chunk."""
+    monkeypatch.setattr(services, "TURN_CHUNK", 5, raising=False)
+    monkeypatch.setattr(services, "TURN_CHUNK_MAX", 10, raising=False)
+    entries = [{"session_id": f"s{n % 3}", "role": "assistant", "content": f"Turn {n}"}
+               for n in range(40)]  # fmt: skip
+    with pytest.raises(ValidationError):  # a bad last entry: nothing at all is stored
+        turns_append_many(user=alice, turns=[*entries, {"session_id": "s", "role": "x"}])
+    assert not Turn.objects.exists()
+
+    with rows_per_commit(Turn) as sizes:
+        stored = turns_append_many(user=alice, turns=entries)
+
+    assert [t.content for t in stored] == [e["content"] for e in entries]
+    assert sum(sizes) == 40 and len(sizes) >= 4 and max(sizes) <= 10
 
 
 def test_tool_calls_are_recorded_with_their_outcome(alice):

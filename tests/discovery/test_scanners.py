@@ -1,5 +1,6 @@
 """Each scanner against a fake home: exact findings, and nothing from file contents."""
 
+import os
 import sqlite3
 import sys
 from dataclasses import replace
@@ -318,3 +319,13 @@ def test_unknown_sources_are_refused_by_name():
     with pytest.raises(ValueError, match="unknown source"):
         scanners.select(["projects", "mailbodies"])
     assert [s.name for s in scanners.select(["email", "git"])] == ["git", "email"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes on Linux only")
+def test_a_folder_name_that_is_not_utf8_becomes_readable_valid_text(ctx, fake):
+    write(fake.src / os.fsdecode(b"caf\xe9") / "main.py", "print(1)\n")  # "caf\udce9"
+
+    contents = [content for content, *_ in found(projects.SCANNER, ctx)]
+
+    assert "Project 'caf\ufffd' (~/src/caf\ufffd) is written in Python" in contents
+    assert all(c.encode("utf-8") for c in contents)

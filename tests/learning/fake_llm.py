@@ -16,18 +16,25 @@ from typing import Any
 Step = Callable[[BaseHTTPRequestHandler], None]
 
 
-def completion(content: str, finish_reason: str = "stop") -> bytes:
+def completion(
+    content: str | None,
+    finish_reason: str = "stop",
+    *,
+    reasoning: str = "",
+    parts: bool = False,
+) -> bytes:
+    """A chat completion body. `reasoning` goes in its own field, as vLLM's reasoning
+    parser and Ollama put it; `parts` sends the content as a list of text parts."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if parts and content is not None:
+        message["content"] = [{"type": "text", "text": content}]
+    if reasoning:
+        message["reasoning_content"] = reasoning
     return json.dumps(
         {
             "id": "chatcmpl-test",
             "object": "chat.completion",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": finish_reason,
-                }
-            ],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         }
     ).encode()
 
@@ -51,6 +58,24 @@ def answer(obj: Any) -> Step:
 def content(text: str, finish_reason: str = "stop") -> Step:
     """200 with the model answering this exact text."""
     return lambda h: _send(h, 200, completion(text, finish_reason))
+
+
+def model_answer(
+    text: str | None, finish_reason: str = "stop", *, reasoning: str = "", parts: bool = False
+) -> Step:
+    """200 with the model answering `text` the way a given model writes (see
+    tests/learning/llm_answers.py): thinking field, content parts, finish reason."""
+    body = completion(text, finish_reason, reasoning=reasoning, parts=parts)
+    return lambda h: _send(h, 200, body)
+
+
+def replying(make: Callable[[dict], str]) -> Step:
+    """200 with a text computed from the request body (a stand-in that reads the prompt)."""
+
+    def step(h) -> None:
+        _send(h, 200, completion(make(h.request_body)))
+
+    return step
 
 
 def status(code: int, body: bytes = b'{"error": "x"}', headers: dict | None = None) -> Step:
@@ -97,7 +122,8 @@ class FakeLLM:
 
             def do_POST(self) -> None:
                 size = int(self.headers.get("Content-Length") or 0)
-                owner.requests.append(json.loads(self.rfile.read(size) or b"{}"))
+                self.request_body = json.loads(self.rfile.read(size) or b"{}")
+                owner.requests.append(self.request_body)
                 step = owner.script.pop(0) if len(owner.script) > 1 else owner.script[0]
                 try:
                     step(self)

@@ -1,6 +1,9 @@
 """Extraction of a user turn: exact memory state after good and bad LLM answers."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from accounts.services import user_settings_update
 from conversations.models import Turn
@@ -57,6 +60,7 @@ def test_add_update_and_delete_are_applied_with_lineage_and_source_turn(fake_llm
         "updated": 1,
         "deleted": 1,
         "unchanged": 0,
+        "skipped": 0,
         "refused": 0,
     }
     turn.refresh_from_db()
@@ -130,7 +134,7 @@ def test_one_bad_operation_fails_alone(fake_llm, alice, bob):
     "step, kind",
     [
         (f.content("not json at all"), "invalid_json"),
-        (f.answer({"ops": []}), "schema"),
+        (f.answer({"thoughts": "nothing to add"}), "schema"),
         (f.content('{"operations": [{"op": "add", "content": "User li', "length"), "invalid_json"),
         (f.raw_200(b"y" * 100_000), "too_large"),
         (f.raw_200(b"<html>oops</html>"), "bad_response"),
@@ -153,20 +157,47 @@ def test_an_unusable_answer_fails_the_turn_and_writes_nothing(fake_llm, alice, s
     [f.status(500), f.status(429, headers={"Retry-After": "1"}), f.silent(10)],
     ids=["500", "429", "silent"],
 )
-def test_an_unreachable_server_keeps_the_turn_pending_for_bounded_attempts(
+def test_an_unreachable_server_keeps_the_turn_pending_with_back_off_until_the_period_ends(
     fake_llm, llm_settings, alice, step
 ):
-    llm_settings.GAIA_EXTRACTION_MAX_ATTEMPTS = 2
+    llm_settings.GAIA_EXTRACTION_RETRY_HOURS = 24
     turn = user_turn(alice)
     fake_llm.then(step)
+    before = timezone.now()
     assert extraction.extract_turn(turn_id=turn.pk)["status"] == "retry later"
     turn.refresh_from_db()
     assert (turn.extraction_status, turn.extraction_attempts) == ("pending", 1)
+    assert turn.extraction_retry_at >= before + timedelta(minutes=1)
+    first_failure = turn.extraction_failing_since
+    assert first_failure >= before
+
+    # Three hours into the outage: still pending, the next try waits longer.
+    Turn.objects.filter(pk=turn.pk).update(extraction_failing_since=before - timedelta(hours=3))
+    assert extraction.extract_turn(turn_id=turn.pk)["status"] == "retry later"
+    turn.refresh_from_db()
+    assert turn.extraction_status == "pending"
+    assert turn.extraction_retry_at >= before + timedelta(hours=1)  # at most an hour
+
+    # The period is over: the turn ends failed and says why.
+    Turn.objects.filter(pk=turn.pk).update(extraction_failing_since=before - timedelta(hours=25))
     assert extraction.extract_turn(turn_id=turn.pk)["status"] == "failed"
     turn.refresh_from_db()
-    assert (turn.extraction_status, turn.extraction_attempts) == ("failed", 2)
+    assert turn.extraction_status == "failed" and "tried again for 24 h" in turn.extraction_error
     assert items(alice).count() == 0
-    assert llm_counts(user=alice)["failures_total"] == 2
+    assert llm_counts(user=alice)["failures_total"] == 3
+
+
+def test_the_sweep_waits_for_a_turns_back_off(fake_llm, llm_settings, alice, monkeypatch):
+    queued = []
+    monkeypatch.setattr("django_q.tasks.async_task", lambda func, *a, **k: queued.append(a[0]))
+    turn = user_turn(alice)
+    Turn.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(minutes=10))
+    fake_llm.then(f.status(500))
+    extraction.extract_turn(turn_id=turn.pk)
+    turn.refresh_from_db()
+    assert extraction.extraction_sweep(now=turn.extraction_retry_at - timedelta(seconds=1)) == 0
+    assert extraction.extraction_sweep(now=turn.extraction_retry_at) == 1
+    assert queued == [turn.pk]
 
 
 def test_a_refused_connection_keeps_the_turn_pending(llm_settings, alice):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from learning import llm
 from learning.llm import LLMError, get_llm
 from learning.llm.counters import llm_counts
 from tests.learning import fake_llm as f
@@ -97,16 +98,16 @@ def test_500_is_retried_with_backoff(fake_llm):
 
 
 @pytest.mark.parametrize(
-    "step, kind",
+    "step, kind, requests",
     [
-        (f.raw_200(b"<html>Bad gateway</html>"), "bad_response"),
-        (f.content("I think the user likes tea."), "invalid_json"),
-        (f.answer({"facts": "not a list"}), "schema"),
-        (f.answer({"memories": []}), "schema"),
-        (f.content('{"facts": ["User lives in Lis', finish_reason="length"), "invalid_json"),
-        (f.raw_200(b"x" * 200_000), "too_large"),
-        (f.raw_200(b"x" * 200_000, length=False), "too_large"),
-        (f.status(401), "http_error"),
+        (f.raw_200(b"<html>Bad gateway</html>"), "bad_response", 1),
+        (f.content("I think the user likes tea."), "invalid_json", 2),
+        (f.answer({"facts": "not a list"}), "schema", 2),
+        (f.answer({"memories": []}), "schema", 2),
+        (f.content('{"facts": ["User lives in Lis', finish_reason="length"), "invalid_json", 2),
+        (f.raw_200(b"x" * 200_000), "too_large", 1),
+        (f.raw_200(b"x" * 200_000, length=False), "too_large", 1),
+        (f.status(401), "http_error", 1),
     ],
     ids=[
         "non-json",
@@ -119,12 +120,39 @@ def test_500_is_retried_with_backoff(fake_llm):
         "unauthorised",
     ],
 )
-def test_unusable_answers_are_not_retried_and_are_counted_by_kind(fake_llm, alice, step, kind):
+def test_unusable_answers_get_at_most_one_repair_request_and_are_counted_by_kind(
+    fake_llm, alice, step, kind, requests
+):
     fake_llm.then(step)
     error = failure(alice)
     assert error.kind == kind and not error.transient
-    assert len(fake_llm.requests) == 1
+    assert len(fake_llm.requests) == requests  # a usable exchange with a bad text: one repair
     assert llm_counts(user=alice)["failures"] == {kind: 1}
+
+
+def test_a_repair_request_says_what_was_wrong_and_its_answer_is_used(fake_llm, alice):
+    fake_llm.then(f.content("Sure! The user likes tea."), f.answer({"facts": ["tea"]}))
+    assert ask(alice) == {"facts": ["tea"]}
+    repair = fake_llm.requests[1]["messages"]
+    assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
+    assert repair[2]["content"] == "Sure! The user likes tea."
+    assert "not valid JSON" in repair[3]["content"] and "answer not JSON" in repair[3]["content"]
+    assert llm_counts(user=alice)["calls_ok"] == 1 and llm_counts(user=alice)["failures"] == {}
+
+
+def test_a_cut_off_answer_is_asked_again_shorter(fake_llm):
+    fake_llm.then(
+        f.content('{"facts": ["User lives in Lis', finish_reason="length"), f.answer({"facts": []})
+    )
+    assert ask() == {"facts": []}
+    assert "cut off at the token limit" in fake_llm.requests[1]["messages"][-1]["content"]
+
+
+def test_the_reason_of_a_failure_names_both_answers_when_they_differ(fake_llm):
+    fake_llm.then(f.content("no json here"), f.answer({"facts": "still wrong"}))
+    error = failure()
+    assert error.kind == "schema"
+    assert "does not fit the schema" in str(error) and "first: answer not JSON" in str(error)
 
 
 def test_the_circuit_opens_after_repeated_failures_and_fails_fast(fake_llm, llm_settings):
@@ -136,6 +164,16 @@ def test_the_circuit_opens_after_repeated_failures_and_fails_fast(fake_llm, llm_
     assert failure().kind == "circuit_open"
     assert len(fake_llm.requests) == seen  # no request reached the server
     assert get_llm().breaker.state == "open"
+
+
+def test_an_open_circuit_is_seen_by_a_client_of_another_process(fake_llm, llm_settings):
+    llm_settings.GAIA_LLM_BREAKER_THRESHOLD = 2
+    fake_llm.then(f.status(500))
+    failure(), failure()
+    llm.clients_clear()  # a fresh process builds its own client
+    fake_llm.requests.clear()
+    assert failure().kind == "circuit_open"
+    assert fake_llm.requests == []
 
 
 def test_the_circuit_lets_one_trial_through_after_the_cooldown(fake_llm, llm_settings):

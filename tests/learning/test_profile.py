@@ -40,7 +40,7 @@ def test_a_refresh_caches_the_distilled_profile_until_memory_changes(fake_llm, a
 
 def test_an_llm_failure_keeps_the_raw_list(fake_llm, alice, queued):
     memory_create(user=alice, content="User is a violinist")
-    fake_llm.then(f.answer({"bullets": ["x"] * 21}))  # over 20 bullets: wrong schema
+    fake_llm.then(f.content("Sorry, I cannot write a profile."))  # asked again: the same
     assert profile.profile_refresh(user=alice)["status"] == "failed"
     assert not ProfileCache.objects.exists()
     assert profile.profile_get(user=alice)["source"] == "raw"

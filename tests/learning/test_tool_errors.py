@@ -58,15 +58,18 @@ def test_the_latest_call_decides_even_when_tasks_run_out_of_order(alice, queued)
     assert errors(alice).count() == 0
 
 
-def test_credentials_in_an_error_are_not_stored(alice, queued):
-    tool_call_record(
+def test_credentials_in_an_error_are_masked_and_never_stored(alice, queued):
+    call = tool_call_record(
         user=alice,
         tool_name="deploy",
         success=False,
         error="auth failed for key sk-abcdefghijklmnopqrstuvwxyz123",
     )
     tool_errors_sync(user_id=alice.pk, tool_name="deploy")
-    assert errors(alice).get().content == "Tool deploy failed (error text withheld)."
+    assert "sk-abc" not in call.error
+    assert errors(alice).get().content == (
+        "Tool deploy failed: auth failed for key [secret masked: API key (sk-...)]"
+    )
 
 
 def test_user_written_error_items_are_left_alone(alice, bob, queued):

@@ -13,6 +13,7 @@ from memory.batch_store import BatchWords
 from memory.dedup import DEDUP_THRESHOLD, word_overlap
 from memory.models import KnowledgeItem
 from retrieval.events import generation_get
+from tests.commits import rows_per_commit
 
 pytestmark = pytest.mark.django_db
 
@@ -173,3 +174,23 @@ def test_batch_words_finds_every_set_that_reaches_the_threshold():
         assert expected <= seen.candidates(scope, words)
         assert not seen.candidates(("note", "global", ""), words)
         seen.add((1, n), scope, words)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_batch_is_validated_whole_then_written_in_short_transactions(alice, monkeypatch):
+    """Another writer never waits for a whole batch: each transaction holds one chunk."""
+    monkeypatch.setattr(services, "BATCH_CHUNK", 5, raising=False)
+    monkeypatch.setattr(services, "BATCH_CHUNK_MAX", 10, raising=False)
+    entries = [{"content": f"Distinct batch fact {n} about topic{n}"} for n in range(45)]
+    with pytest.raises(ValidationError):  # a bad last entry: nothing at all is stored
+        services.memory_create_many(user=alice, items=[*entries, {"content": ""}])
+    assert not KnowledgeItem.objects.exists()
+
+    with rows_per_commit(KnowledgeItem) as sizes:
+        items = services.memory_create_many(user=alice, items=entries)
+
+    assert len(items) == 45 and sum(sizes) == 45
+    assert len(sizes) >= 5 and max(sizes) <= 10
+    assert [i.content for i in KnowledgeItem.objects.order_by("pk")] == [
+        e["content"] for e in entries
+    ]

@@ -33,7 +33,7 @@ def ids(hits) -> list[int]:
 
 
 def test_a_paraphrase_with_no_shared_word_is_found_by_the_vector_stage(alice, alice_facts):
-    hits = recall(user=alice, query="food intolerance", top_k=1)
+    hits = recall(user=alice, query="food intolerance", top_k=1, min_relevance=0)
     assert ids(hits) == [alice_facts[1].pk]
     assert hits[0].matched_by == "vector"
 
@@ -46,7 +46,7 @@ def test_an_item_found_by_both_stages_says_so_and_ranks_first(alice, alice_facts
 
 
 def test_results_are_ordered_best_first_and_capped_at_top_k(alice, alice_facts):
-    hits = recall(user=alice, query="coffee", top_k=2)
+    hits = recall(user=alice, query="coffee", top_k=2, min_relevance=0)
     assert len(hits) == 2
     assert hits[0].item.pk == alice_facts[2].pk
     assert hits[0].score >= hits[1].score
@@ -78,10 +78,14 @@ def test_forgotten_superseded_and_erased_items_never_come_back(alice, commit, al
 def test_a_restored_item_is_found_again_by_its_vector(alice, commit, alice_facts):
     with commit():
         memory_forget(user=alice, item_id=alice_facts[1].pk)
-    assert alice_facts[1].pk not in ids(recall(user=alice, query="food intolerance"))
+    assert alice_facts[1].pk not in ids(
+        recall(user=alice, query="food intolerance", min_relevance=0)
+    )
     with commit():
         memory_restore(user=alice, item_id=alice_facts[1].pk)
-    assert ids(recall(user=alice, query="food intolerance", top_k=1)) == [alice_facts[1].pk]
+    assert ids(recall(user=alice, query="food intolerance", top_k=1, min_relevance=0)) == [
+        alice_facts[1].pk
+    ]
 
 
 def test_filters_category_context_entity_and_sensitive(alice, commit):

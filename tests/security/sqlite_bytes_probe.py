@@ -4,6 +4,8 @@ to an empty directory: a real file-backed SQLite database with the production se
 It stores three users' memory with a marker word each, erases one of alice's items and
 carol's whole memory through the services, then prints JSON: the PRAGMAs of its own
 connection and, per marker, whether its bytes are in the database file and the WAL.
+With `--item-only` it erases alice's item and nothing else (a whole-memory erase merges
+the full-text index too, which would hide a single erase that left words behind).
 """
 
 import json
@@ -86,7 +88,8 @@ def main() -> None:
     before = scan(db)
 
     privacy_services.memory_erase(user=alice, item_id=item.pk)
-    memory_erase_user(user=carol)
+    if "--item-only" not in sys.argv:
+        memory_erase_user(user=carol)
 
     with connection.cursor() as cursor:
         pragmas = {}

@@ -14,12 +14,12 @@ from django.db import connection, connections
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_erased_text_leaves_the_sqlite_file_and_its_wal(tmp_path):
+def _probe(tmp_path, *args: str) -> dict:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("GAIA_")}
     environ.pop("DATABASE_URL", None)  # this is about SQLite files, whatever the suite runs on
     environ.update({"GAIA_DATA_DIR": str(tmp_path), "GAIA_LOG_LEVEL": "WARNING"})
     done = subprocess.run(
-        [sys.executable, "-m", "tests.security.sqlite_bytes_probe"],
+        [sys.executable, "-m", "tests.security.sqlite_bytes_probe", *args],
         cwd=ROOT,
         env=environ,
         capture_output=True,
@@ -27,13 +27,26 @@ def test_erased_text_leaves_the_sqlite_file_and_its_wal(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def test_erased_text_leaves_the_sqlite_file_and_its_wal(tmp_path):
+    result = _probe(tmp_path)
     assert result["pragmas"]["secure_delete"] == 1
     assert result["pragmas"]["journal_mode"] == "wal"
     assert result["pragmas"]["checkpoint"][0] == 0  # not busy: the WAL was emptied
     assert result["before"] == {"item": True, "carol": True, "bob": True}  # the scan works
     assert result["db"] == {"item": False, "carol": False, "bob": True}
     assert result["wal"] == {"item": False, "carol": False, "bob": False}
+
+
+def test_erasing_one_item_alone_leaves_none_of_its_words_in_the_sqlite_file(tmp_path):
+    """The full-text index is merged after the row is deleted, not before (a merge before
+    the delete leaves the words in the merged segment behind a delete marker)."""
+    result = _probe(tmp_path, "--item-only")
+    assert result["before"]["item"] is True
+    assert result["db"] == {"item": False, "carol": True, "bob": True}
+    assert result["wal"]["item"] is False
 
 
 def _pragmas(conn) -> tuple[int, int]:

@@ -16,15 +16,19 @@ from django_q.tasks import async_task
 
 from accounts.models import ApiToken, UserSettings
 from conversations.models import Session, ToolCall, Turn
+from conversations.services import turns_append_many
 from discovery.models import Finding
 from learning.llm.counters import llm_count
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory.models import KnowledgeItem
 from memory.recall import recall
+from memory.services import memory_create_many
+from privacy import services as privacy_services
 from privacy.services import memory_erase_user
 from privacy.task_records import TASK_SUBJECTS, Subjects, queued_tasks_erase
 from retrieval import events
 from tests.api.conftest import assert_error
+from tests.commits import rows_per_commit
 from tests.security.traces import fulltext_holds, removed_for
 from tests.security.twins import MARKERS, seed_twin, snapshot
 
@@ -201,3 +205,30 @@ def test_every_task_function_says_which_ids_its_payload_names():
         for name, func in inspect.getmembers(module, inspect.isfunction):
             if func.__module__ == module_name and not name.startswith("_"):
                 assert f"{module_name}.{name}" in TASK_SUBJECTS, f"{module_name}.{name}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_memory_is_erased_in_short_transactions_and_completely(alice, bob, monkeypatch):
+    """Another writer never waits for a whole erase: each transaction deletes one chunk."""
+    monkeypatch.setattr(privacy_services, "ERASE_CHUNK", 5, raising=False)
+    monkeypatch.setattr(privacy_services, "ERASE_CHUNK_MAX", 10, raising=False)
+    for user in (alice, bob):
+        memory_create_many(
+            user=user, items=[{"content": f"{user} fact {n} topic{n}"} for n in range(40)]
+        )
+        turns_append_many(
+            user=user,
+            turns=[{"session_id": f"s{n % 2}", "role": "assistant", "content": f"t{n}"}
+                   for n in range(25)],
+        )  # fmt: skip
+
+    with rows_per_commit(KnowledgeItem) as items, rows_per_commit(Turn) as turns:
+        erased = memory_erase_user(user=alice)
+
+    assert (erased["knowledge"], erased["turns"], erased["sessions"]) == (40, 25, 2)
+    assert sum(items) == 40 and len(items) >= 4 and max(items) <= 10
+    assert sum(turns) == 25 and len(turns) >= 3 and max(turns) <= 10
+    assert not KnowledgeItem.objects.filter(owner=alice).exists()
+    assert not Turn.objects.filter(owner=alice).exists()
+    assert KnowledgeItem.objects.filter(owner=bob).count() == 40
+    assert Turn.objects.filter(owner=bob).count() == 25

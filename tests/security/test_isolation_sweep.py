@@ -26,12 +26,20 @@ from accounts.services import token_create
 from conversations.models import Session
 from memory.models import KnowledgeItem
 from tests.learning import fake_llm as f
+from tests.mcp_rpc import HELLO
 from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot
 from tests.test_architecture import api_patterns
 
 pytestmark = pytest.mark.django_db
 METHODS = ("get", "post", "put", "patch", "delete")
 MISSING = 10**9
+
+
+def mcp(method: str, **params: Any) -> dict[str, Any]:
+    """A JSON-RPC request to the MCP server at /mcp."""
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
 # URL name -> the kind of object its path id names.
 OBJECT_URLS = {
     "api-memory-detail": "knowledge",
@@ -47,10 +55,17 @@ OBJECT_URLS = {
     "web-memory-restore": "knowledge",
     "web-memory-erase": "knowledge",
     "web-session-detail": "session",
+    "web-turn-extraction-retry": "turn",
     "web-discovery-approve": "finding",
     "web-discovery-reject": "finding",
     "web-token-revoke": "token",
+    "api-import-detail": "import",
+    "web-import-detail": "import",
 }
+# The API methods that take a body on these URLs (the others refuse any field in one).
+BODIES = {"api-memory-detail": {"patch", "put"}, "api-discovery-finding-approve": {"post"}}
+BODIES |= {name: set() for name in OBJECT_URLS if name.startswith("api-") and name not in BODIES}
+WEB_WRITES = {"post", "put", "patch", "delete"}
 SEARCH = "secret codeword project gaia"
 # Requests without an object id in the path: (url name, method, query or body, own marker
 # expected in the answer). Reads first; the writes at the end change only bob's rows.
@@ -71,12 +86,19 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("api-contexts", "get", {}, True),
     ("api-activity", "get", {"days": 7}, False),
     ("api-export", "get", {}, True),
+    ("api-imports", "get", {}, False),
     ("api-turn-search", "post", {"query": SEARCH, "top_k": 100}, True),
     ("api-sessions", "get", {}, True),
     ("api-tool-calls", "get", {}, True),
     ("api-tool-call-summary", "get", {}, True),
     ("api-discovery-findings", "get", {"status": "all"}, True),
     ("api-account-erase", "post", {"dry_run": True}, False),
+    ("api-mcp", "post", mcp("tools/call", name="recall", arguments={"query": SEARCH}), True),
+    ("api-mcp", "post", mcp("tools/call", name="search_past_conversations",
+                            arguments={"query": SEARCH}), True),
+    ("api-mcp", "post", mcp("initialize", **HELLO), False),
+    ("api-mcp", "post", mcp("prompts/get", name="memory-system"), False),
+    ("api-mcp", "post", mcp("resources/read", uri="gaia://memory/turn-context?days=30"), False),
     ("api-health", "get", {}, False),
     ("api-schema", "get", {}, False),
     ("api-docs", "get", {}, False),
@@ -91,6 +113,7 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("web-settings", "get", {}, False),
     ("web-discovery-queue", "get", {}, True),
     ("web-account-erase", "get", {}, False),
+    ("web-import", "get", {}, False),
     ("web-login", "get", {}, False),
     ("web-signup", "get", {}, False),
     ("web-password-change", "get", {}, False),
@@ -148,7 +171,9 @@ def _send(client, method: str, url: str, data: Any) -> Any:
     if isinstance(client, APIClient):
         if method == "get":
             return client.get(url, data or {})
-        return getattr(client, method)(url, data, format="json")
+        # /mcp wants a client that takes JSON and event streams; the API takes it too
+        accept = "application/json, text/event-stream"
+        return getattr(client, method)(url, data, format="json", HTTP_ACCEPT=accept)
     if method == "get":
         return client.get(url, data or {})
     return getattr(client, method)(url, data or {})
@@ -167,8 +192,12 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [alice.private_session]
     if kind == "session":
         return [alice.turns[-1].session_id]
+    if kind == "turn":
+        return [alice.turns[0].pk, alice.turns[-1].pk]
     if kind == "finding":
         return [finding.pk for finding in alice.findings]
+    if kind == "import":
+        return [alice.import_job.pk]
     return [alice.token.pk]
 
 
@@ -228,7 +257,8 @@ def _import_body(alice: Twin) -> bytes:
     mine = alice.items["marker"].pk
     records = [
         {"type": "header", "format": "gaia-memory-export", "version": 1},
-        {"type": "knowledge", "id": mine, "content": "Imported by bob", "superseded_by": mine},
+        {"type": "knowledge", "id": mine, "content": "Imported by bob", "superseded_by": mine + 1},
+        {"type": "knowledge", "id": mine + 1, "content": "Imported by bob, corrected"},
         {"type": "turn", "session_id": alice.private_session, "role": "user", "content": "hi",
          "timestamp": "2024-01-01T00:00:00Z"},
     ]  # fmt: skip
@@ -257,7 +287,7 @@ def test_bob_never_reaches_alices_rows_through_any_url(twins, bob_clients):
         missing = "no-such-session" if kind == "session_id" else MISSING
         for their_id in _object_ids(alice, kind):
             for method in METHODS:
-                body = _body(kind) if method != "get" else None
+                body = _body(kind) if method in BODIES.get(name, WEB_WRITES) else None
                 theirs = _send(client, method, reverse(name, kwargs={arg: their_id}), body)
                 absent = _send(client, method, reverse(name, kwargs={arg: missing}), body)
                 _same_answer(theirs, absent, their_id, missing)
@@ -274,6 +304,15 @@ def test_bob_never_reaches_alices_rows_through_any_url(twins, bob_clients):
         absent = api.post(reverse("api-tool-call"), {"name": tool, "arguments": {"id": MISSING,
                           **arguments}}, format="json").json()  # fmt: skip
         assert theirs["ok"] is False and json.dumps(theirs).replace(str(their_item), "ID") == (
+            json.dumps(absent).replace(str(MISSING), "ID")
+        )
+        theirs, absent = (
+            _send(api, "post", reverse("api-mcp"), mcp("tools/call", name=tool,
+                  arguments={"id": item_id, **arguments})).json()
+            for item_id in (their_item, MISSING)
+        )  # fmt: skip
+        assert theirs["result"]["isError"] is True
+        assert json.dumps(theirs).replace(str(their_item), "ID") == (
             json.dumps(absent).replace(str(MISSING), "ID")
         )
     url = reverse("api-discovery-findings-approve")

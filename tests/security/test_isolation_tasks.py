@@ -52,7 +52,8 @@ def test_every_background_job_for_bob_leaves_alices_rows_alone(fake_llm, alice, 
     before, bob_before = snapshot(alice), snapshot(bob)
 
     for turn in Turn.objects.for_user(bob).filter(extraction_status="pending"):
-        assert extraction.extract_turn(turn_id=turn.pk)["status"] == "done"
+        result = extraction.extract_turn(turn_id=turn.pk)
+        assert (result["status"], result["refused"]) == ("partial", 2)  # alice's ids refused
     for session in Session.objects.for_user(bob):
         consolidation.consolidate_session(session_pk=session.pk, force=True)
     _embed(twin_b)

@@ -19,7 +19,7 @@ from discovery.models import Finding
 from discovery.services import finding_propose_many
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory import services
-from memory.models import KnowledgeItem
+from memory.models import ImportJob, KnowledgeItem
 from retrieval.models import IndexGeneration
 
 MARKERS = {"alice": "kestrelalice", "bob": "kestrelbob"}
@@ -40,6 +40,7 @@ OWNED = [
     (ReconciledPair, "owner"),
     (ProfileCache, "owner"),
     (LLMCounter, "owner"),
+    (ImportJob, "owner"),
     (UserSettings, "user"),
     (IndexGeneration, "user"),
 ]
@@ -55,6 +56,7 @@ class Twin:
     tool_calls: list[ToolCall] = field(default_factory=list)
     token: ApiToken | None = None
     private_session: str = ""
+    import_job: ImportJob | None = None
 
     def ids(self, model: type[models.Model]) -> set[int]:
         owner = dict(OWNED)[model]
@@ -138,6 +140,9 @@ def seed_twin(user: Any) -> Twin:
     )
     twin.findings = proposed.created
     twin.token, _ = token_create(user=user, name="test-agent")
+    twin.import_job = ImportJob.objects.create(  # a finished background import
+        owner=user, status="done", records_total=3, records_done=3, created={"knowledge": 3}
+    )
     return twin
 
 

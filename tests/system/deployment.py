@@ -112,20 +112,32 @@ class Deployment:
             ],
         )  # fmt: skip
         self.url = f"http://127.0.0.1:{port}"
+        deadline = self._wait_healthy(name)
+        while len(children(self.procs[name].pid)) < workers:  # every worker booted
+            assert time.monotonic() < deadline, "gunicorn workers did not start"
+            time.sleep(0.2)
+        return self.url
+
+    def start_serve(self, name: str = "serve") -> str:
+        """`manage.py serve`, the command `make run` ends with: gunicorn and a worker."""
+        port = free_port()
+        self._spawn(name, [sys.executable, "manage.py", "serve", "--port", str(port)])
+        self.url = f"http://127.0.0.1:{port}"
+        self._wait_healthy(name)
+        return self.url
+
+    def _wait_healthy(self, name: str) -> float:
+        """Wait until the health endpoint answers 200; returns the start-up deadline."""
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             assert self.procs[name].poll() is None, self.logs()[-3000:]
             try:
                 if httpx.get(f"{self.url}/api/v1/health/", timeout=5).status_code == 200:
-                    break
+                    return deadline
             except httpx.HTTPError:
                 pass
             assert time.monotonic() < deadline, "the web server did not start"
             time.sleep(0.2)
-        while len(children(self.procs[name].pid)) < workers:  # every worker booted
-            assert time.monotonic() < deadline, "gunicorn workers did not start"
-            time.sleep(0.2)
-        return self.url
 
     def start_worker(self, name: str) -> subprocess.Popen:
         return self._spawn(name, [sys.executable, "manage.py", "qcluster"])

@@ -144,7 +144,9 @@ def test_two_web_workers_and_two_task_workers_lose_nothing_under_concurrent_load
 
     _web_worker_sees_the_other_workers_writes(deployment, tokens[users[0]])
 
-    health = httpx.get(f"{deployment.url}/api/v1/health/").json()["checks"]["worker"]
+    bearer = {"Authorization": f"Bearer {tokens[users[0]]}"}  # the checks need a token
+    health = httpx.get(f"{deployment.url}/api/v1/health/", headers=bearer).json()
+    health = health["checks"]["worker"]
     assert health["ok"] is True
     assert health["mode"] == ("redis" if redis_url else "orm")
     if redis_url:  # both clusters report their statistics through Redis

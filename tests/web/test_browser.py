@@ -10,8 +10,9 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from accounts.services import token_authenticate
+from accounts.services import token_authenticate, user_settings_update
 from conversations.models import Session
+from discovery.services import finding_propose_many
 from memory.models import KnowledgeItem
 from tests.web.seed import seed_month
 
@@ -245,3 +246,120 @@ def test_login_is_rate_limited_in_the_browser(page, alice, settings):
     page.get_by_label("Password").fill("alice-pass-123")
     page.get_by_role("button", name="Log in").click()
     expect(page.locator(".flash-error")).to_contain_text("Too many attempts")
+
+
+def test_the_pages_run_under_the_content_security_policy_without_a_violation(page, alice):
+    seed_month(alice)
+    refused = []
+    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy"
+            in message.text else None)  # fmt: skip
+    _log_in(page)
+    item = KnowledgeItem.objects.for_user(alice).first()
+    for path in ("/", "/memories/", f"/memories/{item.pk}/", f"/memories/{item.pk}/edit/",
+                 "/conversations/", "/tokens/", "/discovery/", "/settings/"):  # fmt: skip
+        response = page.goto(path)
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+    page.goto("/")
+    bar = page.locator(".bars .bar-fill").first.bounding_box()
+    assert bar["width"] > 0  # the bars' lengths need no inline style
+    page.goto("/tokens/")
+    page.get_by_label("Name").fill("csp-check")
+    page.get_by_role("button", name="Create token").click()
+    page.get_by_role("button", name="Copy").click()  # the page script (a file) still runs
+    expect(page.get_by_role("button", name="Copied")).to_be_visible()
+    page.goto("/api/v1/docs/")  # Swagger UI starts from a script file, not inline
+    expect(page.locator(".swagger-ui .opblock").first).to_be_visible()
+    _shot(page, "api-docs")
+    assert refused == []
+
+
+PHONE = {"width": 390, "height": 844}
+# Page-level horizontal scrolling, and controls that cannot be reached on a phone.
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const scrollsAlone = el => {
+    for (let node = el.parentElement; node; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (['auto', 'scroll'].includes(style.overflowX) && node.scrollWidth > node.clientWidth)
+        return node;
+    }
+    return null;
+  };
+  const out = {pageWidth: document.documentElement.scrollWidth, width, tables: [], unreachable: []};
+  for (const table of document.querySelectorAll('main table')) {
+    const box = table.getBoundingClientRect();
+    if (box.right > width + 1) {
+      const holder = scrollsAlone(table);
+      out.tables.push({ok: !!holder && !!holder.closest('.card'), cls: table.className});
+    }
+  }
+  const controls = ['a[href]', 'button', 'input', 'select', 'textarea', 'summary']
+    .map(tag => `main ${tag}, header ${tag}`).join(', ');
+  for (const el of document.querySelectorAll(controls)) {
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(el).visibility === 'hidden') continue;
+    if (el.closest('details:not([open])') && el.tagName !== 'SUMMARY') continue;
+    const label = (el.innerText || el.name || el.tagName).trim().slice(0, 40);
+    const inside = box.left >= -1 && box.right <= width + 1;
+    if (!inside && !scrollsAlone(el)) out.unreachable.push(label);
+    if (box.height < 24 && el.tagName !== 'A') out.unreachable.push('too small: ' + label);
+  }
+  return out;
+}"""
+
+
+def _phone_check(page, name: str) -> None:
+    _shot(page, f"phone-{name}")
+    found = page.evaluate(OVERFLOW_JS)
+    assert found["pageWidth"] <= found["width"], (name, found)
+    assert all(table["ok"] for table in found["tables"]), (name, found["tables"])
+    assert not found["unreachable"], (name, found["unreachable"])
+
+
+def test_the_main_pages_work_on_a_phone(browser, live_server, alice):
+    seed = seed_month(alice)
+    user_settings_update(user=alice, discovery_consent=True)
+    finding_propose_many(
+        user=alice,
+        findings=[
+            {
+                "content": "Works on a project called lisbon-tram-times (Python)",
+                "category": "fact",
+                "context": "work",
+                "entity": "project:lisbon-tram-times",
+                "scanner": "projects",
+            }
+        ],
+    )
+    busy = Session.objects.for_user(alice).get(session_id="billing-migration")
+    context = browser.new_context(viewport=PHONE, base_url=live_server.url, is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        page.goto("/login/")
+        _phone_check(page, "login")
+        _log_in(page)
+        for path, name, heading in [
+            ("/", "dashboard", "Dashboard"),
+            ("/memories/", "memories", "Memories"),
+            (f"/memories/{seed['new'].pk}/", "memory-detail", None),
+            ("/memories/new/", "memory-add", None),
+            ("/conversations/", "conversations", "Conversations"),
+            (f"/conversations/{busy.pk}/", "session", "billing-migration"),
+            ("/conversations/search/?q=Lisbon", "conversation-search", "Conversations"),
+            ("/conversations/tools/", "tool-calls", "Conversations"),
+            ("/tokens/", "tokens", "API tokens"),
+            ("/settings/", "settings", "Settings"),
+            ("/discovery/", "discovery", "Discovery"),
+        ]:
+            page.goto(path)
+            if heading:
+                expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+            _phone_check(page, name)
+        nav = page.get_by_role("navigation", name="Main")
+        for link in ("Dashboard", "Memories", "Conversations", "Discovery", "API tokens"):
+            expect(nav.get_by_role("link", name=link)).to_be_in_viewport()
+        page.locator("details.usermenu summary").click()
+        expect(page.get_by_role("button", name="Log out")).to_be_in_viewport()
+    finally:
+        context.close()

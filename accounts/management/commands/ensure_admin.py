@@ -1,10 +1,24 @@
-"""Make sure an admin account exists (used by `make run`)."""
+"""Make sure an admin account exists (used by `make run`), and say how to get in.
+
+On the first start the account is created with GAIA_ADMIN_PASSWORD, or with a generated
+password printed once. Every later start names the account and the command that sets a
+new password (`manage.py changepassword`), so a lost password is one command away.
+"""
 
 import os
 import secrets
+import sys
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+
+
+def manage_command() -> str:
+    """How to run manage.py from here: `.venv/bin/python manage.py` under `make run`."""
+    python = os.path.relpath(sys.executable)
+    if python.startswith(".."):
+        python = sys.executable
+    return f"{python} manage.py"
 
 
 class Command(BaseCommand):
@@ -12,7 +26,17 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         User = get_user_model()
-        if User.objects.filter(is_superuser=True).exists():
+        admin = User.objects.filter(is_superuser=True).order_by("pk").first()
+        if admin is not None:
+            self.stdout.write(
+                f"Admin account '{admin.username}'. New password: "
+                f"{manage_command()} changepassword {admin.username}"
+            )
+            if os.environ.get("GAIA_ADMIN_PASSWORD"):
+                self.stdout.write(
+                    "GAIA_ADMIN_PASSWORD is only read when the admin account is created; "
+                    "use changepassword to change it."
+                )
             return
         username = os.environ.get("GAIA_ADMIN_USER", "admin")
         password = os.environ.get("GAIA_ADMIN_PASSWORD", "")
@@ -26,6 +50,9 @@ class Command(BaseCommand):
         if generated:
             self.stdout.write(
                 self.style.WARNING(
-                    f"Generated password (shown once, change it after logging in): {password}"
+                    f"Generated password (shown once): {password}\n"
+                    "Change it on /password/ after logging in, or any time with: "
+                    f"{manage_command()} changepassword {username}\n"
+                    "(or set GAIA_ADMIN_PASSWORD before the first start)."
                 )
             )

@@ -1,4 +1,9 @@
-"""Run the web server and a django-q2 worker together; Ctrl-C stops both cleanly."""
+"""Run the web server and a django-q2 worker together; Ctrl-C, SIGTERM or SIGHUP stops both.
+
+The signal is passed on to both children (SIGHUP as SIGTERM: gunicorn would take a
+HUP as "reload") and serve waits for them, up to STOP_GRACE_SECONDS, before it exits;
+children still running then are killed. A second signal while stopping stops waiting.
+"""
 
 import os
 import signal
@@ -13,6 +18,29 @@ from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
 
 STOP_GRACE_SECONDS = 15
+# Gunicorn's default access line holds the query string and the referrer, and with them
+# what people searched for (/memories/?q=...). This one keeps the path only.
+ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# What each child gets for the signal serve received.
+FORWARD = {
+    signal.SIGINT: signal.SIGINT,
+    signal.SIGTERM: signal.SIGTERM,
+    signal.SIGHUP: signal.SIGTERM,
+}
+
+
+class Stop(Exception):
+    """Raised in the main thread by a stop signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stop(signum: int, frame) -> None:
+    raise Stop(signum)
 
 
 class Command(BaseCommand):
@@ -50,22 +78,28 @@ class Command(BaseCommand):
                 "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
                 "--access-logfile",
                 "-",
+                "--access-logformat",
+                ACCESS_LOG_FORMAT,
                 "--chdir",
                 str(settings.BASE_DIR),
             ],
         }
         if not no_worker:
             commands["worker"] = [sys.executable, manage, "qcluster"]
-        env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
-        procs = {name: subprocess.Popen(cmd, env=env) for name, cmd in commands.items()}
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "
-                "Ctrl-C stops it."
-            )
-        )
-        code = 0
+        for signum in STOP_SIGNALS:  # before the children start: none may be left behind
+            signal.signal(signum, _raise_stop)
+        procs: dict[str, subprocess.Popen] = {}
+        code, received = 0, signal.SIGTERM
         try:
+            env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
+            for name, cmd in commands.items():
+                procs[name] = subprocess.Popen(cmd, env=env)
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "
+                    "Ctrl-C stops it."
+                )
+            )
             while True:
                 for name, proc in procs.items():
                     if proc.poll() is not None:
@@ -73,23 +107,35 @@ class Command(BaseCommand):
                         code = proc.returncode or 1
                         raise StopIteration
                 time.sleep(0.5)
+        except Stop as stop:
+            received = stop.signum
         except (KeyboardInterrupt, StopIteration):
-            pass
+            received = signal.SIGINT if code == 0 else signal.SIGTERM
         finally:
-            _stop(procs.values())
+            _stop(list(procs.values()), FORWARD[received])
         self.stdout.write("Stopped.")
         if code:
             sys.exit(code)
 
 
-def _stop(procs) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + STOP_GRACE_SECONDS
-    for proc in procs:
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.kill()
+def _stop(procs: list[subprocess.Popen], signum: int) -> None:
+    """Send `signum` to the running children and wait for them; kill what is left."""
+    try:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signum)
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+    except (Stop, KeyboardInterrupt):
+        pass  # asked again: stop waiting
+    finally:
+        for signum in STOP_SIGNALS:  # nothing may interrupt the last step
+            signal.signal(signum, signal.SIG_IGN)
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
             proc.wait()

@@ -3,6 +3,7 @@
 from django.core.management.base import CommandParser
 
 from conversations.models import Turn
+from conversations.services import turns_extraction_retry_failed
 from learning.command import JobCommand
 from learning.extraction import extract_turn
 
@@ -23,9 +24,7 @@ class Command(JobCommand):
         for user in self.users(options["user"]):
             mine = Turn.objects.for_user(user)
             if options["retry_failed"] and not options["dry_run"]:
-                mine.filter(extraction_status="failed").update(
-                    extraction_status="pending", extraction_attempts=0, extraction_error=""
-                )
+                turns_extraction_retry_failed(user=user)
             turns |= mine.filter(extraction_status="pending")
         ids = list(turns.order_by("pk").values_list("pk", flat=True))
         if options["limit"]:

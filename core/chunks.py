@@ -1,0 +1,82 @@
+"""Bulk writes in short transactions, so no request holds the write lock for long.
+
+SQLite has one write lock for the whole database: a transaction that writes thousands
+of rows makes every other writer wait, and after the busy timeout fail with "database is
+locked". Bulk work (batches, imports, erasure) therefore writes in chunks, each in its
+own transaction, sized so that one takes about TARGET_SECONDS; between two chunks it
+pauses briefly, so writers waiting in SQLite's busy handler (which sleeps up to 100 ms
+between tries) get the lock before the next chunk takes it again.
+
+Inside an outer transaction (a caller's `atomic`, a test) the chunks are savepoints of
+it: the lock is held anyway, so there is no pause.
+"""
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from django.db import connection, transaction
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+TARGET_SECONDS = 0.25
+PAUSE_SECONDS = 0.1  # SQLite's busy handler polls at least every 100 ms
+
+
+class Sizer:
+    """The size of the next chunk: it grows or shrinks so a chunk takes about TARGET_SECONDS."""
+
+    def __init__(self, first: int, most: int) -> None:
+        self.size, self.most = max(1, min(first, most)), most
+        self._began = 0.0
+
+    def start(self) -> None:
+        self._began = time.monotonic()
+
+    def done(self) -> None:
+        elapsed = max(time.monotonic() - self._began, 1e-3)
+        scaled = int(self.size * min(2.0, TARGET_SECONDS / elapsed))
+        self.size = max(1, min(self.most, scaled))
+
+
+def pause() -> None:
+    """Between two chunks: let waiting writers in (SQLite, outside any transaction)."""
+    if connection.vendor == "sqlite" and not connection.in_atomic_block:
+        time.sleep(PAUSE_SECONDS)
+
+
+def write_in_chunks(
+    rows: Sequence[T], write: Callable[[list[T]], list[R]], *, first: int, most: int
+) -> list[R]:
+    """`write(chunk)` for successive chunks of `rows`, each in its own transaction, in order;
+    returns what the calls returned, concatenated. A chunk holds at most `most` rows."""
+    out: list[R] = []
+    sizer = Sizer(first, most)
+    start = 0
+    while start < len(rows):
+        if start:
+            pause()
+        chunk = list(rows[start : start + sizer.size])
+        sizer.start()
+        with transaction.atomic():
+            out.extend(write(chunk))
+        sizer.done()
+        start += len(chunk)
+    return out
+
+
+def repeat_in_chunks(step: Callable[[int], int], *, first: int, most: int) -> int:
+    """Call `step(size)` in its own transaction until it returns 0 (nothing left);
+    each call handles at most `size` rows and returns how many it did. Returns the total."""
+    total = 0
+    sizer = Sizer(first, most)
+    while True:
+        sizer.start()
+        with transaction.atomic():
+            done = step(sizer.size)
+        sizer.done()
+        total += done
+        if not done:
+            return total
+        pause()

@@ -1,0 +1,176 @@
+"""The write path of imports (memory.portability): exported items come back through the
+same validation (`services._clean_fields`), dedup (`dedup.find_duplicate`, `dedup.fold`)
+and lineage (`superseded_by`) as a write. `memory_import_clean` checks one record and
+writes nothing (the whole file is checked before anything is stored);
+`memory_import_many` stores a chunk of them inside the importer's transaction.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from accounts.services import user_zone
+from conversations.models import Turn
+from core.jsonsafe import check_json
+from core.validation import parse_when
+from memory import dedup
+from memory.models import PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
+from memory.services import _check_enabled, _clean_fields
+from retrieval import events
+
+_IMPORT_TIMES = ("created_at", "updated_at", "last_used", "due_at", "reminded_at", "forgotten_at")
+_IMPORT_KEY = ("content", "category", "context", "entity", "created_at")
+
+
+def memory_import_allowed(*, user: Any, trusted: bool) -> None:
+    """Refuse an agent's import while memory is off for the user (a person may import)."""
+    _check_enabled(user, "user" if trusted else "tool")
+
+
+def _stored_when(value: Any, *, field: str, tz: Any) -> datetime | None:
+    when = parse_when(value, field=field, tz=tz)
+    try:  # stored as UTC: 9999-12-31T23:00-12:00 does not fit
+        when and when.astimezone(UTC)
+    except OverflowError:
+        raise ValidationError({field: "Date out of range."}, code="invalid") from None
+    return when
+
+
+def _unit(value: Any, *, field: str, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValidationError({field: "Must be a number between 0 and 1."}, code="invalid")
+    return float(value)
+
+
+def memory_import_clean(*, user: Any, fields: dict[str, Any], trusted: bool) -> dict[str, Any]:
+    """One exported item, validated as `memory_create` validates a write, its trust capped.
+
+    Unless `trusted` (the owner, in the web app), a privileged category is refused and
+    the source and confidence are at most what a token's write gets ("tool", 0.7).
+    """
+    source = fields.get("source") or "tool"
+    if not isinstance(source, str) or source not in SOURCE_CONFIDENCE:
+        raise ValidationError({"source": "Unknown source."}, code="invalid")
+    category = fields.get("category") or "fact"
+    if not trusted:
+        source = "tool" if source == "user" else source
+        if isinstance(category, str) and category.strip().lower() in PRIVILEGED_CATEGORIES:
+            raise ValidationError(
+                {"category": f"'{category}' is privileged: only its owner may import it, "
+                             "in the web app."},
+                code="privileged",
+            )  # fmt: skip
+    names = {"content", "domain", "context", "entity", "metadata"}
+    row = _clean_fields(
+        user, {"category": category, **{n: fields.get(n) for n in names}}, source=source
+    )
+    try:
+        check_json(row["metadata"])
+    except ValueError as error:
+        raise ValidationError({"metadata": str(error)}, code="invalid") from None
+    sensitive = fields.get("sensitive") or False
+    if not isinstance(sensitive, bool):
+        raise ValidationError({"sensitive": "Must be true or false."}, code="invalid")
+    use_count = fields.get("use_count") or 0
+    if isinstance(use_count, bool) or not isinstance(use_count, int) or not 0 <= use_count < 2**31:
+        raise ValidationError({"use_count": "Must be a non-negative integer."}, code="invalid")
+    confidence = _unit(
+        fields.get("confidence"), field="confidence", default=SOURCE_CONFIDENCE[source]
+    )
+    tz = user_zone(user)
+    times = {name: _stored_when(fields.get(name), field=name, tz=tz) for name in _IMPORT_TIMES}
+    times["created_at"] = times["created_at"] or timezone.now()
+    times["updated_at"] = times["updated_at"] or times["created_at"]
+    return {
+        **row,
+        **times,
+        "sensitive": sensitive,
+        "source": source,
+        "confidence": confidence if trusted else min(confidence, SOURCE_CONFIDENCE["tool"]),
+        "importance": _unit(fields.get("importance"), field="importance", default=1.0),
+        "use_count": use_count,
+    }
+
+
+def _leads_to(start: int, target: int, steps: int = 1000) -> bool:
+    """Whether the lineage from item `start` (superseded_by, onwards) reaches `target`."""
+    current: int | None = start
+    while current is not None and steps:
+        if current == target:
+            return True
+        current = (
+            KnowledgeItem.objects.filter(pk=current)
+            .values_list("superseded_by_id", flat=True)
+            .first()
+        )
+        steps -= 1
+    return bool(steps == 0)
+
+
+def memory_import_many(
+    *, user: Any, rows: list[dict[str, Any]], keep: set[int]
+) -> list[tuple[KnowledgeItem, str]]:
+    """Store cleaned exported items in order, inside the caller's transaction.
+
+    Each row is what `memory_import_clean` returned plus `superseded_by` and
+    `source_turn`: ids of the user's rows (already imported), or None. What happens to a
+    row, as returned with its item:
+
+    - "skipped": an item with the same content, category, context, entity and creation
+      time is there already, so importing twice adds nothing (an active one the file says
+      was superseded is linked to its successor);
+    - "folded": an active row repeats an active item of the account that is not one of
+      `keep` (`find_duplicate`, as a write does): a newer row folds into it
+      (`dedup.fold`), an older one leaves it as it is, so a correction is never undone;
+    - "created": stored as exported, with its lineage and forgotten state; a superseded
+      or forgotten row never folds, and nothing folds into it.
+
+    `keep` holds the ids the import already stored or found (updated in place): they are
+    never folded into, so no two items of one file merge and none of them is lost.
+    """
+    mine = KnowledgeItem.objects.for_user(user)
+    given = {"superseded_by": KnowledgeItem, "source_turn": Turn}
+    for name, model in given.items():
+        ids = {row[name] for row in rows if row[name] is not None}
+        if ids and model.objects.for_user(user).filter(pk__in=ids).count() != len(ids):
+            raise ValidationError({name: "No such row."}, code="does_not_exist")
+    out: list[tuple[KnowledgeItem, str]] = []
+    upserted: list[int] = []
+    removed: list[int] = []
+    for row in rows:
+        fields = {k: v for k, v in row.items() if k not in given}
+        successor = row["superseded_by"]
+        same = mine.filter(**{k: row[k] for k in _IMPORT_KEY}).order_by("pk").first()
+        if same is not None:
+            if successor is not None and same.is_active and not _leads_to(successor, same.pk):
+                same.superseded_by_id = successor
+                same.save(update_fields=["superseded_by"])
+                removed.append(same.pk)
+            keep.add(same.pk)
+            out.append((same, "skipped"))
+            continue
+        if successor is None and row["forgotten_at"] is None:
+            match = dedup.find_duplicate(
+                owner_id=user.pk, exclude=keep, **{k: row[k] for k in _IMPORT_KEY[:4]}
+            )
+            if match is not None:
+                if row["updated_at"] > match.updated_at:
+                    dedup.fold(match, fields, source=row["source"])
+                    match.save()
+                    upserted.append(match.pk)
+                keep.add(match.pk)
+                out.append((match, "folded"))
+                continue
+        item = KnowledgeItem.objects.create(
+            owner=user, superseded_by_id=successor, source_turn_id=row["source_turn"], **fields
+        )
+        keep.add(item.pk)
+        upserted.append(item.pk)
+        out.append((item, "created"))
+    if upserted or removed:
+        events.items_changed(user.pk, upserted=upserted, removed=removed)
+    return out

@@ -1,0 +1,72 @@
+"""How much a row's text has to do with a query, as a number in [0, 1].
+
+Two kinds of evidence, each comparable across queries:
+- similarity: the cosine between the query's and the row's embeddings. A sentence model
+  puts unrelated texts near 0.0-0.3 and paraphrases from 0.5 up; `of_similarity` maps that
+  scale linearly from SIMILARITY_NONE (nothing) to SIMILARITY_FULL (certain).
+- coverage: the share of the query's meaningful words the row contains, each word weighted
+  by its inverse document frequency among the owner's rows (a rare word that matches says
+  more than a common one). Words are compared by their Porter stems, like the full-text index.
+
+`relevance` joins them: matched words add to the similarity (at most COVERAGE_BONUS),
+so a row that is both near in meaning and uses the question's rare words ranks as most
+relevant, and one that only shares a frequent word stays low; a row that holds all of the
+query's words is relevant on its own. Pure functions: callers
+pass the document frequencies they read.
+"""
+
+import math
+import re
+from collections.abc import Mapping
+
+from retrieval.keyword import STOPWORDS, stem
+
+SIMILARITY_NONE = 0.25
+SIMILARITY_FULL = 0.75
+COVERAGE_BONUS = 0.25
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def terms_of(text: str) -> list[str]:
+    """The stems of `text`'s meaningful words, in order, each once."""
+    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return list(dict.fromkeys(stem(w) for w in words))
+
+
+def idf(document_frequency: int, total: int) -> float:
+    """BM25's inverse document frequency (never negative)."""
+    return math.log(1 + (total - document_frequency + 0.5) / (document_frequency + 0.5))
+
+
+def coverage(weights: Mapping[str, float], text: str) -> float:
+    """Share of the query's weighted stems found in `text` (0 when the query has none)."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    present = set(terms_of(text))
+    return sum(w for term, w in weights.items() if term in present) / total
+
+
+def of_similarity(cosine: float | None) -> float:
+    """The similarity alone on the [0, 1] scale."""
+    if cosine is None:
+        return 0.0
+    return _clip((cosine - SIMILARITY_NONE) / (SIMILARITY_FULL - SIMILARITY_NONE))
+
+
+def relevance(cosine: float | None, covered: float) -> float:
+    """Similarity and matched words together, in [0, 1].
+
+    The words alone count as their coverage squared: a row holding every word of the query
+    (a name, an error code) is relevant whatever the embedding says, one holding a third
+    of them barely.
+    """
+    by_words = _clip(covered) ** 2
+    if cosine is None:  # no embedder: the words are all there is
+        return by_words
+    joined = cosine + COVERAGE_BONUS * covered
+    return max(by_words, _clip((joined - SIMILARITY_NONE) / (SIMILARITY_FULL - SIMILARITY_NONE)))
+
+
+def _clip(value: float) -> float:
+    return min(1.0, max(0.0, value))

@@ -1,0 +1,111 @@
+"""MemoryMixin around a toy agent (in process): context, turns, tools, the MRO rule."""
+
+import socket
+
+import pytest
+from gaia_memory import MemoryClient, MemoryMixin
+
+from conversations.models import ToolCall, Turn
+from memory import services
+from memory.models import KnowledgeItem
+
+pytestmark = pytest.mark.django_db
+
+
+class ToyAgent:
+    """An agent with the two hooks the mixin wraps; its 'model' is a script."""
+
+    def __init__(self, script=None) -> None:
+        self.seen: list[str] = []
+        self.tools: list[dict] = [{"type": "function", "function": {"name": "calculator"}}]
+        self.script = script or []
+
+    def process_query(self, user_input: str) -> dict:
+        self.seen.append(user_input)
+        results = [self._execute_tool(name, args) for name, args in self.script]
+        return {"status": "success", "result": f"Done ({len(results)} tool calls)."}
+
+    def _execute_tool(self, tool_name: str, tool_args: dict):
+        if tool_name == "calculator":
+            return {"value": tool_args["a"] / tool_args["b"]}
+        if tool_name == "weather":
+            return {"status": "error", "error": "weather service down"}
+        raise KeyError(tool_name)
+
+
+class MyAgent(MemoryMixin, ToyAgent):
+    def __init__(self, client, script=None, context="global") -> None:
+        self.init_memory(client=client, session_id="toy-session", context=context)
+        super().__init__(script)
+
+
+def test_the_context_is_prepended_and_both_turns_are_logged_clean(memory, alice):
+    services.memory_create(user=alice, content="Dentist", due_at="2099-01-01T09:00:00Z")
+    agent = MyAgent(memory)
+    answer = agent.process_query("When is my dentist appointment?")
+    assert answer["result"] == "Done (0 tool calls)."
+    seen = agent.seen[0]
+    assert seen.startswith("[Gaia Memory Context]\nCurrent time:")
+    assert seen.endswith("\n\nWhen is my dentist appointment?")
+    turns = Turn.objects.for_user(alice).order_by("pk")
+    assert [(t.session.session_id, t.role, t.content) for t in turns] == [
+        ("toy-session", "user", "When is my dentist appointment?"),
+        ("toy-session", "assistant", "Done (0 tool calls)."),
+    ]
+
+
+def test_every_other_tool_call_is_logged_with_its_outcome(memory, alice):
+    agent = MyAgent(
+        memory, script=[("calculator", {"a": 42, "b": 6}), ("weather", {"city": "Porto"})]
+    )
+    agent.process_query("Two tools please")
+    calls = {c.tool_name: c for c in ToolCall.objects.for_user(alice)}
+    assert calls["calculator"].success and calls["calculator"].duration_ms is not None
+    assert calls["calculator"].args == {"a": 42, "b": 6}
+    assert (calls["weather"].success, calls["weather"].error) == (False, "weather service down")
+    assert calls["weather"].session.session_id == "toy-session"
+
+
+def test_a_tool_that_raises_is_logged_as_failed_and_the_error_still_raises(memory, alice):
+    agent = MyAgent(memory, script=[("calculator", {"a": 1, "b": 0})])
+    with pytest.raises(ZeroDivisionError):
+        agent.process_query("Divide by zero")
+    failed = ToolCall.objects.for_user(alice).get()
+    assert not failed.success and failed.error.startswith("ZeroDivisionError")
+    assert [t.role for t in Turn.objects.for_user(alice)] == ["user"]
+
+
+def test_memory_tools_run_on_the_server_in_the_active_context(memory, alice):
+    agent = MyAgent(memory, context="work")
+    schemas = agent.register_memory_tools()
+    agent.register_memory_tools()
+    names = [tool["function"]["name"] for tool in agent.tools]
+    assert names == ["calculator", *[s["function"]["name"] for s in schemas]]
+    stored = agent._execute_tool("remember", '{"content": "Deploys with kubectl"}')
+    assert stored["ok"] and stored["result"]["context"] == "work"
+    assert not ToolCall.objects.for_user(alice).exists()  # memory tools are not logged
+    assert "Deploys with kubectl" in agent.get_memory_system_prompt()
+    agent.set_memory_context("personal")
+    assert "Deploys with kubectl" not in agent.get_memory_system_prompt()
+    assert agent._execute_tool("forget", {"id": 10**9})["error"]["code"] == "not_found"
+    assert KnowledgeItem.objects.for_user(alice).get().context == "work"
+
+
+def test_the_mixin_must_come_first_in_the_bases(memory):
+    class WrongOrder(ToyAgent, MemoryMixin):
+        def __init__(self, client) -> None:
+            self.init_memory(client=client)
+            super().__init__()
+
+    with pytest.raises(TypeError, match=r"MemoryMixin before ToyAgent"):
+        WrongOrder(memory)
+
+
+def test_an_unreachable_memory_server_does_not_stop_the_agent(caplog):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    agent = MyAgent(MemoryClient(f"http://127.0.0.1:{port}", "gaia_x", timeout=2))
+    assert agent.process_query("Hello")["status"] == "success"
+    assert agent.seen == ["Hello"]
+    assert "Gaia memory" in caplog.text

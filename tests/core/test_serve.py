@@ -1,0 +1,96 @@
+"""`manage.py serve` as real processes: a stop signal reaches the web server and the worker,
+serve waits for them, and nothing keeps serving the port afterwards."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.system.deployment import children, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 120.0
+
+
+def _until(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def _tree(pid: int) -> list[int]:
+    return [pid] + [p for kid in children(pid) for p in _tree(kid)]
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _answers(url: str) -> bool:
+    try:
+        httpx.get(url, timeout=5)
+    except httpx.HTTPError:
+        return False
+    return True
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def environ(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GAIA_", "DATABASE_URL"))}
+    env.update(GAIA_DATA_DIR=str(tmp_path), GAIA_LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return env
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_stop_signal_stops_the_web_server_and_the_worker_and_frees_the_port(
+    environ, tmp_path, signum
+):
+    port = free_port()
+    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--workers", "1"],
+        cwd=ROOT, env=environ, stdout=log, stderr=log, start_new_session=True,
+    )  # fmt: skip
+    log.close()
+    seen: list[int] = []
+    try:
+        _until(lambda: _answers(f"http://127.0.0.1:{port}/api/v1/health/"), "the web server")
+        _until(lambda: len(children(serve.pid)) == 2, "the web server and the worker")
+        _until(lambda: len(_tree(serve.pid)) >= 4, "gunicorn's and qcluster's own workers")
+        seen = _tree(serve.pid)
+
+        serve.send_signal(signum)  # to serve alone, as a service manager or `kill` does
+
+        assert serve.wait(timeout=WAIT) == 0, (tmp_path / "serve.log").read_text()[-3000:]
+        _until(lambda: not any(_running(pid) for pid in seen), "every child to exit")
+        assert not _port_open(port)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait(timeout=30)
+        for pid in seen:
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
