@@ -12,6 +12,7 @@ from retrieval.corpus import Corpus, generation_bump, generation_read
 from retrieval.embedding.store import rows_state
 from retrieval.vector import IndexCache, Key, VectorIndex
 
+LOAD_CHUNK = 2048  # rows read per fetch when an index is built
 _cache: IndexCache | None = None
 _cache_lock = threading.Lock()
 
@@ -28,19 +29,33 @@ def index_cache() -> IndexCache:
 def load_vectors(
     corpus: Corpus, owner_id: int, model_id: str, dim: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, vectors) of the owner's searchable rows embedded by `model_id`."""
-    sql = (
-        f"SELECT t.id, t.embedding FROM {corpus.table} t WHERE t.owner_id = %s "
-        f"AND {corpus.active_sql} AND t.embedding_model = %s AND t.embedding IS NOT NULL"
+    """(ids, vectors) of the owner's searchable rows embedded by `model_id`.
+
+    Counted first, then read in chunks straight into one array: the peak is about twice
+    the vectors (this array, then the index's copy), not four times (the blobs, their
+    join, a converted copy, the index's copy).
+    """
+    where = (
+        f"FROM {corpus.table} t WHERE t.owner_id = %s AND {corpus.active_sql} "
+        "AND t.embedding_model = %s AND t.embedding IS NOT NULL"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [owner_id, model_id])
-        rows = [(row_id, blob) for row_id, blob in cursor.fetchall() if len(blob) == dim * 4]
-    if not rows:
-        return np.empty(0, dtype=np.int64), np.empty((0, dim), dtype=np.float32)
-    ids = np.fromiter((row_id for row_id, _ in rows), dtype=np.int64, count=len(rows))
-    blob = b"".join(bytes(b) for _, b in rows)
-    return ids, np.frombuffer(blob, dtype="<f4").reshape(len(rows), dim).astype(np.float32)
+        cursor.execute(f"SELECT COUNT(*) {where}", [owner_id, model_id])
+        size = int(cursor.fetchone()[0])
+        ids = np.empty(size, dtype=np.int64)
+        vectors = np.empty((size, dim), dtype=np.float32)
+        count = 0
+        cursor.execute(f"SELECT t.id, t.embedding {where}", [owner_id, model_id])
+        while rows := cursor.fetchmany(LOAD_CHUNK):
+            rows = [(row_id, blob) for row_id, blob in rows if len(blob) == dim * 4]
+            end = count + len(rows)
+            if end > len(ids):  # rows added since the count
+                ids, vectors = np.resize(ids, end), np.resize(vectors, (end, dim))
+            ids[count:end] = [row_id for row_id, _ in rows]
+            blob = b"".join(bytes(b) for _, b in rows)
+            vectors[count:end] = np.frombuffer(blob, dtype="<f4").reshape(-1, dim)
+            count = end
+    return ids[:count], vectors[:count]
 
 
 def build_index(corpus: Corpus, owner_id: int, model_id: str, dim: int) -> VectorIndex:

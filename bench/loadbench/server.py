@@ -19,8 +19,10 @@ def start(port: int, workers: int, threads: int, env: dict) -> subprocess.Popen:
     log = tempfile.NamedTemporaryFile(prefix="gaia-loadbench-", suffix=".log")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "gaia_site.wsgi:application", "-c", str(CONFIG),
-         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads)],
-        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=log,
+         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
+         "--preload"],  # as `serve` runs it: the workers share the model loaded once
+        cwd=settings.BASE_DIR, env={**env, "GAIA_PRELOAD_EMBEDDER": "1"}, stdout=subprocess.DEVNULL,
+        stderr=log,
     )  # fmt: skip
     proc.log = log
     deadline = time.monotonic() + 60
@@ -45,11 +47,15 @@ def process_tree(pid: int) -> list[int]:
     return [pid] + [p for kid in kids for p in process_tree(int(kid))]
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+def memory_mb(pid: int) -> tuple[float, float]:
+    """(RSS, PSS) of a process: PSS counts the pages it shares with others (the model
+    loaded before the fork) divided among them."""
+    found = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        parts = line.split()
+        if parts[0] in ("Rss:", "Pss:"):
+            found[parts[0]] = int(parts[1]) / 1024
+    return found.get("Rss:", 0.0), found.get("Pss:", 0.0)
 
 
 def stop(proc: subprocess.Popen) -> list[tuple[int, dict]]:

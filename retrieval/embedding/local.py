@@ -119,6 +119,7 @@ class LocalEmbedder:
         self.threads = max(1, threads)
         self._session = self._load()
         self._pool: ThreadPoolExecutor | None = None
+        self._pool_pid = 0
         self._lock = threading.Lock()
 
     def _load(self):
@@ -139,8 +140,11 @@ class LocalEmbedder:
 
     def _workers(self) -> ThreadPoolExecutor:
         with self._lock:
-            if self._pool is None:
+            # Threads do not survive a fork: a process forked from the one that loaded the
+            # model (gunicorn --preload) starts its own pool on the shared session.
+            if self._pool is None or self._pool_pid != os.getpid():
                 self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="embed")
+                self._pool_pid = os.getpid()
         return self._pool
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -1,6 +1,9 @@
 """The local ONNX embedder: real model, offline."""
 
+import os
 import shutil
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -60,6 +63,27 @@ def test_a_batch_runs_in_chunks_of_similar_length_padded_only_to_their_longest(m
         assert len(lengths) == 1 or len(lengths) * max(lengths) <= local.CHUNK_TOKENS
     assert all(max(a) <= min(b) for a, b in zip(runs, runs[1:], strict=False))  # sorted
     assert [256] in runs  # a text cut at the model's window runs alone
+
+
+def test_a_process_forked_after_the_model_was_loaded_embeds_batches_on_its_own_threads():
+    # gunicorn --preload: the model is loaded (and maybe used) before the workers fork.
+    shared = LocalEmbedder(batch_size=2, threads=2)
+    texts = [f"note {n} about rivers and mountains" for n in range(12)]
+    expected = shared.embed(texts)  # the parent's worker threads exist now
+    pid = os.fork()
+    if pid == 0:  # the child: only the embedder, then out without any clean-up
+        try:
+            os._exit(0 if np.allclose(shared.embed(texts), expected, atol=1e-5) else 1)
+        except BaseException:
+            os._exit(2)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked process hung waiting for threads it does not have")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
 
 
 def test_it_accepts_empty_emoji_and_very_long_texts(embedder):

@@ -66,7 +66,8 @@ class Command(BaseCommand):
             if proc is not None:
                 for pid in server.process_tree(proc.pid):
                     role = "master" if pid == proc.pid else "worker"
-                    self.stdout.write(f"RSS gunicorn {role} {pid}: {server.rss_mb(pid):.0f} MB")
+                    rss, pss = server.memory_mb(pid)
+                    self.stdout.write(f"RSS gunicorn {role} {pid}: {rss:.0f} MB (PSS {pss:.0f} MB)")
         finally:
             if proc is not None:
                 for pid, stats in server.stop(proc):

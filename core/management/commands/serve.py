@@ -75,6 +75,7 @@ class Command(BaseCommand):
                 threads,
                 "--graceful-timeout",
                 "10",
+                "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
                 "--access-logfile",
                 "-",
                 "--access-logformat",
@@ -90,8 +91,9 @@ class Command(BaseCommand):
         procs: dict[str, subprocess.Popen] = {}
         code, received = 0, signal.SIGTERM
         try:
+            env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
             for name, cmd in commands.items():
-                procs[name] = subprocess.Popen(cmd)
+                procs[name] = subprocess.Popen(cmd, env=env)
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "
