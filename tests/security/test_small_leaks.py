@@ -125,7 +125,7 @@ class _FakeProcess:
     pid = 2**22 + 12345  # beyond any pid: nothing real can be signalled by mistake
     returncode = 0
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], **options: object) -> None:
         _FakeProcess.commands.append(command)
 
     def poll(self) -> int:
