@@ -4,6 +4,7 @@ import json
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.utils import timezone
 
 from conversations.models import ToolCall, Turn
@@ -172,6 +173,10 @@ def test_text_that_is_not_valid_unicode_is_refused_naming_its_line(alice, record
     assert not KnowledgeItem.objects.exists() and not Turn.objects.exists()
 
 
+@pytest.mark.skipif(
+    connection.vendor != "sqlite",
+    reason="PostgreSQL refuses to store a lone surrogate at all: there is no bad row to repair",
+)
 def test_the_export_repairs_bad_text_of_stored_rows_and_counts_it(alice, bob):
     item = services.memory_create(user=alice, content="Kept with odd metadata")
     KnowledgeItem.objects.filter(pk=item.pk).update(metadata={"k": "a\ud800b", "n": 1})
