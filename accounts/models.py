@@ -10,6 +10,23 @@ from django.utils import timezone
 from core.ownership import OwnedModel
 
 
+class Agent(OwnedModel):
+    """A named client of one account (an assistant, a script); its tokens act as it."""
+
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True, default="")
+    default_context = models.CharField(max_length=100, default="global")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="agent_unique_name_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class ApiToken(OwnedModel):
     """A named bearer token for one agent; only a hash of the secret is stored."""
 
@@ -20,6 +37,9 @@ class ApiToken(OwnedModel):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    agent = models.ForeignKey(
+        Agent, null=True, blank=True, on_delete=models.SET_NULL, related_name="tokens"
+    )
 
     class Meta:
         db_table = "memory_apitoken"

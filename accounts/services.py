@@ -11,7 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from accounts.models import ApiToken, UserSettings
+from accounts.models import Agent, ApiToken, UserSettings
 
 TOKEN_PREFIX = "gaia_"
 _LAST_USED_GRANULARITY = timedelta(minutes=1)
@@ -21,9 +21,23 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def token_create(*, user, name: str, expires_at: datetime | None = None) -> tuple[ApiToken, str]:
-    """Create a token for `user`; returns the row and the secret, which is never stored."""
+def agent_get_or_create(*, user, name: str) -> Agent:
+    """The user's agent called `name`, created on first use."""
+    agent, _ = Agent.objects.get_or_create(
+        owner=user, name=((name or "").strip() or "default")[:100]
+    )
+    return agent
+
+
+def token_create(
+    *, user, name: str, expires_at: datetime | None = None, agent_name: str | None = None
+) -> tuple[ApiToken, str]:
+    """Create a token for `user` acting as agent `agent_name` (default: the token's name).
+
+    Returns the row and the secret, which is never stored.
+    """
     name = (name or "").strip() or "default"
+    agent = agent_get_or_create(user=user, name=agent_name or name)
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         owner=user,
@@ -31,6 +45,7 @@ def token_create(*, user, name: str, expires_at: datetime | None = None) -> tupl
         prefix=secret[: len(TOKEN_PREFIX) + 6],
         key_hash=_hash(secret),
         expires_at=expires_at,
+        agent=agent,
     )
     return token, secret
 

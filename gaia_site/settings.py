@@ -266,6 +266,11 @@ GAIA_EXTRACTION_MAX_ATTEMPTS = envint("GAIA_EXTRACTION_MAX_ATTEMPTS", 3)
 GAIA_EXTRACTION_RETRY_HOURS = envfloat("GAIA_EXTRACTION_RETRY_HOURS", 24.0)
 GAIA_IDLE_CONSOLIDATE_MINUTES = envint("GAIA_IDLE_CONSOLIDATE_MINUTES", 30)
 GAIA_DECAY_EXEMPT_CONTEXTS = envlist("GAIA_DECAY_EXEMPT_CONTEXTS", "")
+# Decay: days for an unused item's retention to halve; retention x importance under the
+# threshold fades it (forgotten, restorable) once it is at least the prune age in days.
+GAIA_DECAY_HALF_LIFE_DAYS = envfloat("GAIA_DECAY_HALF_LIFE_DAYS", 30.0)
+GAIA_DECAY_THRESHOLD = envfloat("GAIA_DECAY_THRESHOLD", 0.05)
+GAIA_DECAY_PRUNE_AGE_DAYS = envfloat("GAIA_DECAY_PRUNE_AGE_DAYS", 30.0)
 # Background schedules, in minutes (0 = not scheduled).
 GAIA_EXTRACT_SWEEP_INTERVAL = envint("GAIA_EXTRACT_SWEEP_INTERVAL", 10)
 GAIA_CONSOLIDATE_INTERVAL = envint("GAIA_CONSOLIDATE_INTERVAL", 10)

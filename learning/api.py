@@ -22,7 +22,8 @@ from core.serializers import StrictSerializer, errors, refuse_body
 from learning.consolidation import consolidate_session
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError
-from learning.profile import profile_get
+from learning.profile import profile_block
+from memory.services import memory_seen
 
 
 class LLMUnavailable(APIException):
@@ -130,11 +131,24 @@ class ConsolidateView(APIView):
         return Response({"session_id": session.session_id, "turns_consolidated": 0, **result})
 
 
+class ProfileQuerySerializer(StrictSerializer):
+    context = serializers.CharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text="Only this context's items and global ones (the block is then made of "
+        "the items directly, not distilled).",
+    )
+
+
 class ProfileView(APIView):
     @extend_schema(
         operation_id="prompt_profile",
         tags=["prompt"],
         summary="The user's distilled profile block (<= 20 bullets) for a system prompt",
+        description="Items ranked pinned first, then by stored importance x confidence. "
+        "Handing the block out counts as use of its items (decay).",
+        parameters=[ProfileQuerySerializer],
         responses={
             200: inline_serializer(
                 "Profile",
@@ -150,4 +164,9 @@ class ProfileView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        return Response(profile_get(user=request.user))
+        query = ProfileQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        context = query.validated_data.get("context") or None
+        view, shown = profile_block(user=request.user, context=context)
+        memory_seen(user=request.user, item_ids=shown)  # handed to an agent: used, for decay
+        return Response(view)

@@ -2,9 +2,12 @@
 
 Due: sessions with at least MIN_TURNS unconsolidated turns and no turn for
 GAIA_IDLE_CONSOLIDATE_MINUTES (14 days when idle consolidation is off), at most
-BATCH_PER_USER a run. The LLM answers first; then one transaction marks the turns
-consolidated with a conditional UPDATE and writes the note and items, so a re-run
-(worker killed, task delivered twice) applies it once.
+BATCH_PER_USER a run. The model sees what memory already holds
+(learning/consolidation_memory.py): the facts of turns extraction learned are not
+learned again, and a fact superseded or retracted after the conversation is not brought
+back. The LLM answers first; then one transaction marks the turns consolidated with a
+conditional UPDATE and writes the note and items, so a re-run (worker killed, task
+delivered twice) applies it once.
 """
 
 from datetime import timedelta
@@ -28,6 +31,7 @@ from conversations.services import (
 )
 from core.queue import enqueue_now
 from learning import prompts
+from learning.consolidation_memory import LEARNED, all_learned, known_memories, stale_facts
 from learning.facts import facts_store
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
@@ -75,6 +79,8 @@ def _transcript(turns: list[Turn]) -> tuple[list[Turn], str]:
             turn.speaker or turn.role,
             turn.content,
         ]
+        if turn.extraction_status in LEARNED:
+            line.append("learned")
         size += len(turn.content) + 40
         if used and size > TRANSCRIPT_CHARS:
             break  # the rest waits for the next run
@@ -105,10 +111,14 @@ def consolidate_session(*, session_pk: int, force: bool = False) -> dict[str, An
     if not turns or (not force and len(turns) < MIN_TURNS):
         return {"status": "nothing to do", "turns_consolidated": 0}
     used, transcript = _transcript(turns)
+    known = prompts.data(known_memories(user=user, turns=used))
     try:
         answer = llm.complete_json(
             system=prompts.consolidation_system(user_settings_get(user).extraction_steering),
-            prompt=f"DATA\nConversation {prompts.data(session.session_id)}:\n{transcript}",
+            prompt=(
+                f"DATA\nMemory already holds:\n{known}\n"
+                f"Conversation {prompts.data(session.session_id)}:\n{transcript}"
+            ),
             schema=prompts.CONSOLIDATION_SCHEMA,
             read=shapes.consolidation,
             user=user,
@@ -147,13 +157,7 @@ def _apply(session: Session, turns: list[Turn], answer: dict) -> dict[str, Any]:
             transaction.set_rollback(True)
             return {"status": "already consolidated", "turns_consolidated": 0}
         note = _note(session, turns[-1], f"Conversation {session.session_id} ({span}): {summary}")
-        facts = facts_store(
-            user=user,
-            facts=answer["facts"],
-            source="consolidation",
-            context=session.context,
-            source_turn=turns[-1],
-        )
+        facts = _facts(session, turns, answer["facts"])
         session_consolidated(session=session, when=now, summary=summary)
     return {
         "status": "done",
@@ -163,6 +167,29 @@ def _apply(session: Session, turns: list[Turn], answer: dict) -> dict[str, Any]:
         "note_id": note.pk if note else None,
         "facts": facts,
     }
+
+
+def _facts(session: Session, turns: list[Turn], given: list[Any]) -> list[dict[str, Any]]:
+    """Store the facts extraction did not already store, except those that would bring
+    back what was superseded or retracted after these turns."""
+    if all_learned(turns):
+        return [{"content": "", "skipped": "learned by extraction"} for _ in given]
+    since = max(t.timestamp for t in turns)
+    stale = stale_facts(user=session.owner, facts=given, since=since)
+    stored = iter(
+        facts_store(
+            user=session.owner,
+            facts=[fact for fact, old in zip(given, stale, strict=True) if not old],
+            source="consolidation",
+            context=session.context,
+            source_turn=turns[-1],
+        )
+    )
+    skipped = {"skipped": "superseded or retracted since"}
+    return [
+        {"content": fact.get("content", ""), **skipped} if old else next(stored)
+        for fact, old in zip(given, stale, strict=True)
+    ]
 
 
 def _note(session: Session, turn: Turn, content: str) -> Any:

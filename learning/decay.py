@@ -1,40 +1,44 @@
-"""Decay: confidence x0.9 per 30 idle days, importance half-life 30 days, and the
-soft removal of items whose importance fell under 0.05 after 30+ days.
+"""Decay: what nobody uses fades; what is used, pinned or important stays.
 
-Items in GAIA_DECAY_EXEMPT_CONTEXTS never decay. Importance is recomputed from the
-last access (0.5 ** (days since last use, or creation, / 30)), so running the job twice
-gives the same values; confidence decays once per idle period (see
-memory_decay_confidence). Faded items are forgotten (restorable), not erased.
+- Confidence x0.9 per 30 idle days (once per idle period, see memory_decay_confidence).
+- Retention halves every GAIA_DECAY_HALF_LIFE_DAYS since the item was last used: recalled
+  for an agent, or shown to one in the system prompt, the per-turn context or the profile
+  (`memory_seen`, at most once a day). An item whose retention x stored importance falls
+  under GAIA_DECAY_THRESHOLD, once at least GAIA_DECAY_PRUNE_AGE_DAYS old, fades: it is
+  forgotten (restorable), not erased. The stored importance itself is never rewritten.
+- Pinned items and items in GAIA_DECAY_EXEMPT_CONTEXTS never decay.
+Running the job twice gives the same result.
 """
 
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from memory.models import KnowledgeItem
-from memory.services import memory_decay_confidence, memory_forget, memory_importance_set
+from memory.services import memory_decay_confidence, memory_forget
 
 IDLE_DAYS = 30
 CONFIDENCE_FACTOR = 0.9
-HALF_LIFE_DAYS = 30
-FADED_BELOW = 0.05
-FADED_MIN_AGE_DAYS = 30
 
 
-def importance_at(*, last_access: Any, now: Any) -> float:
+def retention_at(*, last_access: Any, now: Any) -> float:
+    """How much of an item is left after its idle time (1.0 just used)."""
     days = max(0.0, (now - last_access).total_seconds() / 86400)
-    return 0.5 ** (days / HALF_LIFE_DAYS)
+    return 0.5 ** (days / max(settings.GAIA_DECAY_HALF_LIFE_DAYS, 1e-6))
 
 
 def decay_user(*, user: Any, dry_run: bool = False, now: Any = None) -> dict[str, int]:
-    """Apply decay to one user's active, non-exempt items; counts of what changed."""
+    """Apply decay to one user's active, non-exempt, unpinned items; counts of what changed."""
     now = now or timezone.now()
     idle_before = now - timedelta(days=IDLE_DAYS)
+    old_before = now - timedelta(days=settings.GAIA_DECAY_PRUNE_AGE_DAYS)
     items = (
         KnowledgeItem.objects.for_user(user)
         .active()
+        .filter(pinned=False)
         .exclude(context__in=settings.GAIA_DECAY_EXEMPT_CONTEXTS)
     )
     rows = list(
@@ -47,37 +51,26 @@ def decay_user(*, user: Any, dry_run: bool = False, now: Any = None) -> dict[str
         and updated < idle_before
         and (decayed is None or decayed < idle_before)
     ]
-    importance = {
-        pk: importance_at(last_access=used or created, now=now)
-        for pk, used, created, _, _, _ in rows
-    }
-    current = {row[0]: row[5] for row in rows}
-    changed = {pk: v for pk, v in importance.items() if abs(v - current[pk]) > 0.001}
     faded = [
         pk
-        for pk, _, created, _, _, _ in rows
-        if importance[pk] < FADED_BELOW and created < now - timedelta(days=FADED_MIN_AGE_DAYS)
+        for pk, used, created, updated, _, importance in rows
+        if created < old_before
+        and importance * retention_at(last_access=max(used or created, updated), now=now)
+        < settings.GAIA_DECAY_THRESHOLD
     ]
     if dry_run:
-        return {
-            "confidence_decayed": len(stale),
-            "importance_changed": len(changed),
-            "faded": len(faded),
-        }
+        return {"confidence_decayed": len(stale), "faded": len(faded)}
     decayed = memory_decay_confidence(
         user=user, item_ids=stale, factor=CONFIDENCE_FACTOR, idle_before=idle_before
     )
-    memory_importance_set(user=user, values=changed)
     for pk in faded:
         memory_forget(user=user, item_id=pk)
-    return {"confidence_decayed": decayed, "importance_changed": len(changed), "faded": len(faded)}
+    return {"confidence_decayed": decayed, "faded": len(faded)}
 
 
 def decay_everyone() -> dict[str, int]:
     """Decay for every active user (database only, no LLM); totals."""
-    from django.contrib.auth import get_user_model
-
-    totals = {"users": 0, "confidence_decayed": 0, "importance_changed": 0, "faded": 0}
+    totals = {"users": 0, "confidence_decayed": 0, "faded": 0}
     for user in get_user_model().objects.filter(is_active=True).order_by("pk").iterator():
         totals["users"] += 1
         for key, value in decay_user(user=user).items():

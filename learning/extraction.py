@@ -39,9 +39,9 @@ from learning import prompts
 from learning.facts import facts_store
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
+from memory.lineage import memory_retract, memory_supersede
 from memory.models import SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import recall
-from memory.services import memory_forget, memory_supersede
 
 log = logging.getLogger("gaia.background")
 CONTEXT_ITEMS = 10
@@ -254,13 +254,8 @@ def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> t
 
 
 def _retire(turn: Turn, item: KnowledgeItem, reason: str) -> None:
-    """A delete keeps lineage: the item is superseded by a forgotten tombstone that says
-    why, so history shows what happened and nothing is hard-deleted."""
-    tombstone = memory_supersede(
-        user=turn.owner,
-        item_id=item.pk,
-        content=f"Retracted: {item.content} (reason: {reason})",
-        source="llm_extract",
-        source_turn=turn,
+    """A delete keeps lineage: the item says it was retracted and why (its text is kept
+    as a version) and is forgotten, so history shows what happened."""
+    memory_retract(
+        user=turn.owner, item_id=item.pk, reason=reason, source="llm_extract", source_turn=turn
     )
-    memory_forget(user=turn.owner, item_id=tombstone.pk)

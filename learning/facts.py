@@ -17,12 +17,15 @@ def fact_fields(fact: Any) -> dict[str, Any]:
         jsonschema.validate(fact, FACT)
     except jsonschema.ValidationError as error:
         raise ValidationError(f"Malformed fact: {error.message}", code="invalid") from None
-    return {
+    fields = {
         "content": fact["content"],
         "category": (fact.get("category") or "fact").strip().lower(),
         "entity": fact.get("entity") or "",
         "domain": fact.get("domain") or "",
     }
+    if fact.get("importance") is not None:  # the model's rating, else from the category
+        fields["importance"] = fact["importance"]
+    return fields
 
 
 def facts_store(

@@ -33,6 +33,7 @@ FACT = {
         "category": {"type": "string"},
         "entity": {"type": ["string", "null"]},
         "domain": {"type": ["string", "null"]},
+        "importance": {"type": "number", "minimum": 0, "maximum": 1},
     },
 }
 FACTS_SCHEMA = {
@@ -115,8 +116,11 @@ def extraction_system(steering: str) -> str:
         "changes an existing memory, update it by its knowledge_id. If it shows an "
         "existing memory is no longer true, delete it by its knowledge_id with a reason.\n"
         f"{_DATA_NOTE}\n"
+        "Rate each added memory's importance from 0 to 1: identity, close people and "
+        "lasting preferences high, passing remarks low.\n"
         'Answer with JSON only: {"operations": [{"op": "add", "category": "fact", '
-        '"content": "...", "entity": "", "domain": ""}, {"op": "update", "knowledge_id": '
+        '"content": "...", "entity": "", "domain": "", "importance": 0.5}, {"op": "update", '
+        '"knowledge_id": '
         '12, "content": "..."}, {"op": "delete", "knowledge_id": 7, "reason": "..."}]}. '
         'Use {"operations": []} when nothing is worth remembering.'
     )
@@ -136,7 +140,12 @@ def consolidation_system(steering: str) -> str:
         "Consolidate a finished conversation into long-term memory: write a short summary "
         "(at most five sentences: topics, decisions, open items) and list the durable "
         "facts it establishes.\n"
-        f"What to keep: {steering.strip() or DEFAULT_STEERING}\n{_ATOMIC}\n{_DATA_NOTE}\n"
+        f"What to keep: {steering.strip() or DEFAULT_STEERING}\n{_ATOMIC}\n"
+        "Memory already holds the current memories listed first: list no fact they "
+        "already say. Texts listed as superseded or retracted are no longer true: never "
+        'list them again. Turns marked "learned" are already in memory: take no facts '
+        "from them (they still belong in the summary).\n"
+        f"{_DATA_NOTE}\n"
         'Answer with JSON only: {"summary": "...", "facts": [{"category": "fact", '
         '"content": "...", "entity": "", "domain": ""}]}.'
     )

@@ -19,8 +19,9 @@ from core.queue import enqueue_now
 from learning import prompts
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.models import ReconciledPair
+from memory.lineage import memory_supersede_by
 from memory.models import KnowledgeItem
-from memory.services import memory_supersede_by, memory_update
+from memory.services import memory_update
 
 THRESHOLD = 0.85
 NEIGHBOURS = 5

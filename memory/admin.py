@@ -3,10 +3,11 @@
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
 
 from accounts.admin import ServiceSaveAdmin
 from memory import services
-from memory.models import KnowledgeItem
+from memory.models import KnowledgeItem, MemoryVersion
 from privacy import services as privacy_services
 
 MASK = "•••• sensitive ••••"
@@ -58,6 +59,7 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
         "source",
         "confidence",
         "sensitive",
+        "pinned",
         "updated_at",
     )
     list_filter = (
@@ -66,6 +68,7 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
         "context",
         "source",
         "sensitive",
+        "pinned",
         ForgottenFilter,
         SupersededFilter,
     )
@@ -81,6 +84,7 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
         "superseded_by",
         "forgotten_at",
         "source_turn",
+        "earlier_versions",
     )
     list_select_related = ("owner",)
     actions = ("forget_items", "restore_items", "erase_items", "mark_sensitive")
@@ -88,6 +92,26 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
     @admin.display(description="content")
     def shown_content(self, item: KnowledgeItem) -> str:
         return MASK if item.sensitive else item.content[:120]
+
+    @admin.display(description="earlier versions")
+    def earlier_versions(self, item: KnowledgeItem) -> str:
+        """Newest first, read only: they change through restore and erase (web, API)."""
+        rows = [
+            (
+                f"{v.created_at:%Y-%m-%d %H:%M}",
+                v.change_source,
+                v.token_name or "-",
+                v.reason or "-",
+                MASK if v.sensitive else v.content[:200],
+            )
+            for v in MemoryVersion.objects.filter(item=item).order_by("-created_at", "-pk")
+        ]
+        if not rows:
+            return "none"
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join("", "<li>{} · replaced by {} (token {}; {}): {}</li>", rows),
+        )
 
     def service_save(self, request, obj, form, change):
         fields = {
@@ -111,6 +135,7 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
                     "context",
                     "entity",
                     "sensitive",
+                    "pinned",
                     "metadata",
                     "due_at",
                 )

@@ -13,12 +13,14 @@ written by a model through these tools.
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from accounts.models import ApiToken
 from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
@@ -29,6 +31,7 @@ from memory import services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
+from memory.versions import current_item
 
 _ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
 _CATEGORY = {"type": "string", "enum": CATEGORIES}
@@ -67,6 +70,10 @@ _ITEM_FIELDS = {
         "description": "Private information (hidden unless asked for).",
     },
     "due_at": {"type": "string", "description": f"Deadline or reminder time: {_ISO}."},
+    "pinned": {
+        "type": "boolean",
+        "description": "Never fades with disuse (e.g. the user's name); default false.",
+    },
 }
 TOOLS: list[dict] = [
     function_schema(
@@ -123,6 +130,10 @@ TOOLS: list[dict] = [
             "content": {"type": "string", "description": "The corrected statement."},
             **_ITEM_FIELDS,
             "reminded_at": {"type": "string", "description": f'"now", or {_ISO}.'},
+            "reason": {
+                "type": "string",
+                "description": "Why it changed (kept with the earlier version).",
+            },
         },
         ["id"],
     ),
@@ -176,6 +187,7 @@ def _item(item: KnowledgeItem) -> dict[str, Any]:
         "entity": item.entity,
         "source": item.source,
         "confidence": round(item.confidence, 2),
+        "pinned": item.pinned,
         "created_at": item.created_at.isoformat(),
         "due_at": item.due_at.isoformat() if item.due_at else None,
     }
@@ -210,6 +222,7 @@ def _remember(user: Any, arguments: dict) -> dict:
     data = _valid(MemoryCreateSerializer, arguments, user)
     _no_privileged(data)
     data.pop("confidence", None)  # a model does not set its own certainty
+    data.pop("importance", None)  # nor its weight: that comes from category and source
     item = services.memory_create(user=user, source="tool", **data)
     return {**_item(item), "deduplicated": item.deduplicated}
 
@@ -231,14 +244,18 @@ def _recall(user: Any, arguments: dict) -> dict:
     }
 
 
-def _update(user: Any, arguments: dict) -> dict:
+def _update(user: Any, arguments: dict, token: ApiToken | None = None) -> dict:
     item_id, rest = _split_id(arguments, user)
     data = _valid(MemoryUpdateSerializer, rest, user)
     _no_privileged(data)
     data.pop("confidence", None)
-    if services.memory_get(user=user, item_id=item_id).forgotten_at is not None:
+    data.pop("importance", None)
+    # An id another item replaced leads to that item; the answer carries its id.
+    item = current_item(user=user, item=services.memory_get(user=user, item_id=item_id))
+    if item.forgotten_at is not None:
         raise KnowledgeItem.DoesNotExist  # forgotten: gone for agents until restored
-    return _item(services.memory_update(user=user, item_id=item_id, source="tool", **data))
+    changed = services.memory_update(user=user, item_id=item.pk, source="tool", token=token, **data)
+    return _item(changed)
 
 
 def _forget(user: Any, arguments: dict) -> dict:
@@ -302,9 +319,14 @@ def failure(code: str, message: str, fields: dict | None = None) -> dict[str, An
     return {"ok": False, "error": error}
 
 
-def tool_call(*, user: Any, name: Any, arguments: Any) -> dict[str, Any]:
-    """Run one memory tool for `user`; bad input gives an error result, not an exception."""
+def tool_call(
+    *, user: Any, name: Any, arguments: Any, token: ApiToken | None = None
+) -> dict[str, Any]:
+    """Run one memory tool for `user` (through the agent's `token`, kept with the
+    versions an update leaves); bad input gives an error result, not an exception."""
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
+    if handler is _update:
+        handler = partial(_update, token=token)
     if handler is None:
         return failure(
             "unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}."

@@ -17,20 +17,21 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from memory import dedup
-from memory.models import KnowledgeItem
+from memory import dedup, versions
+from memory.models import KnowledgeItem, MemoryVersion
 
 # (0, pk): an item that existed before the batch; (1, n): the new row of entry n.
 # Keys sort like the ids the rows have (or will have), which decides ties as pk order does.
 Key = tuple[int, int]
 Scope = tuple[str, str, str]
+FOLD_REASON = "a near-duplicate was folded in"
 _ROW_ONLY = ("source", "source_turn")  # set on a new row; a fold keeps the item's own
 
 
 @cache
 def _need(size: int) -> int:
-    """Fewest shared words that bring a set of `size` words to the dedup threshold."""
-    return next(n for n in range(1, size + 1) if n / size >= dedup.DEDUP_THRESHOLD)
+    """Fewest shared words that bring a set of `size` words past the dedup threshold."""
+    return next((n for n in range(1, size + 1) if n / size > dedup.DEDUP_THRESHOLD), size)
 
 
 class BatchWords:
@@ -132,6 +133,8 @@ def _write(
     live: dict[Key, KnowledgeItem] = {
         (0, pk): item for pk, item in KnowledgeItem.objects.for_user(user).in_bulk(folded).items()
     }
+    stored = {key: versions.snapshot(item) for key, item in live.items()}
+    folded_by: dict[Key, str] = {}
     shared: set[Key] = set()  # new rows whose object is also returned for their entry
     out: list[KnowledgeItem] = []
     for row, (key, folds) in zip(rows, plan, strict=True):
@@ -149,10 +152,17 @@ def _write(
             live[key] = copy.copy(live[key])
             shared.discard(key)
         dedup.fold(live[key], fields, source=row["source"])
+        folded_by[key] = row["source"]
         snapshot = copy.copy(live[key])
         snapshot.deduplicated = True
         out.append(snapshot)
     KnowledgeItem.objects.bulk_create([item for key, item in live.items() if key[0] == 1])
+    kept = [
+        versions.version_build(before, change_source=folded_by[key], reason=FOLD_REASON)
+        for key, before in stored.items()
+        if versions.says_other(before, live[key])
+    ]
+    MemoryVersion.objects.bulk_create(kept)
     for key, item in live.items():
         if key[0] == 0:
             item.save()

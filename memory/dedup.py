@@ -1,5 +1,10 @@
 """Near-duplicate detection by word overlap (Szymkiewicz-Simpson coefficient), and how a
-repeated item is folded into the one it repeats."""
+repeated item is folded into the one it repeats.
+
+A repeat is more than DEDUP_THRESHOLD of the smaller word set shared: "Sarah leads the
+mobile team" (4 of 5 words of "Sarah leads the platform team") is a new fact, not a repeat.
+Whoever saves a fold that changed the text keeps the earlier text as a version.
+"""
 
 import re
 from collections.abc import Collection, Iterable
@@ -50,11 +55,11 @@ def candidate_ids(
 
 
 def best_match(words: set[str], candidates: Iterable[tuple[K, set[str]]]) -> K | None:
-    """The candidate `words` repeat most (overlap >= DEDUP_THRESHOLD); the first on ties."""
+    """The candidate `words` repeat most (overlap > DEDUP_THRESHOLD); the first on ties."""
     best, best_score = None, 0.0
     for key, other in candidates:
         score = word_overlap(words, other)
-        if score >= DEDUP_THRESHOLD and score > best_score:
+        if score > DEDUP_THRESHOLD and score > best_score:
             best, best_score = key, score
     return best
 
@@ -85,7 +90,8 @@ def find_duplicate(
 
 def fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:
     """Fold a repeat into `item` (not saved): newer content wins, confidence is the max of
-    both, a `user` source is kept, sensitive sticks, metadata is merged."""
+    both, a `user` source is kept, sensitive and pinned stick, importance is the max,
+    metadata is merged."""
     if fields["content"] != item.content:
         item.content = fields["content"]
         item.embedding = None
@@ -94,6 +100,8 @@ def fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:
     if source == "user":
         item.source = "user"
     item.sensitive = item.sensitive or fields["sensitive"]
+    item.pinned = item.pinned or fields.get("pinned", False)
+    item.importance = max(item.importance, fields.get("importance", 0.0))
     for name in ("domain", "due_at"):
         if fields.get(name):
             setattr(item, name, fields[name])

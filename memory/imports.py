@@ -14,14 +14,18 @@ from django.utils import timezone
 from accounts.services import user_zone
 from conversations.models import Turn
 from core.jsonsafe import check_json
-from core.validation import parse_when
-from memory import dedup
-from memory.models import PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
+from core.validation import clean_short, parse_when
+from memory import dedup, versions
+from memory.models import PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
 from memory.services import _check_enabled, _clean_fields
 from retrieval import events
 
 _IMPORT_TIMES = ("created_at", "updated_at", "last_used", "due_at", "reminded_at", "forgotten_at")
 _IMPORT_KEY = ("content", "category", "context", "entity", "created_at")
+_ITEM_FIELDS = (
+    "content", "category", "domain", "context", "entity", "sensitive", "confidence",
+    "metadata", "due_at", "source", "created_at",
+)  # fmt: skip
 
 
 def memory_import_allowed(*, user: Any, trusted: bool) -> None:
@@ -73,8 +77,10 @@ def memory_import_clean(*, user: Any, fields: dict[str, Any], trusted: bool) -> 
     except ValueError as error:
         raise ValidationError({"metadata": str(error)}, code="invalid") from None
     sensitive = fields.get("sensitive") or False
-    if not isinstance(sensitive, bool):
-        raise ValidationError({"sensitive": "Must be true or false."}, code="invalid")
+    pinned = fields.get("pinned") or False
+    if not isinstance(sensitive, bool) or not isinstance(pinned, bool):
+        name = "sensitive" if not isinstance(sensitive, bool) else "pinned"
+        raise ValidationError({name: "Must be true or false."}, code="invalid")
     use_count = fields.get("use_count") or 0
     if isinstance(use_count, bool) or not isinstance(use_count, int) or not 0 <= use_count < 2**31:
         raise ValidationError({"use_count": "Must be a non-negative integer."}, code="invalid")
@@ -88,12 +94,58 @@ def memory_import_clean(*, user: Any, fields: dict[str, Any], trusted: bool) -> 
     return {
         **row,
         **times,
+        "versions": _clean_versions(user, fields.get("versions"), trusted=trusted, tz=tz),
         "sensitive": sensitive,
+        "pinned": pinned,
         "source": source,
         "confidence": confidence if trusted else min(confidence, SOURCE_CONFIDENCE["tool"]),
         "importance": _unit(fields.get("importance"), field="importance", default=1.0),
         "use_count": use_count,
     }
+
+
+_VERSION_FIELDS = {
+    "content", "category", "domain", "context", "entity", "sensitive", "confidence",
+    "metadata", "due_at", "source", "created_at", "change_source", "token_name", "reason",
+}  # fmt: skip
+
+
+def _clean_versions(user: Any, value: Any, *, trusted: bool, tz: Any) -> list[dict[str, Any]]:
+    """An exported item's earlier versions, each validated like the item itself."""
+    if value in (None, []):
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ValidationError({"versions": "Must be a list of objects."}, code="invalid")
+    cleaned = []
+    for given in value:
+        unknown = sorted(set(given) - _VERSION_FIELDS)
+        if unknown:
+            raise ValidationError({"versions": f"Unknown field: {unknown[0]}."}, code="invalid")
+        item = memory_import_clean(
+            user=user, fields={k: v for k, v in given.items() if k in _ITEM_FIELDS}, trusted=trusted
+        )
+        change = given.get("change_source") or "tool"
+        if change not in SOURCE_CONFIDENCE:
+            raise ValidationError({"versions": "Unknown change_source."}, code="invalid")
+        cleaned.append(
+            {
+                **{name: item[name] for name in _ITEM_FIELDS},
+                "change_source": "tool" if change == "user" and not trusted else change,
+                "token_name": clean_short(given.get("token_name"), field="token_name", limit=100),
+                "reason": clean_short(given.get("reason"), field="reason", limit=300),
+            }
+        )
+    return cleaned
+
+
+def _versions_add(item: KnowledgeItem, given: list[dict[str, Any]]) -> None:
+    """Attach imported versions to `item`, except those it has already (import twice)."""
+    have = set(item.versions.values_list("content", "created_at"))
+    MemoryVersion.objects.bulk_create(
+        MemoryVersion(owner_id=item.owner_id, item=item, **fields)
+        for fields in given
+        if (fields["content"], fields["created_at"]) not in have
+    )
 
 
 def _leads_to(start: int, target: int, steps: int = 1000) -> bool:
@@ -142,7 +194,7 @@ def memory_import_many(
     upserted: list[int] = []
     removed: list[int] = []
     for row in rows:
-        fields = {k: v for k, v in row.items() if k not in given}
+        fields = {k: v for k, v in row.items() if k not in given and k != "versions"}
         successor = row["superseded_by"]
         same = mine.filter(**{k: row[k] for k in _IMPORT_KEY}).order_by("pk").first()
         if same is not None:
@@ -159,15 +211,22 @@ def memory_import_many(
             )
             if match is not None:
                 if row["updated_at"] > match.updated_at:
+                    before = versions.snapshot(match)
                     dedup.fold(match, fields, source=row["source"])
+                    if versions.says_other(before, match):
+                        versions.version_keep(
+                            before, change_source=row["source"], reason="an import folded in"
+                        )
                     match.save()
                     upserted.append(match.pk)
+                _versions_add(match, row["versions"])
                 keep.add(match.pk)
                 out.append((match, "folded"))
                 continue
         item = KnowledgeItem.objects.create(
             owner=user, superseded_by_id=successor, source_turn_id=row["source_turn"], **fields
         )
+        _versions_add(item, row["versions"])
         keep.add(item.pk)
         upserted.append(item.pk)
         out.append((item, "created"))

@@ -41,7 +41,11 @@ class KnowledgeItem(OwnedModel):
         max_length=20, choices=[(s, s) for s in SOURCE_CONFIDENCE], default="tool"
     )
     confidence = models.FloatField(default=0.7)
+    # How much the item matters on its own (set when stored: by category and source, or
+    # by the model's rating); ranks the system prompt and profile, and slows decay.
     importance = models.FloatField(default=1.0)
+    # Never decays (seed 002: "decay-exempt").
+    pinned = models.BooleanField(default=False)
     metadata = models.JSONField(default=dict, blank=True)
     use_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -82,6 +86,41 @@ class KnowledgeItem(OwnedModel):
     @property
     def is_active(self) -> bool:
         return self.forgotten_at is None and self.superseded_by_id is None
+
+
+class MemoryVersion(OwnedModel):
+    """An earlier state of an item: what it said until `created_at`, when a change by
+    `change_source` (through `token`, for `reason`) replaced it. See memory/versions.py."""
+
+    item = models.ForeignKey(KnowledgeItem, on_delete=models.CASCADE, related_name="versions")
+    content = models.TextField()
+    category = models.CharField(max_length=20)
+    domain = models.CharField(max_length=100, blank=True, default="")
+    context = models.CharField(max_length=100, default="global")
+    entity = models.CharField(max_length=200, blank=True, default="")
+    sensitive = models.BooleanField(default=False)
+    confidence = models.FloatField(default=0.7)
+    metadata = models.JSONField(default=dict, blank=True)
+    due_at = models.DateTimeField(null=True, blank=True)
+    source = models.CharField(max_length=20)  # the item's source while it said this
+    source_turn = models.ForeignKey(
+        "conversations.Turn", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    change_source = models.CharField(max_length=20)
+    token = models.ForeignKey(
+        "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    token_name = models.CharField(max_length=100, blank=True, default="")  # kept if deleted
+    reason = models.CharField(max_length=300, blank=True, default="")
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["item", "created_at"], name="mv_item")]
+
+    def __str__(self) -> str:
+        return f"version {self.pk} of item {self.item_id}"
 
 
 IMPORT_STATES = ["receiving", "queued", "running", "done", "failed"]

@@ -2,7 +2,8 @@
 
 Format (version 2): one JSON object per line. The first is a header
 `{"type": "header", "format": "gaia-memory-export", "version": 2, ...}`; then `session`,
-`turn`, `tool_call` and `knowledge` records; the last line is
+`turn`, `tool_call` and `knowledge` records (each item with its earlier `versions`, oldest
+first, see memory/versions.py); the last line is
 `{"type": "end", "records": N, "counts": {...}}`. Ids in a file are the exporter's ids and
 only link records of the same file (a turn's session, an item's `superseded_by` and
 `source_turn`); they never name rows of the importing account. Version 1 files (the same
@@ -44,6 +45,7 @@ from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
@@ -57,7 +59,7 @@ from conversations.services import (
 )
 from core.chunks import Sizer, pause
 from memory.imports import memory_import_allowed, memory_import_clean, memory_import_many
-from memory.models import KnowledgeItem
+from memory.models import KnowledgeItem, MemoryVersion
 
 FORMAT = "gaia-memory-export"
 VERSION = 2
@@ -69,9 +71,13 @@ KINDS = ("session", "turn", "tool_call", "knowledge")
 COUNTED = {"session": "sessions", "turn": "turns", "tool_call": "tool_calls",
            "knowledge": "knowledge"}  # fmt: skip
 _ITEM_FIELDS = [
-    "id", "category", "content", "domain", "context", "entity", "sensitive", "source",
+    "id", "category", "content", "domain", "context", "entity", "sensitive", "pinned", "source",
     "confidence", "importance", "metadata", "use_count", "created_at", "updated_at",
     "last_used", "due_at", "reminded_at", "forgotten_at",
+]  # fmt: skip
+_VERSION_FIELDS = [
+    "content", "category", "domain", "context", "entity", "sensitive", "confidence",
+    "metadata", "due_at", "source", "created_at", "change_source", "token_name", "reason",
 ]  # fmt: skip
 FIELDS = {
     "header": {"type", "format", "version", "exported_at", "username"},
@@ -82,7 +88,7 @@ FIELDS = {
              "created_at", "consolidated_at", "extraction_status"},
     "tool_call": {"type", "id", "session_id", "tool_name", "args", "result_summary",
                   "success", "error", "duration_ms", "timestamp"},
-    "knowledge": {"type", *_ITEM_FIELDS, "superseded_by", "source_turn"},
+    "knowledge": {"type", *_ITEM_FIELDS, "superseded_by", "source_turn", "versions"},
 }  # fmt: skip
 
 
@@ -146,15 +152,26 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
+# Line breaks JSON leaves raw in strings (it escapes those under U+0020): escaped, so no
+# line reader (Python's splitlines, JavaScript) ever splits a record.
+_RAW_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_RAW_BREAK = re.compile("[\x85\u2028\u2029]")
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+    return (_RAW_BREAK.sub(lambda m: _RAW_BREAKS[m.group()], text) + "\n").encode()
+
+
 def _encode(record: dict[str, Any]) -> tuple[bytes, bool]:
     """The record's line, as UTF-8 JSON that any importer accepts; and whether it had to
     be repaired."""
     try:
-        return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode(), False
+        return _line(record), False
     except (UnicodeEncodeError, ValueError):
         pass
     record, _ = _repaired(record)
-    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode(), True
+    return _line(record), True
 
 
 def _records(user: Any) -> Iterator[dict[str, Any]]:
@@ -199,6 +216,7 @@ def _records(user: Any) -> Iterator[dict[str, Any]]:
             "timestamp": _iso(call.timestamp),
         }
     items = KnowledgeItem.objects.for_user(user).order_by("pk").defer("embedding")
+    items = items.prefetch_related(Prefetch("versions", MemoryVersion.objects.order_by("pk")))
     for item in items.iterator(chunk_size=500):
         record: dict[str, Any] = {"type": "knowledge"}
         for name in _ITEM_FIELDS:
@@ -206,7 +224,14 @@ def _records(user: Any) -> Iterator[dict[str, Any]]:
             record[name] = _iso(value) if isinstance(value, datetime) else value
         record["superseded_by"] = item.superseded_by_id
         record["source_turn"] = item.source_turn_id
+        record["versions"] = [_version(v) for v in item.versions.all()]
         yield record
+
+
+def _version(version: MemoryVersion) -> dict[str, Any]:
+    """An earlier version of an item, as its export record carries it (oldest first)."""
+    values = {name: getattr(version, name) for name in _VERSION_FIELDS}
+    return {k: _iso(v) if isinstance(v, datetime) else v for k, v in values.items()}
 
 
 def export_lines(*, user: Any) -> Iterator[bytes]:

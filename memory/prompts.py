@@ -90,20 +90,30 @@ def _cap(text: str) -> str:
 
 
 def system_prompt(*, user: Any, context: str | None = None) -> str:
-    """The stable memory block for the system prompt (never empty, <= 4000 chars).
+    """The stable memory block for the system prompt (see `system_block`)."""
+    return system_block(user=user, context=context)[0]
+
+
+def system_block(*, user: Any, context: str | None = None) -> tuple[str, list[int]]:
+    """The stable memory block for the system prompt (never empty, <= 4000 chars), and the
+    ids of the items it shows (the edge that hands it to an agent marks them seen).
 
     Preferences (10), facts (5), skills (3) and known errors (5) from `context` and
     `global` (only `global` without a context); sensitive, superseded and forgotten
-    items are left out. Ordered by confidence band, then id.
+    items are left out. Pinned first, then by stored importance, confidence band, id.
     """
     scope = _scope(user, context).annotate(band=_band_expr())
     parts = [INSTRUCTIONS]
     if context:
         parts.append(f"Active memory context: {quoted(context)} (plus global).")
     sections = []
+    shown: list[tuple[int, str]] = []
     for category, heading, limit in SECTIONS:
-        rows = scope.filter(category=category).order_by("-band", "pk")[:limit]
-        lines = [_line(item, item.band) for item in rows]
+        rows = scope.filter(category=category).order_by("-pinned", "-importance", "-band", "pk")
+        lines = []
+        for item in rows[:limit]:
+            lines.append(_line(item, item.band))
+            shown.append((item.pk, lines[-1]))
         if lines:
             sections.append(f"{heading}:\n" + "\n".join(lines))
     if sections:
@@ -113,7 +123,9 @@ def system_prompt(*, user: Any, context: str | None = None) -> str:
         parts.append(NOTHING_HERE)
     else:
         parts.append(EMPTY)
-    return _cap("\n\n".join(parts))
+    text = _cap("\n\n".join(parts))
+    kept = set(text.split("\n"))  # the cap may have cut the last lines
+    return text, [pk for pk, line in shown if line in kept]
 
 
 def _when(moment: datetime, tz) -> str:
@@ -121,11 +133,16 @@ def _when(moment: datetime, tz) -> str:
 
 
 def dynamic_context(*, user: Any, context: str | None = None, days: int = 7) -> str:
+    """Per-turn context to prepend to the user's message (see `dynamic_block`)."""
+    return dynamic_block(user=user, context=context, days=days)[0]
+
+
+def dynamic_block(*, user: Any, context: str | None = None, days: int = 7) -> tuple[str, list[int]]:
     """Per-turn context to prepend to the user's message: time and due/overdue items.
 
     Time in the user's time zone with the weekday. Items due within `days` or overdue and
     not yet reminded, from `context` and `global` (only `global` without a context);
-    sensitive items are left out.
+    sensitive items are left out. Also the ids of the items shown.
     """
     tz = user_tz(user)
     now = timezone.now()
@@ -150,4 +167,4 @@ def dynamic_context(*, user: Any, context: str | None = None, days: int = 7) -> 
             "After mentioning a time-sensitive item, call update_memory with its id and "
             'reminded_at="now" so you don\'t repeat yourself.'
         )
-    return "\n".join(lines)
+    return "\n".join(lines), [item.pk for item in due]

@@ -186,32 +186,6 @@ def upcoming_items(*, user: Any, days: int = 7) -> list[KnowledgeItem]:
     return list(items)
 
 
-def lineage(*, user: Any, item: KnowledgeItem, limit: int = 50) -> dict[str, list]:
-    """The versions before `item` (oldest first) and after it (newest last).
-
-    Each step is read through for_user, so a chain can never lead into another user's rows.
-    """
-    items = KnowledgeItem.objects.for_user(user)
-    older: list[KnowledgeItem] = []
-    frontier = [item.pk]
-    seen = {item.pk}
-    while frontier and len(older) < limit:
-        found = list(items.filter(superseded_by__in=frontier).order_by("-created_at"))
-        found = [f for f in found if f.pk not in seen]
-        seen.update(f.pk for f in found)
-        older.extend(found)
-        frontier = [f.pk for f in found]
-    newer: list[KnowledgeItem] = []
-    current = item
-    while current.superseded_by_id and len(newer) < limit:
-        current = items.filter(pk=current.superseded_by_id).first()
-        if current is None or current.pk in seen:
-            break
-        seen.add(current.pk)
-        newer.append(current)
-    return {"older": sorted(older, key=lambda i: i.created_at), "newer": newer}
-
-
 def import_jobs_list(*, user: Any) -> Any:
     """The user's imports run by a worker, newest first."""
     return ImportJob.objects.for_user(user).exclude(status="receiving").order_by("-pk")

@@ -15,6 +15,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
+from accounts.models import ApiToken
 from accounts.services import user_settings_get, user_zone
 from conversations.models import Turn
 from core.chunks import write_in_chunks
@@ -27,6 +28,7 @@ from core.validation import (
     parse_when,
     refuse_credentials,
 )
+from memory import versions
 from memory.batch_store import items_store
 from memory.models import (
     CATEGORIES,
@@ -46,10 +48,23 @@ UPDATABLE = (
     "entity",
     "sensitive",
     "confidence",
+    "importance",
+    "pinned",
     "metadata",
     "due_at",
     "reminded_at",
 )
+CATEGORY_IMPORTANCE = {
+    "profile": 1.0,
+    "permission": 1.0,
+    "system": 0.9,
+    "preference": 0.8,
+    "error": 0.7,
+    "skill": 0.7,
+    "fact": 0.6,
+    "reminder": 0.6,
+    "note": 0.4,
+}
 RECALL_CONFIDENCE_BUMP = 0.02
 BATCH_CHUNK, BATCH_CHUNK_MAX = 100, 500  # rows per write transaction of a batch
 
@@ -100,6 +115,10 @@ def _clean_fields(user: Any, fields: dict[str, Any], *, source: str) -> dict[str
                 cleaned[name] = cleaned[name].lower()
     if "sensitive" in fields:
         cleaned["sensitive"] = bool(fields["sensitive"])
+    if "pinned" in fields:
+        cleaned["pinned"] = bool(fields["pinned"])
+    if "importance" in fields and fields["importance"] is not None:
+        cleaned["importance"] = clean_confidence(fields["importance"], default=0.5)
     if "confidence" in fields and fields["confidence"] is not None:
         cleaned["confidence"] = clean_confidence(fields["confidence"], default=0.5)
     if "metadata" in fields:
@@ -114,6 +133,14 @@ def _clean_fields(user: Any, fields: dict[str, Any], *, source: str) -> dict[str
             else parse_when(value, field="reminded_at", tz=user_zone(user))
         )
     return cleaned
+
+
+def default_importance(category: str, source: str) -> float:
+    """What an item matters on its own when nobody rated it: identity and permissions
+    first, then preferences, what a person said themselves, then the rest; automatic
+    sources a step lower than the same category told directly."""
+    base = CATEGORY_IMPORTANCE.get(category, 0.5)
+    return round(base if source in ("user", "tool") else base * 0.8, 3)
 
 
 def _check_enabled(user: Any, source: str) -> None:
@@ -137,6 +164,8 @@ def memory_create(
     metadata: dict | None = None,
     due_at: Any = None,
     source_turn: Any = None,
+    pinned: bool = False,
+    importance: float | None = None,
 ) -> KnowledgeItem:
     """Store one item, or fold it into the active near-duplicate in its scope.
 
@@ -154,6 +183,8 @@ def memory_create(
         "metadata": metadata,
         "due_at": due_at,
         "source_turn": source_turn,
+        "pinned": pinned,
+        "importance": importance,
     }
     row = _new_row(user, arguments, check_enabled=True)
     with transaction.atomic():
@@ -189,8 +220,13 @@ def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> di
     if check_enabled:
         _check_enabled(user, source)
     names = ("content", "category", "domain", "context", "entity", "sensitive", "metadata")
-    row = _clean_fields(user, {n: arguments[n] for n in (*names, "due_at")}, source=source)
+    row = _clean_fields(
+        user, {n: arguments[n] for n in (*names, "due_at", "pinned")}, source=source
+    )
     row["confidence"] = clean_confidence(arguments["confidence"], default=SOURCE_CONFIDENCE[source])
+    row["importance"] = clean_confidence(
+        arguments["importance"], default=default_importance(row["category"], source)
+    )
     return {**row, "source": source, "source_turn": _own_turn(user, arguments["source_turn"])}
 
 
@@ -233,11 +269,20 @@ def memory_get(*, user: Any, item_id: int) -> KnowledgeItem:
 
 
 def memory_update(
-    *, user: Any, item_id: int, source: str = "tool", **changes: Any
+    *,
+    user: Any,
+    item_id: int,
+    source: str = "tool",
+    token: ApiToken | None = None,
+    reason: str = "",
+    **changes: Any,
 ) -> KnowledgeItem:
     """Change only the given fields (update_memory). `reminded_at="now"` is accepted.
 
-    Changing content clears the stored embedding so the item is embedded again.
+    A change of what the item says (content, category, domain, context, entity) keeps
+    the earlier state as a version (memory/versions.py) written by `source` through
+    `token` for `reason`. Changing content clears the stored embedding so the item is
+    embedded again.
     """
     unknown = set(changes) - set(UPDATABLE)
     if unknown:
@@ -247,68 +292,31 @@ def memory_update(
     cleaned = _clean_fields(user, changes, source=source)
     with transaction.atomic():
         item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
-        content_changed = "content" in cleaned and cleaned["content"] != item.content
-        for name, value in cleaned.items():
-            setattr(item, name, value)
-        if content_changed:
-            item.embedding = None
-            item.embedding_model = ""
-        item.updated_at = timezone.now()
-        item.save()
+        _revise(item, cleaned, source=source, token=token, reason=reason)
         events.items_changed(user.pk, upserted=[item.pk])
     return item
 
 
-def memory_supersede(
+def _revise(
+    item: KnowledgeItem,
+    cleaned: dict[str, Any],
     *,
-    user: Any,
-    item_id: int,
-    content: str,
     source: str,
-    confidence: float | None = None,
-    source_turn: Any = None,
-) -> KnowledgeItem:
-    """Replace an item by a new row (lineage): the old one points at it via superseded_by."""
-    with transaction.atomic():
-        old = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
-        if not old.is_active:
-            raise ValidationError("Only an active item can be superseded.", code="inactive")
-        fields = _clean_fields(user, {"content": content, "category": old.category}, source=source)
-        new = KnowledgeItem.objects.create(
-            owner=user,
-            content=fields["content"],
-            category=old.category,
-            domain=old.domain,
-            context=old.context,
-            entity=old.entity,
-            sensitive=old.sensitive,
-            due_at=old.due_at,
-            metadata=old.metadata,
-            source=source,
-            confidence=clean_confidence(confidence, default=SOURCE_CONFIDENCE[source]),
-            source_turn=_own_turn(user, source_turn),
-        )
-        old.superseded_by = new
-        old.updated_at = timezone.now()
-        old.save(update_fields=["superseded_by", "updated_at"])
-        events.items_changed(user.pk, upserted=[new.pk], removed=[old.pk])
-    return new
-
-
-def memory_supersede_by(*, user: Any, item_id: int, by_id: int) -> KnowledgeItem:
-    """Mark an item as replaced by another existing active item of the same user."""
-    if item_id == by_id:
-        raise ValidationError("An item cannot supersede itself.", code="invalid")
-    with transaction.atomic():
-        mine = KnowledgeItem.objects.for_user(user).select_for_update()
-        old, new = mine.get(pk=item_id), mine.get(pk=by_id)
-        if not (old.is_active and new.is_active):
-            raise ValidationError("Only active items take part in lineage.", code="inactive")
-        old.superseded_by = new
-        old.updated_at = timezone.now()
-        old.save(update_fields=["superseded_by", "updated_at"])
-        events.items_changed(user.pk, removed=[old.pk])
-    return old
+    token: ApiToken | None = None,
+    reason: str = "",
+) -> None:
+    """Apply cleaned fields to a locked item and save it, keeping a version when it now
+    says something else."""
+    before = versions.snapshot(item)
+    for name, value in cleaned.items():
+        setattr(item, name, value)
+    if item.content != before.content:
+        item.embedding = None
+        item.embedding_model = ""
+    item.updated_at = timezone.now()
+    if versions.says_other(before, item):
+        versions.version_keep(before, change_source=source, token=token, reason=reason)
+    item.save()
 
 
 def memory_decay_confidence(
@@ -330,20 +338,6 @@ def memory_decay_confidence(
         .filter(idle, pk__in=list(item_ids))
         .update(confidence=F("confidence") * factor, decayed_at=timezone.now())
     )
-
-
-def memory_importance_set(*, user: Any, values: dict[int, float]) -> int:
-    """Store recomputed importance values (background decay); returns rows changed."""
-    by_value: dict[float, list[int]] = {}
-    for item_id, value in values.items():
-        by_value.setdefault(round(min(1.0, max(0.0, float(value))), 4), []).append(item_id)
-    changed = 0
-    with transaction.atomic():  # one UPDATE per distinct value, not per item
-        for value, ids in by_value.items():
-            changed += (
-                KnowledgeItem.objects.for_user(user).filter(pk__in=ids).update(importance=value)
-            )
-    return changed
 
 
 def memory_forget(*, user: Any, item_id: int) -> KnowledgeItem:
@@ -413,4 +407,20 @@ def memory_touch(*, user: Any, item_ids: Iterable[int], when: datetime | None = 
             use_count=F("use_count") + 1,
             last_used=when or timezone.now(),
         )
+    )
+
+
+def memory_seen(*, user: Any, item_ids: Iterable[int], when: datetime | None = None) -> int:
+    """Items shown to an agent (system prompt, per-turn context, profile) count as used
+    for decay: `last_used` moves to now, at most once a day per item, in one query."""
+    ids = list(item_ids)
+    if not ids:
+        return 0
+    now = when or timezone.now()
+    day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    return (
+        KnowledgeItem.objects.for_user(user)
+        .filter(pk__in=ids)
+        .filter(Q(last_used__isnull=True) | Q(last_used__lt=day_start))
+        .update(last_used=now)
     )

@@ -34,12 +34,13 @@ from django_q.models import OrmQ, Task
 from conversations.models import Session, ToolCall, Turn
 from discovery.models import Finding
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
-from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem
+from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
 from privacy import storage
 
 # Every table an erase deletes from or redacts in (tests check it covers memory_erase_user).
 CONTENT_MODELS = (
     KnowledgeItem,
+    MemoryVersion,  # the earlier texts of items
     ImportPart,  # the lines of a large import until it ends
     ImportLink,
     ImportJob,

@@ -1,5 +1,6 @@
 """Prune: turns and tool calls older than 90 days; knowledge with confidence < 0.1 not
-used for 90 days (hard erase through memory_erase: row, full-text entry and vector)."""
+used for 90 days and not pinned (hard erase through memory_erase: row, full-text entry
+and vector)."""
 
 from datetime import timedelta
 from typing import Any
@@ -23,7 +24,7 @@ def prune_user(*, user: Any, dry_run: bool = False, now: Any = None) -> dict[str
     weak = list(
         KnowledgeItem.objects.for_user(user)
         .active()
-        .filter(unused, confidence__lt=LOW_CONFIDENCE)
+        .filter(unused, confidence__lt=LOW_CONFIDENCE, pinned=False)
         .values_list("pk", flat=True)
     )
     turns = turns_prune(user=user, before=before, dry_run=dry_run)

@@ -11,7 +11,10 @@ removes what would keep or bring back its text:
 - the tool call an automatic error item was recorded from loses its error text;
 - the discovery finding it was approved from is redacted and kept as rejected (only
   its fingerprint stays, so a re-scan does not propose it again);
-- a "Retracted: ..." tombstone that quotes it is erased too;
+- its earlier versions (memory/versions.py) and the items it replaced go with it, so
+  nothing older becomes current; the turns those versions were learned from are redacted
+  too (`memory_version_erase` erases one version alone);
+- a "Retracted: ..." tombstone that quotes it (from before versions) is erased too;
 - reconciled pairs, finished task records quoting it, admin log lines showing it.
 
 `memory_erase_user` erases everything the memory holds about a user, in short transactions
@@ -39,13 +42,14 @@ from conversations.services import tool_call_redact, turns_batch_extraction_skip
 from core.chunks import repeat_in_chunks
 from discovery.models import Finding
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
-from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem
+from memory.lineage import RETRACTED_PREFIX
+from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
+from memory.versions import replaced_items
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval import events
 
 REDACTED = "[erased]"
-RETRACTED_PREFIX = "Retracted: "
 _CHUNK = 500
 ERASE_CHUNK, ERASE_CHUNK_MAX = 200, 1000  # rows per write transaction of a whole erase
 
@@ -59,6 +63,14 @@ def _admin_log_erase(model: type, ids: list[int]) -> int:
         lines = LogEntry.objects.filter(content_type=content_type, object_id__in=chunk)
         removed += lines.delete()[0]
     return removed
+
+
+def _turn_erase(user: Any, source: str, turn_id: int | None) -> None:
+    """The turn a text was learned from: redacted, or (consolidation) left unlearned."""
+    if turn_id and source == "consolidation":
+        turns_batch_extraction_skip(user=user, turn_id=turn_id)
+    elif turn_id:
+        turns_redact(user=user, turn_ids=[turn_id], text=REDACTED)
 
 
 def item_traces_erase(*, user: Any, item: KnowledgeItem) -> list[int]:
@@ -76,12 +88,11 @@ def item_traces_erase(*, user: Any, item: KnowledgeItem) -> list[int]:
         and item.content[:200] in tombstone.content
     ):
         KnowledgeItem.objects.filter(pk=item.pk).update(superseded_by=None)
+        removed.append(tombstone.pk)  # before delete(), which clears the instance's pk
         tombstone.delete()
-        removed.append(tombstone.pk)
-    if item.source_turn_id and item.source == "consolidation":
-        turns_batch_extraction_skip(user=user, turn_id=item.source_turn_id)
-    elif item.source_turn_id:
-        turns_redact(user=user, turn_ids=[item.source_turn_id], text=REDACTED)
+    _turn_erase(user, item.source, item.source_turn_id)
+    for version in MemoryVersion.objects.for_user(user).filter(item=item):
+        _turn_erase(user, version.source, version.source_turn_id)
     tool_call_id = (item.metadata or {}).get("tool_call_id")
     if item.source == "error_auto" and isinstance(tool_call_id, int):
         tool_call_redact(user=user, tool_call_id=tool_call_id, text=REDACTED)
@@ -194,15 +205,39 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
 
 
 def memory_erase(*, user: Any, item_id: int) -> None:
-    """Hard delete: the row, its full-text entry (trigger / generated column) and vector,
-    and its traces: source turn redacted, tombstone, task records (see item_traces_erase)."""
+    """Hard delete: the row, its versions, its full-text entry (trigger / generated
+    column) and vector, and its traces: source turns redacted, tombstone, task records
+    (see item_traces_erase). Nothing comes back by itself: erasing the current item also
+    erases the items it replaced; erasing a replaced item links what it replaced to the
+    item that replaced it."""
     with transaction.atomic():
         item = KnowledgeItem.objects.for_user(user).select_related("superseded_by").get(pk=item_id)
-        KnowledgeItem.objects.for_user(user).filter(superseded_by=item).update(superseded_by=None)
-        also = item_traces_erase(user=user, item=item)
-        item.delete()
-        events.items_changed(user.pk, removed=[item_id, *also])
+        if item.superseded_by_id is None:
+            erased = [*replaced_items(user=user, item_id=item.pk), item]
+        else:
+            erased = [item]
+            KnowledgeItem.objects.for_user(user).filter(superseded_by=item).update(
+                superseded_by=item.superseded_by_id
+            )
+        also: list[int] = []
+        for row in erased:
+            also.extend(item_traces_erase(user=user, item=row))
+        ids = [row.pk for row in erased]
+        KnowledgeItem.objects.for_user(user).filter(pk__in=ids).update(superseded_by=None)
+        KnowledgeItem.objects.for_user(user).filter(pk__in=ids).delete()
+        events.items_changed(user.pk, removed=[*ids, *also])
         # Only now: a merge before the delete keeps the words behind a delete marker.
+        storage.purge_after_commit()
+
+
+def memory_version_erase(*, user: Any, item_id: int, version_id: int) -> None:
+    """Hard delete of one earlier version of an item: its text, and the turn it was
+    learned from. The item and its other versions stay as they are."""
+    with transaction.atomic():
+        version = MemoryVersion.objects.for_user(user).get(pk=version_id, item_id=item_id)
+        _turn_erase(user, version.source, version.source_turn_id)
+        version.delete()
+        # The text was the item's once: the full-text index may still hold its words.
         storage.purge_after_commit()
 
 

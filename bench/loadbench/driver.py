@@ -12,6 +12,7 @@ from bench.synthetic import TextSource
 
 QUESTIONS = TextSource(9).questions(2000)
 MIX = {"recall": 60, "remember": 20, "turns": 15, "list": 5}
+WRITES = {"remember": 55, "turns": 45}  # --writes-only: every request a write
 
 
 @dataclass
@@ -36,9 +37,9 @@ def _request(kind: str, rng: random.Random) -> tuple[str, str, dict | None]:
     return "GET", "/api/v1/memories/?page_size=20", None
 
 
-async def _client(http, tokens, deadline, results, seed) -> None:
+async def _client(http, tokens, deadline, results, seed, mix) -> None:
     rng = random.Random(seed)
-    kinds, weights = list(MIX), list(MIX.values())
+    kinds, weights = list(mix), list(mix.values())
     while time.monotonic() < deadline:
         kind = rng.choices(kinds, weights)[0]
         method, path, body = _request(kind, rng)
@@ -57,14 +58,16 @@ async def _client(http, tokens, deadline, results, seed) -> None:
                 results.samples.append(detail)
 
 
-async def run(url: str, tokens: list[str], duration: float, concurrency: int) -> Results:
+async def run(
+    url: str, tokens: list[str], duration: float, concurrency: int, mix: dict | None = None
+) -> Results:
     results = Results()
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
         started = time.monotonic()
         deadline = started + duration
         await asyncio.gather(
-            *(_client(http, tokens, deadline, results, i) for i in range(concurrency))
+            *(_client(http, tokens, deadline, results, i, mix or MIX) for i in range(concurrency))
         )
         results.elapsed = time.monotonic() - started
     return results
@@ -79,7 +82,7 @@ def table(results: Results) -> list[str]:
     lines = [f"{'endpoint':<10}{'requests':>10}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}"
              f"{'p99 ms':>9}{'errors':>8}"]  # fmt: skip
     every: list[float] = []
-    for kind in [*MIX, "all"]:
+    for kind in [*(k for k in MIX if k in results.latencies), "all"]:
         values = every if kind == "all" else results.latencies.get(kind, [])
         if kind != "all":
             every.extend(values)

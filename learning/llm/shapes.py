@@ -97,6 +97,36 @@ def op_name(value: Any) -> str | None:
     return OP_NAMES.get(name, OP_NAMES.get(name.replace("_", ""), name))
 
 
+_RATINGS = {"high": 0.9, "medium": 0.6, "normal": 0.6, "low": 0.3}
+
+
+def importance(value: Any) -> float | None:
+    """A model's importance rating in [0, 1]: a number, a numeric string, a percentage,
+    a 1-10 or 1-5 score, or high/medium/low; None when absent or unreadable."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().lower().rstrip("%")
+        if text in _RATINGS:
+            return _RATINGS[text]
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        if value.strip().endswith("%"):
+            number /= 100
+    elif isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        return None
+    if number != number or number < 0:  # NaN or negative
+        return None
+    for scale in (1, 5, 10, 100):
+        if number <= scale:
+            return round(number / scale, 3)
+    return None
+
+
 def _fact(entry: Any) -> Any:
     """One proposed fact as {"content", "category"?, "entity"?, "domain"?}."""
     if isinstance(entry, str):
@@ -108,6 +138,9 @@ def _fact(entry: Any) -> Any:
     for key in ("category", "entity", "domain"):
         if isinstance(entry.get(key), str):
             fact[key] = entry[key]
+    rated = importance(entry.get("importance"))
+    if rated is not None:
+        fact["importance"] = rated
     if not isinstance(fact["content"], str):
         fact = {**entry, **fact}  # left malformed: refused and counted by the job
     return fact

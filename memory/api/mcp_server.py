@@ -38,6 +38,7 @@ from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError, llm_configured
 from memory import agent_tools, prompts
 from memory.api.prompt import DynamicQuerySerializer, PromptQuerySerializer
+from memory.services import memory_seen
 
 SERVER_NAME = "gaia-memory"
 SYSTEM_URI = "gaia://memory/system-prompt"
@@ -113,10 +114,10 @@ def _extract(user: Any, arguments: dict) -> dict[str, Any]:
         return agent_tools.failure("llm_unavailable", f"The language model failed ({error.kind}).")
 
 
-def _call(user: Any, name: str, arguments: dict | None) -> dict[str, Any]:
+def _call(user: Any, name: str, arguments: dict | None, token: Any = None) -> dict[str, Any]:
     if name == "extract" and llm_configured():
         return _extract(user, arguments or {})
-    return agent_tools.tool_call(user=user, name=name, arguments=arguments)
+    return agent_tools.tool_call(user=user, name=name, arguments=arguments, token=token)
 
 
 def _tool_result(outcome: dict[str, Any]) -> types.CallToolResult:
@@ -136,11 +137,15 @@ def _query(serializer_class: type, given: dict[str, Any]) -> dict[str, Any]:
 
 
 def _system(user: Any, given: dict[str, Any]) -> str:
-    return prompts.system_prompt(user=user, **_query(PromptQuerySerializer, given))
+    text, shown = prompts.system_block(user=user, **_query(PromptQuerySerializer, given))
+    memory_seen(user=user, item_ids=shown)  # shown to an agent: used, for decay
+    return text
 
 
 def _context(user: Any, given: dict[str, Any]) -> str:
-    return prompts.dynamic_context(user=user, **_query(DynamicQuerySerializer, given))
+    text, shown = prompts.dynamic_block(user=user, **_query(DynamicQuerySerializer, given))
+    memory_seen(user=user, item_ids=shown)
+    return text
 
 
 _PROMPTS = {  # name -> (what it renders, description, arguments)
@@ -166,8 +171,9 @@ _RESOURCES = {  # uri -> (prompt name, title)
 }
 
 
-def build_server(user: Any, *, instructions: str | None = None) -> Server:
-    """An MCP server whose every handler acts for `user` alone."""
+def build_server(user: Any, *, instructions: str | None = None, token: Any = None) -> Server:
+    """An MCP server whose every handler acts for `user` alone (through `token`, the
+    agent's, named in the history of what its updates change)."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_list())
@@ -175,7 +181,7 @@ def build_server(user: Any, *, instructions: str | None = None) -> Server:
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in {tool.name for tool in tool_list()}:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:100]}")
-        return _tool_result(await _database(_call)(user, params.name, params.arguments))
+        return _tool_result(await _database(_call)(user, params.name, params.arguments, token))
 
     async def list_prompts(ctx, params) -> types.ListPromptsResult:
         return types.ListPromptsResult(

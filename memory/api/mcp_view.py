@@ -30,6 +30,7 @@ from core.asgi_bridge import Receive, Scope, Send, asgi_exchange
 from core.middleware import error_json
 from memory import prompts
 from memory.api.mcp_server import build_server
+from memory.services import memory_seen
 
 # Requests whose answer carries the server's instructions (the user's system block).
 _INTRODUCTIONS = {"initialize", "server/discover"}
@@ -76,6 +77,7 @@ class McpView(APIView):
         body = request.body
         instructions = None
         if _method(body) in _INTRODUCTIONS:
-            instructions = prompts.system_prompt(user=request.user)
-        server = build_server(request.user, instructions=instructions)
+            instructions, shown = prompts.system_block(user=request.user)
+            memory_seen(user=request.user, item_ids=shown)
+        server = build_server(request.user, instructions=instructions, token=request.auth)
         return asgi_exchange(partial(_serve, server), request._request, body)

@@ -31,6 +31,7 @@ from memory.api.serializers import (
 )
 from memory.models import KnowledgeItem
 from memory.recall import recall
+from memory.versions import current_item
 from privacy import services as privacy_services
 
 TAG = ["memories"]
@@ -168,19 +169,26 @@ class MemoryDetailView(APIView):
         summary="Update a memory (update_memory)",
         description=(
             'Changes only the given fields. `reminded_at: "now"` marks a reminder as '
-            "delivered. Changing the content re-embeds the item. A forgotten item answers 404."
+            "delivered. Changing the content re-embeds the item. A change of what it says "
+            "(content, category, domain, context, entity) keeps the earlier state as a "
+            "version (see history), with `reason` if given. The id stays the same; an id "
+            "another item replaced changes that item (the answer carries its id). A "
+            "forgotten item answers 404."
         ),
         request=MemoryUpdateSerializer,
         responses={200: MemorySerializer, **errors(400, 404, 413, 415)},
     )
     def patch(self, request: Request, pk: int) -> Response:
-        not_forgotten(request.user, pk)
+        target = current_item(user=request.user, item=not_forgotten(request.user, pk))
+        if target.forgotten_at is not None:
+            raise KnowledgeItem.DoesNotExist
         changes = MemoryUpdateSerializer(data=request.data, context=user_context(request.user))
         changes.is_valid(raise_exception=True)
         item = services.memory_update(
             user=request.user,
-            item_id=object_id(pk),
+            item_id=target.pk,
             source=write_source(request),
+            token=request.auth,
             **changes.validated_data,
         )
         return Response(MemorySerializer(item).data)
@@ -220,7 +228,10 @@ class MemoryEraseView(APIView):
         parameters=[MEMORY_ID],
         tags=TAG,
         summary="Erase a memory (hard delete)",
-        description="Removes the row, its full-text entry and its vector. Cannot be undone.",
+        description=(
+            "Removes the row, its versions, the items it replaced, its full-text entry "
+            "and its vector; nothing older becomes current. Cannot be undone."
+        ),
         request=None,
         responses={204: OpenApiResponse(description="Erased."), **errors(404)},
     )

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from core.serializers import StrictSerializer, errors
 from memory import agent_tools, prompts
+from memory.services import memory_seen
 
 
 class PromptQuerySerializer(serializers.Serializer):
@@ -55,9 +56,9 @@ class SystemPromptView(APIView):
     def get(self, request: Request) -> Response:
         query = PromptQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        return Response(
-            {"prompt": prompts.system_prompt(user=request.user, **query.validated_data)}
-        )
+        text, shown = prompts.system_block(user=request.user, **query.validated_data)
+        memory_seen(user=request.user, item_ids=shown)  # shown to an agent: used, for decay
+        return Response({"prompt": text})
 
 
 class DynamicContextView(APIView):
@@ -78,9 +79,9 @@ class DynamicContextView(APIView):
     def get(self, request: Request) -> Response:
         query = DynamicQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        return Response(
-            {"context": prompts.dynamic_context(user=request.user, **query.validated_data)}
-        )
+        text, shown = prompts.dynamic_block(user=request.user, **query.validated_data)
+        memory_seen(user=request.user, item_ids=shown)
+        return Response({"context": text})
 
 
 class ToolListView(APIView):
@@ -162,5 +163,5 @@ class ToolCallView(APIView):
     def post(self, request: Request) -> Response:
         call = ToolCallSerializer(data=request.data)
         call.is_valid(raise_exception=True)
-        result = agent_tools.tool_call(user=request.user, **call.validated_data)
+        result = agent_tools.tool_call(user=request.user, token=request.auth, **call.validated_data)
         return Response({"name": call.validated_data["name"], **result})

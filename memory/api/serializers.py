@@ -45,8 +45,9 @@ class MemorySerializer(serializers.ModelSerializer):
         model = KnowledgeItem
         fields = [
             "id", "content", "category", "domain", "context", "entity", "sensitive", "source",
-            "confidence", "importance", "metadata", "use_count", "created_at", "updated_at",
-            "last_used", "due_at", "reminded_at", "superseded_by", "forgotten_at", "source_turn",
+            "confidence", "importance", "pinned", "metadata", "use_count", "created_at",
+            "updated_at", "last_used", "due_at", "reminded_at", "superseded_by", "forgotten_at",
+            "source_turn",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -70,6 +71,11 @@ _CONTEXT = "A scope such as work or personal; global (the default) is seen in ev
 _SENSITIVE = "Private: left out of prompts and of recall unless asked for."
 _CONFIDENCE = "0..1; by default from the source (0.7 for an agent's tool call)."
 _METADATA = "Any JSON object the agent wants kept with the item."
+_PINNED = "Never decays or fades (e.g. the user's name); default false."
+_IMPORTANCE = (
+    "0..1, how much it matters on its own; ranks the system prompt and profile and slows "
+    "decay. By default from the category and source (identity and preferences highest)."
+)
 
 
 class MemoryCreateSerializer(StrictSerializer):
@@ -88,6 +94,10 @@ class MemoryCreateSerializer(StrictSerializer):
         help_text="Who or what it is about, e.g. person:sarah_chen or project:gaia.",
     )
     sensitive = serializers.BooleanField(default=False, help_text=_SENSITIVE)
+    pinned = serializers.BooleanField(default=False, help_text=_PINNED)
+    importance = serializers.FloatField(
+        min_value=0.0, max_value=1.0, required=False, help_text=_IMPORTANCE
+    )
     due_at = WhenField(
         help_text="Deadline or reminder time, ISO 8601; naive times are in the user's time zone."
     )
@@ -117,15 +127,25 @@ class MemoryUpdateSerializer(StrictSerializer):
         max_length=200, allow_blank=True, required=False, help_text="Who or what it is about."
     )
     sensitive = serializers.BooleanField(required=False, help_text=_SENSITIVE)
+    pinned = serializers.BooleanField(required=False, help_text=_PINNED)
+    importance = serializers.FloatField(
+        min_value=0.0, max_value=1.0, required=False, help_text=_IMPORTANCE
+    )
     confidence = serializers.FloatField(
         min_value=0.0, max_value=1.0, required=False, help_text="0..1."
     )
     metadata = JSONObjectField(required=False, help_text=_METADATA)
     due_at = WhenField(help_text="Deadline or reminder time (ISO 8601); null removes it.")
     reminded_at = WhenField(allow_now=True, help_text='ISO 8601, or "now" once delivered.')
+    reason = serializers.CharField(
+        max_length=300,
+        allow_blank=True,
+        required=False,
+        help_text="Why it changed; kept with the earlier version in the item's history.",
+    )
 
     def validate(self, attrs: dict) -> dict:
-        if not attrs:
+        if not {name for name in attrs if name != "reason"}:
             raise serializers.ValidationError("Nothing to update: give at least one field.")
         return attrs
 
@@ -262,3 +282,41 @@ class UpcomingQuerySerializer(serializers.Serializer):
 
 class MemoryListResultSerializer(serializers.Serializer):
     results = MemorySerializer(many=True)
+
+
+class HistoryQuerySerializer(StrictSerializer):
+    limit = serializers.IntegerField(
+        min_value=1, max_value=500, default=100, help_text="At most this many entries."
+    )
+
+
+class HistoryEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField(
+        allow_null=True,
+        help_text="The version's id (restore or erase it by this id); null for the "
+        "current state and for an item this one replaced.",
+    )
+    item_id = serializers.IntegerField(help_text="The item this state belongs to.")
+    current = serializers.BooleanField(help_text="True for what agents see now.")
+    replaced_item = serializers.BooleanField(
+        help_text="True for another item this one replaced (reconciliation)."
+    )
+    content = serializers.CharField()
+    category = serializers.CharField()
+    context = serializers.CharField()
+    entity = serializers.CharField()
+    sensitive = serializers.BooleanField()
+    since = serializers.DateTimeField(help_text="When the item started saying this.")
+    until = serializers.DateTimeField(
+        allow_null=True, help_text="When it was replaced; null while current."
+    )
+    source = serializers.ChoiceField(
+        choices=list(SOURCE_CONFIDENCE), help_text="Who wrote this state (user, tool, ...)."
+    )
+    token = serializers.CharField(help_text="The agent token's name, when an agent wrote it.")
+    reason = serializers.CharField(help_text="Why the change was made, when given.")
+
+
+class HistorySerializer(serializers.Serializer):
+    item_id = serializers.IntegerField(help_text="The current item the history is of.")
+    results = HistoryEntrySerializer(many=True)

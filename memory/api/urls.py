@@ -6,7 +6,7 @@ cross-user test for each.
 
 from django.urls import path
 
-from memory.api import account, memories, prompt
+from memory.api import account, history, memories, prompt
 
 urlpatterns = [
     path("memories/", memories.MemoryListCreateView.as_view(), name="api-memories"),
@@ -20,6 +20,19 @@ urlpatterns = [
         name="api-memory-restore",
     ),
     path("memories/<int:pk>/erase/", memories.MemoryEraseView.as_view(), name="api-memory-erase"),
+    path(
+        "memories/<int:pk>/history/", history.MemoryHistoryView.as_view(), name="api-memory-history"
+    ),
+    path(
+        "memories/<int:pk>/history/<int:version_id>/",
+        history.MemoryVersionView.as_view(),
+        name="api-memory-version",
+    ),
+    path(
+        "memories/<int:pk>/history/<int:version_id>/restore/",
+        history.MemoryVersionRestoreView.as_view(),
+        name="api-memory-version-restore",
+    ),
     path("prompt/system/", prompt.SystemPromptView.as_view(), name="api-prompt-system"),
     path("prompt/context/", prompt.DynamicContextView.as_view(), name="api-prompt-context"),
     path("tools/", prompt.ToolListView.as_view(), name="api-tools"),

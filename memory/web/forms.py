@@ -61,12 +61,22 @@ class MemoryForm(forms.Form):
         required=False,
         help_text="Sensitive memories are never given to agents unless they ask for them.",
     )
+    pinned = forms.BooleanField(
+        required=False,
+        help_text="Pinned memories never fade, however long nobody uses them.",
+    )
     due_at = MinuteDateTimeField(
         required=False,
         label="Due",
         input_formats=[DATETIME_LOCAL, "%Y-%m-%d %H:%M", "%Y-%m-%d"],
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_LOCAL),
         help_text="For reminders: agents bring it up when it is near or overdue.",
+    )
+    reason = forms.CharField(
+        max_length=300,
+        required=False,
+        label="Why (optional)",
+        help_text="Kept with the earlier version in the memory's history.",
     )
 
 

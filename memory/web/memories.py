@@ -1,4 +1,5 @@
-"""Memory pages: search and list, detail with lineage and origin, add, edit, forget."""
+"""Memory pages: search and list, detail with history and origin, add, edit, forget,
+restore or erase one version."""
 
 from typing import Any
 
@@ -15,15 +16,25 @@ from django.views.decorators.http import require_POST
 from accounts.services import user_settings_get
 from conversations.models import Turn
 from core.forms import apply_service_errors
-from memory import selectors, services
-from memory.models import KnowledgeItem
+from memory import lineage, selectors, services
+from memory.models import KnowledgeItem, MemoryVersion
 from memory.recall import recall
+from memory.versions import item_history
 from memory.web.forms import MemoryFilterForm, MemoryForm
 from privacy import services as privacy_services
 
 PAGE_SIZE = 25
 SEARCH_TOP_K = 100
-EDITABLE = ("content", "category", "context", "entity", "domain", "sensitive", "due_at")
+EDITABLE = (
+    "content",
+    "category",
+    "context",
+    "entity",
+    "domain",
+    "sensitive",
+    "pinned",
+    "due_at",
+)
 
 
 def _owned(request: HttpRequest, pk: int) -> KnowledgeItem:
@@ -135,7 +146,7 @@ def memory_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "web/memories/detail.html",
         {
             "item": item,
-            "lineage": selectors.lineage(user=request.user, item=item),
+            "history": item_history(user=request.user, item=item),
             "origin": _origin(request, item),
         },
     )
@@ -181,7 +192,13 @@ def memory_edit(request: HttpRequest, pk: int) -> HttpResponse:
             messages.info(request, "Nothing changed.")
             return redirect("web-memory-detail", pk=item.pk)
         try:
-            services.memory_update(user=request.user, item_id=item.pk, source="user", **changes)
+            services.memory_update(
+                user=request.user,
+                item_id=item.pk,
+                source="user",
+                reason=form.cleaned_data["reason"],
+                **changes,
+            )
         except KnowledgeItem.DoesNotExist:
             raise Http404 from None
         except ValidationError as error:
@@ -225,6 +242,35 @@ def memory_erase(request: HttpRequest, pk: int) -> HttpResponse:
         privacy_services.memory_erase(user=request.user, item_id=item.pk)
         messages.success(request, "Erased for good.")
         return redirect("web-memory-list")
-    # memory_erase makes the versions this one replaced current again: say so before.
-    older = KnowledgeItem.objects.for_user(request.user).filter(superseded_by=item)
+    older = item_history(user=request.user, item=item)[1:]
     return render(request, "web/memories/erase.html", {"item": item, "older": older})
+
+
+def _version(request: HttpRequest, pk: int, version_id: int) -> MemoryVersion:
+    return get_object_or_404(
+        MemoryVersion.objects.for_user(request.user), pk=version_id, item_id=pk
+    )
+
+
+@require_POST
+@login_required
+def memory_version_restore(request: HttpRequest, pk: int, version_id: int) -> HttpResponse:
+    version = _version(request, pk, version_id)
+    try:
+        lineage.memory_version_restore(user=request.user, item_id=pk, version_id=version.pk)
+    except ValidationError as error:
+        messages.error(request, "; ".join(error.messages))
+    else:
+        messages.success(request, "That version is current again; the text it replaced is kept.")
+    return redirect("web-memory-detail", pk=pk)
+
+
+@login_required
+def memory_version_erase(request: HttpRequest, pk: int, version_id: int) -> HttpResponse:
+    """GET asks for confirmation; POST erases that one version for good."""
+    version = _version(request, pk, version_id)
+    if request.method == "POST":
+        privacy_services.memory_version_erase(user=request.user, item_id=pk, version_id=version.pk)
+        messages.success(request, "That version is erased for good.")
+        return redirect("web-memory-detail", pk=pk)
+    return render(request, "web/memories/version_erase.html", {"version": version})

@@ -13,6 +13,16 @@ urlpatterns = [
     path("memories/<int:pk>/forget/", memories.memory_forget, name="web-memory-forget"),
     path("memories/<int:pk>/restore/", memories.memory_restore, name="web-memory-restore"),
     path("memories/<int:pk>/erase/", memories.memory_erase, name="web-memory-erase"),
+    path(
+        "memories/<int:pk>/versions/<int:version_id>/restore/",
+        memories.memory_version_restore,
+        name="web-memory-version-restore",
+    ),
+    path(
+        "memories/<int:pk>/versions/<int:version_id>/erase/",
+        memories.memory_version_erase,
+        name="web-memory-version-erase",
+    ),
     path("import/", backup.import_page, name="web-import"),
     path("import/<int:pk>/", backup.import_detail, name="web-import-detail"),
 ]

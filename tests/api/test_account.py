@@ -4,7 +4,7 @@ import pytest
 
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
-from memory import services
+from memory import lineage, services
 from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error
 
@@ -63,7 +63,7 @@ def test_it_exports_everything_with_lineage_and_no_embeddings(alice_api, alice):
     turn = turn_append(user=alice, session_id="s1", role="user", content="I live in Berlin")
     tool_call_record(user=alice, tool_name="maps", session_id="s1", args={"q": "Berlin"})
     old = services.memory_create(user=alice, content="Lives in Berlin", source_turn=turn)
-    new = services.memory_supersede(
+    new = lineage.memory_supersede(
         user=alice, item_id=old.pk, content="Lives in Lisbon", source="llm_extract"
     )
     gone = services.memory_create(user=alice, content="Forgotten thing")
@@ -72,11 +72,12 @@ def test_it_exports_everything_with_lineage_and_no_embeddings(alice_api, alice):
     records = export(alice_api)
     assert records[0]["type"] == "header" and records[0]["format"] == "gaia-memory-export"
     kinds = [r["type"] for r in records[1:]]
-    assert kinds == ["session", "turn", "tool_call", "knowledge", "knowledge", "knowledge", "end"]
-    assert records[-1]["records"] == 6 and records[-1]["repaired"] == 0
+    assert kinds == ["session", "turn", "tool_call", "knowledge", "knowledge", "end"]
+    assert records[-1]["records"] == 5 and records[-1]["repaired"] == 0
     items = {r["content"]: r for r in records if r["type"] == "knowledge"}
-    assert items["Lives in Berlin"]["superseded_by"] == new.pk
-    assert items["Lives in Berlin"]["source_turn"] == turn.pk
+    [version] = items["Lives in Lisbon"]["versions"]
+    assert (version["content"], version["change_source"]) == ("Lives in Berlin", "llm_extract")
+    assert items["Lives in Lisbon"]["superseded_by"] is None and new.pk == old.pk
     assert items["Forgotten thing"]["forgotten_at"]
     assert all("embedding" not in r and "embedding_model" not in r for r in records)
     assert all("owner" not in r for r in records)
@@ -88,21 +89,22 @@ def test_an_import_recreates_the_memory_and_a_second_import_adds_nothing(
     turn = turn_append(user=alice, session_id="s1", role="user", content="I live in Berlin")
     tool_call_record(user=alice, tool_name="maps", session_id="s1", args={"q": "Berlin"})
     old = services.memory_create(user=alice, content="Lives in Berlin", source_turn=turn)
-    services.memory_supersede(user=alice, item_id=old.pk, content="Lives in Lisbon", source="tool")
+    lineage.memory_supersede(user=alice, item_id=old.pk, content="Lives in Lisbon", source="tool")
     gone = services.memory_create(user=alice, content="Forgotten thing", metadata={"k": [1]})
     services.memory_forget(user=alice, item_id=gone.pk)
     body = to_body(export(alice_api))
 
     first = bob_api.post("/api/v1/import/", body, content_type=JSONL)
     assert first.status_code == 200, first.content
-    assert first.json()["created"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 3}
+    assert first.json()["created"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 2}
     second = bob_api.post("/api/v1/import/", body, content_type=JSONL).json()
     assert second["created"] == {"sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 0}
-    assert second["skipped"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 3}
+    assert second["skipped"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 2}
 
     items = {i.content: i for i in KnowledgeItem.objects.for_user(bob)}
-    assert items["Lives in Berlin"].superseded_by == items["Lives in Lisbon"]
-    assert items["Lives in Berlin"].source_turn.owner == bob
+    assert [v.content for v in items["Lives in Lisbon"].versions.all()] == ["Lives in Berlin"]
+    history = bob_api.get(f"/api/v1/memories/{items['Lives in Lisbon'].pk}/history/").json()
+    assert [e["content"] for e in history["results"]] == ["Lives in Lisbon", "Lives in Berlin"]
     assert items["Forgotten thing"].forgotten_at is not None
     assert items["Forgotten thing"].metadata == {"k": [1]}
     assert Turn.objects.for_user(bob).get().timestamp == turn.timestamp

@@ -6,7 +6,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from conversations.services import turn_append
-from memory import services
+from memory import lineage, services
 from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error
 
@@ -148,7 +148,8 @@ def test_it_lists_with_filters_ordering_and_paging(alice_api, alice):
     gone = services.memory_create(user=alice, content="Forgotten thing")
     services.memory_forget(user=alice, item_id=gone.pk)
     old = services.memory_create(user=alice, content="Old version of a fact")
-    services.memory_supersede(user=alice, item_id=old.pk, content="New version", source="tool")
+    new = services.memory_create(user=alice, content="New version")
+    lineage.memory_supersede_by(user=alice, item_id=old.pk, by_id=new.pk)
 
     def ids(**params):
         response = alice_api.get(MEMORIES, params)

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import user_settings_update
-from memory import prompts, services
+from memory import lineage, prompts, services
 from memory.recall import recall
 from tests.api.conftest import assert_error
 
@@ -60,7 +60,7 @@ def test_it_leaves_out_sensitive_superseded_forgotten_and_other_contexts(alice, 
     gone = services.memory_create(user=alice, content="Forgotten fact")
     services.memory_forget(user=alice, item_id=gone.pk)
     old = services.memory_create(user=alice, content="Lives in Berlin")
-    services.memory_supersede(user=alice, item_id=old.pk, content="Lives in Lisbon", source="tool")
+    lineage.memory_supersede(user=alice, item_id=old.pk, content="Lives in Lisbon", source="tool")
     services.memory_create(user=alice, content="Work only fact", context="work")
     services.memory_create(user=alice, content="Personal only fact", context="personal")
     plain = system(alice_api)

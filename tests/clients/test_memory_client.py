@@ -32,9 +32,16 @@ def test_remember_recall_update_and_forget_give_typed_results(memory, alice):
     assert again.id == stored.id and again.deduplicated is True
     hits = memory.recall("what is the cat called", top_k=3)
     assert [type(h) for h in hits] == [RecallHit] and hits[0].id == stored.id
-    assert hits[0].score > 0 and hits[0].matched_by
-    changed = memory.update(stored.id, content="Miso is Alice's grey cat")
-    assert changed.content == "Miso is Alice's grey cat"
+    assert hits[0].score > 0 and hits[0].matched_by and 0 < hits[0].relevance <= 1
+    changed = memory.update(
+        stored.id, content="Miso is Alice's grey cat", reason="colour", pinned=True
+    )
+    assert changed.content == "Miso is Alice's grey cat" and changed.pinned is True
+    history = memory.history(stored.id)
+    assert [(e["content"], e["reason"]) for e in history] == [
+        ("Miso is Alice's grey cat", "colour"),
+        ("Alice's cat is called Miso", ""),
+    ]
     assert memory.forget(stored.id).forgotten_at is not None
     assert memory.recall("cat") == []
 

@@ -66,12 +66,13 @@ def test_add_update_and_delete_are_applied_with_lineage_and_source_turn(fake_llm
     turn.refresh_from_db()
     assert turn.extraction_status == "done"
     berlin.refresh_from_db(), cat.refresh_from_db()
-    lisbon = berlin.superseded_by
+    lisbon = berlin  # corrected in place: the id stays, the old text is a version
     assert lisbon.content == "User lives in Lisbon" and lisbon.is_active
     assert lisbon.source == "llm_extract" and lisbon.source_turn_id == turn.pk
     assert lisbon.confidence == 0.8  # keeps the confidence of what it corrects
-    tombstone = cat.superseded_by
-    assert tombstone.forgotten_at is not None and "the cat stayed" in tombstone.content
+    assert [v.content for v in lisbon.versions.all()] == ["User lives in Berlin"]
+    assert cat.forgotten_at is not None and "the cat stayed" in cat.content
+    assert [v.content for v in cat.versions.all()] == ["User has a cat in Berlin"]
     added = items(alice).get(content="User moved to Lisbon in spring")
     assert (added.source, added.confidence, added.entity, added.source_turn_id) == (
         "llm_extract",
@@ -86,7 +87,7 @@ def test_add_update_and_delete_are_applied_with_lineage_and_source_turn(fake_llm
         dog.content,
         untouched.content,
     }
-    assert items(alice).count() == 7  # 4 originals + added + replacement + tombstone
+    assert items(alice).count() == 5  # 4 originals (one corrected, one retracted) + added
 
 
 def test_the_model_sees_the_relevant_memories_and_the_steering(fake_llm, alice):
@@ -274,7 +275,7 @@ def test_a_worker_killed_before_commit_leaves_nothing_and_the_rerun_applies_once
         "User has a dog named Rex",
         "User lives in Lisbon",
     ]
-    assert items(alice).count() == 3
+    assert items(alice).count() == 2
 
 
 def test_memory_turned_off_skips_the_turn_without_asking(fake_llm, alice):

@@ -9,16 +9,16 @@ from django.utils import timezone
 
 from conversations.models import ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
-from memory import portability, services
+from memory import lineage, portability, services
 from memory.models import KnowledgeItem
 from retrieval import events
 from tests.commits import rows_per_commit
 
 pytestmark = pytest.mark.django_db
 COMPARED = (
-    "content", "category", "domain", "context", "entity", "sensitive", "source", "confidence",
-    "importance", "metadata", "use_count", "created_at", "updated_at", "last_used", "due_at",
-    "reminded_at", "forgotten_at",
+    "content", "category", "domain", "context", "entity", "sensitive", "pinned", "source",
+    "confidence", "importance", "metadata", "use_count", "created_at", "updated_at",
+    "last_used", "due_at", "reminded_at", "forgotten_at",
 )  # fmt: skip
 
 
@@ -34,6 +34,10 @@ def history(user) -> set[tuple]:
             *(json.dumps(getattr(item, name), sort_keys=True, default=str) for name in COMPARED),
             item.superseded_by.content if item.superseded_by else None,
             item.source_turn.content if item.source_turn else None,
+            tuple(
+                (v.content, v.source, v.change_source, v.reason, v.created_at.isoformat())
+                for v in item.versions.order_by("created_at", "pk")
+            ),
         )
         for item in rows
     }
@@ -51,14 +55,17 @@ def rich(alice):
     first = services.memory_create(
         user=alice, content="Alice's phone number is 555 0100 at home", source_turn=turn
     )
-    second = services.memory_supersede(  # a correction nearly as worded as the old fact
+    second = lineage.memory_supersede(  # a correction nearly as worded as the old fact
         user=alice, item_id=first.pk, content="Alice's phone number is 555 0199 at home",
         source="user",
     )  # fmt: skip
-    services.memory_supersede(
+    lineage.memory_supersede(
         user=alice, item_id=second.pk, content="Alice's phone number is 555 0142 at home",
         source="user",
     )  # fmt: skip
+    older = services.memory_create(user=alice, content="Alice works at Initech")
+    newer = services.memory_create(user=alice, content="Alice works at Globex now")
+    lineage.memory_supersede_by(user=alice, item_id=older.pk, by_id=newer.pk)
     gone = services.memory_create(user=alice, content="Alice likes loud music", metadata={"k": [1]})
     services.memory_forget(user=alice, item_id=gone.pk)
     twin = services.memory_create(user=alice, content="Alice walks the dog every morning")
@@ -121,8 +128,11 @@ def test_an_older_backup_never_undoes_a_correction_made_since(alice):
     assert result["created"]["knowledge"] == 0 and result["skipped"]["knowledge"] == 2
     assert KnowledgeItem.objects.get(pk=corrected.pk).content == corrected.content  # kept
     assert KnowledgeItem.objects.get(pk=older.pk).content == "Alice drives a red car to work"
+    [kept] = KnowledgeItem.objects.get(pk=older.pk).versions.all()  # the fold kept the old text
+    assert kept.content == "Alice drives a blue car to work"
     assert KnowledgeItem.objects.for_user(alice).count() == 2
     assert sum(portability.import_lines(user=alice, lines=lines)["created"].values()) == 0
+    assert KnowledgeItem.objects.get(pk=older.pk).versions.count() == 1
 
 
 def test_a_superseded_item_is_stored_linked_to_its_successor_never_active(alice):
@@ -244,3 +254,19 @@ def test_an_import_is_written_in_short_transactions(alice, bob, monkeypatch):
         portability.import_lines(user=bob, lines=lines)
 
     assert sum(sizes) == 60 and len(sizes) >= 6 and max(sizes) <= 10
+
+
+def test_line_breaks_inside_text_never_split_an_exported_record(alice, bob):
+    """U+2028, U+2029 and U+0085 are line breaks to splitlines and to JavaScript: the
+    export escapes them, so every record stays on its line and comes back intact."""
+    text = "Alice\u2028writes\u2029poems\x85at night"
+    services.memory_create(user=alice, content=text, pinned=True)
+    turn_append(user=alice, session_id="s1", role="user", content=f"I said: {text}")
+    lines = exported(alice)
+    assert all(len(line.decode().splitlines()) == 1 for line in lines)
+    portability.import_lines(
+        user=bob, lines=b"".join(lines).decode().splitlines(True), trusted=True
+    )
+    item = KnowledgeItem.objects.for_user(bob).get()
+    assert (item.content, item.pinned) == (text, True)
+    assert Turn.objects.for_user(bob).get().content == f"I said: {text}"

@@ -5,8 +5,8 @@ from django.core.exceptions import ValidationError
 
 from accounts.services import user_settings_update
 from conversations.services import turn_append
-from memory import services
-from memory.models import KnowledgeItem
+from memory import lineage, services
+from memory.models import KnowledgeItem, MemoryVersion
 from privacy import services as privacy_services
 
 pytestmark = pytest.mark.django_db
@@ -139,17 +139,23 @@ def test_update_refuses_unknown_fields_and_other_users_items(alice, bob):
     assert item.content == "Uses vim"
 
 
-def test_supersede_keeps_lineage_and_hides_the_old_item(alice):
+def test_supersede_corrects_in_place_and_keeps_the_old_text_as_a_version(alice):
     old = services.memory_create(user=alice, content="Works at Intel", entity="person:alice")
-    new = services.memory_supersede(
+    new = lineage.memory_supersede(
         user=alice, item_id=old.pk, content="Works at AMD", source="llm_extract"
     )
-    old.refresh_from_db()
-    assert old.superseded_by_id == new.pk
+    assert new.pk == old.pk
     assert new.entity == "person:alice" and new.source == "llm_extract"
     assert list(KnowledgeItem.objects.for_user(alice).active()) == [new]
+    [version] = MemoryVersion.objects.for_user(alice).filter(item=new)
+    assert (version.content, version.source, version.change_source) == (
+        "Works at Intel",
+        "tool",
+        "llm_extract",
+    )
+    services.memory_forget(user=alice, item_id=new.pk)
     with pytest.raises(ValidationError):
-        services.memory_supersede(user=alice, item_id=old.pk, content="x", source="llm_extract")
+        lineage.memory_supersede(user=alice, item_id=old.pk, content="x", source="llm_extract")
 
 
 def test_forget_hides_and_restore_brings_back_exactly(alice):
@@ -245,7 +251,7 @@ def test_a_supersession_links_only_to_a_turn_of_its_owner(alice, bob):
     bobs = turn_append(user=bob, session_id="s", role="user", content="Bob lives in Oslo now")
     old = services.memory_create(user=alice, content="Lives in Lisbon")
     with pytest.raises(ValidationError):
-        services.memory_supersede(
+        lineage.memory_supersede(
             user=alice, item_id=old.pk, content="Lives in Oslo", source="tool", source_turn=bobs
         )
     old.refresh_from_db()

@@ -7,15 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from memory.lineage import memory_supersede_by
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from memory.services import (
-    memory_create,
-    memory_forget,
-    memory_restore,
-    memory_supersede,
-    memory_touch,
-)
+from memory.services import memory_create, memory_forget, memory_restore, memory_touch
 from privacy.services import memory_erase
 from tests.recall_fixtures import ALICE_FACTS
 
@@ -64,9 +59,8 @@ def test_bob_never_gets_alices_items_even_with_identical_text(alice, bob, commit
 def test_forgotten_superseded_and_erased_items_never_come_back(alice, commit, alice_facts):
     with commit():
         memory_forget(user=alice, item_id=alice_facts[1].pk)
-        newer = memory_supersede(
-            user=alice, item_id=alice_facts[0].pk, content="Maya moved to Porto", source="user"
-        )
+        newer = memory_create(user=alice, content="Maya moved to Porto", source="user")
+        memory_supersede_by(user=alice, item_id=alice_facts[0].pk, by_id=newer.pk)
         memory_erase(user=alice, item_id=alice_facts[4].pk)
     found = ids(recall(user=alice, query="peanut allergy sister Lisbon laptop", top_k=10))
     assert alice_facts[1].pk not in found

@@ -14,8 +14,8 @@ from discovery.services import finding_approve, finding_propose_many
 from learning import consolidation, extraction
 from learning.models import ReconciledPair
 from learning.tool_errors import tool_errors_sync
-from memory import services
-from memory.models import KnowledgeItem
+from memory import lineage, services
+from memory.models import KnowledgeItem, MemoryVersion
 from memory.recall import recall
 from privacy import services as privacy_services
 from privacy.services import REDACTED
@@ -189,15 +189,29 @@ def test_a_fact_learned_by_consolidation_after_a_failed_extraction_stays_erased(
     assert set(batch.values_list("extraction_status", flat=True)) == {"skipped"}
 
 
-def test_erasing_an_item_erases_the_tombstone_that_quotes_it(fake_llm, alice):
+def test_erasing_a_retracted_item_erases_its_earlier_text(fake_llm, alice):
     item = services.memory_create(user=alice, content=f"User owns a cat named {MARK}")
     turn = turn_append(user=alice, session_id="s", role="user", content="The cat went to my sister")
     fake_llm.then(f.answer({"operations": [{"op": "delete", "knowledge_id": item.pk,
                                             "reason": "given away"}]}))  # fmt: skip
     extraction.extract_turn(turn_id=turn.pk)
     item.refresh_from_db()
-    tombstone = item.superseded_by
-    assert MARK in tombstone.content
+    assert item.content.startswith("Retracted: ") and item.forgotten_at is not None
+    assert [v.content for v in item.versions.all()] == [f"User owns a cat named {MARK}"]
+
+    privacy_services.memory_erase(user=alice, item_id=item.pk)
+
+    assert _learned(alice, MARK) == []
+    assert not MemoryVersion.objects.filter(content__contains=MARK).exists()
+
+
+def test_erasing_a_legacy_item_erases_the_tombstone_that_quotes_it(alice):
+    item = services.memory_create(user=alice, content=f"User owns a cat named {MARK}")
+    tombstone = KnowledgeItem.objects.create(
+        owner=alice, content=f"Retracted: {item.content} (reason: given away)",
+        forgotten_at=timezone.now(),
+    )  # fmt: skip
+    KnowledgeItem.objects.filter(pk=item.pk).update(superseded_by=tombstone)
 
     privacy_services.memory_erase(user=alice, item_id=item.pk)
 
@@ -256,3 +270,33 @@ def test_erasing_an_item_deletes_the_task_records_that_quote_it(alice, bob):
     privacy_services.memory_erase(user=alice, item_id=item.pk)
 
     assert list(Task.objects.values_list("id", flat=True)) == ["b" * 32]
+
+
+def test_erasing_one_version_removes_its_words_and_its_turn_and_nothing_else(alice, alice_api):
+    turn = turn_append(user=alice, session_id="chat", role="user", content=f"My dog is {MARK}")
+    item = services.memory_create(user=alice, content=f"User's dog is {MARK}", source_turn=turn)
+    lineage.memory_supersede(
+        user=alice, item_id=item.pk, content="User's dog is Rex", source="llm_extract"
+    )
+    services.memory_update(user=alice, item_id=item.pk, content="User's dog is Rex, a beagle")
+    [marked] = MemoryVersion.objects.filter(item=item, content__contains=MARK)
+    url = reverse("api-memory-version", args=[item.pk, marked.pk])
+
+    assert alice_api.delete(url).status_code == 204
+
+    assert not fulltext_holds(MARK)
+    assert not MemoryVersion.objects.filter(content__contains=MARK).exists()
+    turn.refresh_from_db()
+    assert turn.content == REDACTED
+    item.refresh_from_db()
+    assert item.content == "User's dog is Rex, a beagle" and item.is_active
+    assert list(item.versions.values_list("content", flat=True)) == ["User's dog is Rex"]
+
+
+def test_erasing_an_item_erases_the_text_of_all_its_versions(alice, alice_api):
+    item = services.memory_create(user=alice, content=f"User's dog is {MARK}")
+    services.memory_update(user=alice, item_id=item.pk, content="User's dog is Rex")
+
+    assert alice_api.post(reverse("api-memory-erase", args=[item.pk])).status_code == 204
+
+    assert not fulltext_holds(MARK) and not MemoryVersion.objects.exists()

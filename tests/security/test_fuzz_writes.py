@@ -190,11 +190,6 @@ def test_no_write_can_break_the_account(account, data):
     _account_still_works(api)
 
 
-@pytest.mark.xfail(
-    reason="The import's record validation is rebuilt on another branch (issue 17, finding 6: "
-    '"source": ["user"] is a 500 here); remove this mark once it is merged.',
-    strict=False,
-)
 @FUZZ
 @given(body=import_bodies())
 def test_no_import_can_break_the_account(account, body):

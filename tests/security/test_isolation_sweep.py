@@ -24,7 +24,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken
 from accounts.services import token_create
 from conversations.models import Session
-from memory.models import KnowledgeItem
+from memory.models import KnowledgeItem, MemoryVersion
 from tests.learning import fake_llm as f
 from tests.mcp_rpc import HELLO
 from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot
@@ -61,6 +61,11 @@ OBJECT_URLS = {
     "web-token-revoke": "token",
     "api-import-detail": "import",
     "web-import-detail": "import",
+    "api-memory-history": "knowledge",
+    "api-memory-version": "version",
+    "api-memory-version-restore": "version",
+    "web-memory-version-restore": "version",
+    "web-memory-version-erase": "version",
 }
 # The API methods that take a body on these URLs (the others refuse any field in one).
 BODIES = {"api-memory-detail": {"patch", "put"}, "api-discovery-finding-approve": {"post"}}
@@ -200,7 +205,16 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [finding.pk for finding in alice.findings]
     if kind == "import":
         return [alice.import_job.pk]
+    if kind == "version":  # (item, version): her version under her item, and under none
+        version = MemoryVersion.objects.for_user(alice.user).first()
+        return [(version.item_id, version.pk), (MISSING, version.pk)]
     return [alice.token.pk]
+
+
+def _kwargs(kind: str, value: Any) -> dict[str, Any]:
+    if kind == "version":
+        return {"pk": value[0], "version_id": value[1]}
+    return {"session_id" if kind == "session_id" else "pk": value}
 
 
 def _body(kind: str) -> dict[str, Any]:
@@ -285,13 +299,14 @@ def test_bob_never_reaches_alices_rows_through_any_url(twins, bob_clients):
     # 1. Alice's ids in the path: every method answers like a missing id.
     for name, kind in OBJECT_URLS.items():
         client = _client(name, bob_clients)
-        arg = "session_id" if kind == "session_id" else "pk"
-        missing = "no-such-session" if kind == "session_id" else MISSING
+        missing = {"session_id": "no-such-session", "version": (MISSING, MISSING)}.get(
+            kind, MISSING
+        )
         for their_id in _object_ids(alice, kind):
             for method in METHODS:
                 body = _body(kind) if method in BODIES.get(name, WEB_WRITES) else None
-                theirs = _send(client, method, reverse(name, kwargs={arg: their_id}), body)
-                absent = _send(client, method, reverse(name, kwargs={arg: missing}), body)
+                theirs = _send(client, method, reverse(name, kwargs=_kwargs(kind, their_id)), body)
+                absent = _send(client, method, reverse(name, kwargs=_kwargs(kind, missing)), body)
                 _same_answer(theirs, absent, their_id, missing)
 
     # 2. Alice's ids in a body: rejected like missing ones.

@@ -9,6 +9,7 @@ from accounts.services import user_settings_update
 from conversations.services import turn_append
 from discovery.models import Finding
 from memory import services
+from memory.models import MemoryVersion
 from tests.api.conftest import assert_error
 from tests.api.test_fuzz import _resolve, _sample
 
@@ -43,8 +44,11 @@ def test_every_write_operation_refuses_an_unknown_field(alice, alice_api, method
     turn_append(user=alice, session_id="s1", role="user", content="a turn")
     finding = Finding.objects.create(owner=alice, content="Uses vim", scanner="apps",
                                      fingerprint="f", confidence=0.4)  # fmt: skip
+    services.memory_update(user=alice, item_id=item.pk, content="The earlier target")
+    version = MemoryVersion.objects.get(item=item)
     pk = finding.pk if path.startswith("/api/v1/discovery/") else item.pk
     url = path.replace("{id}", str(pk)).replace("{session_id}", "s1")
+    url = url.replace("{version_id}", str(version.pk))
 
     response = getattr(alice_api, method)(url, {**sample, "zz_unknown": 1}, format="json")
 

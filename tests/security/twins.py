@@ -18,7 +18,7 @@ from conversations.services import tool_call_record, turn_append
 from discovery.models import Finding
 from discovery.services import finding_propose_many
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
-from memory import services
+from memory import lineage, services
 from memory.models import ImportJob, KnowledgeItem
 from retrieval.models import IndexGeneration
 
@@ -99,10 +99,12 @@ def seed_twin(user: Any) -> Twin:
     )
     forgotten = services.memory_create(user=user, content="Used to live in Berlin")
     twin.items["forgotten"] = services.memory_forget(user=user, item_id=forgotten.pk)
-    old = services.memory_create(user=user, content="Lives in Porto by the river")
-    twin.items["new"] = services.memory_supersede(
-        user=user, item_id=old.pk, content="Lives in Lisbon by the river", source="tool"
+    old = services.memory_create(user=user, content="Lives in Porto near the old bridge")
+    new = services.memory_create(user=user, content="Lives in Lisbon by the river")
+    twin.items["new"] = services.memory_update(  # keeps a version
+        user=user, item_id=new.pk, content="Lives in Lisbon by the river Tagus"
     )
+    lineage.memory_supersede_by(user=user, item_id=old.pk, by_id=new.pk)
     twin.items["old"] = KnowledgeItem.objects.get(pk=old.pk)
     for role, content in (
         ("user", "I work on project gaia every single day"),

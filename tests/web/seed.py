@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from conversations.models import Turn
 from conversations.services import tool_call_record, turn_append
-from memory import services
+from memory import lineage, services
 from memory.models import KnowledgeItem
 
 MEMORIES = [
@@ -83,12 +83,22 @@ def seed_month(user: Any) -> dict[str, Any]:
         content="We finally moved to Lisbon last weekend, the new flat is great.",
         timestamp=now - timedelta(days=4),
     )
-    new = services.memory_supersede(
+    new = lineage.memory_supersede(  # corrected in place: "Lives in Porto." is a version
         user=user,
         item_id=old.pk,
         content="Lives in Lisbon (moved from Porto).",
         source="llm_extract",
         source_turn=turn,
+    )
+    # An item another one replaced (reconciliation's "contradict"), as a row of its own.
+    old = KnowledgeItem.objects.create(
+        owner=user,
+        content="Lived in Braga as a student.",
+        context="home",
+        source="tool",
+        created_at=now - timedelta(days=40),
+        updated_at=now - timedelta(days=10),
+        superseded_by=new,
     )
     forgotten = services.memory_create(
         user=user, content="Was looking at standing desks.", category="note", source="tool"

@@ -110,3 +110,7 @@ def test_staff_edits_go_through_memory_update(staff_web, alice):
     assert (item.content, item.category) == ("Prefers green tea.", "preference")
     assert item.embedding is None  # re-embedded like any content change
     assert item.owner_id == alice.pk
+    [version] = item.versions.all()  # the earlier text is kept, written by a person
+    assert (version.content, version.change_source) == ("Prefers tea over coffee.", "user")
+    page = staff_web.get(f"/admin/memory/knowledgeitem/{item.pk}/change/").content.decode()
+    assert "Prefers tea over coffee." in page

@@ -4,6 +4,7 @@ import pytest
 
 from conversations.services import turn_append
 from memory import services
+from memory.models import MemoryVersion
 from memory.recall import recall
 from tests.web.seed import seed_month
 
@@ -130,22 +131,53 @@ def test_it_shows_nothing_found_for_a_search_without_hits(alice_web, alice):
     assert b"Nothing found" in response.content
 
 
-def test_detail_shows_lineage_in_both_directions(alice_web, alice):
+def test_detail_lists_every_version_newest_first(alice_web, alice):
     data = seed_month(alice)
-    old, new = data["old"], data["new"]
-    newest = services.memory_supersede(
-        user=alice, item_id=new.pk, content="Lives in Lisbon, Alfama district.", source="user"
-    )
-    middle = alice_web.get(f"/memories/{new.pk}/")
-    assert middle.status_code == 200
-    lineage = middle.context["lineage"]
-    assert [i.pk for i in lineage["older"]] == [old.pk]
-    assert [i.pk for i in lineage["newer"]] == [newest.pk]
-    html = middle.content.decode()
-    assert f'href="/memories/{old.pk}/"' in html and f'href="/memories/{newest.pk}/"' in html
-    assert "Replaced by a newer version" in html
-    first = alice_web.get(f"/memories/{old.pk}/").context["lineage"]
-    assert [i.pk for i in first["newer"]] == [new.pk, newest.pk]
+    new = data["new"]
+    services.memory_update(
+        user=alice, item_id=new.pk, content="Lives in Lisbon, Alfama district.", source="user",
+        reason="more precise",
+    )  # fmt: skip
+    page = alice_web.get(f"/memories/{new.pk}/")
+    assert page.status_code == 200
+    history = page.context["history"]
+    assert [e.content for e in history] == [
+        "Lives in Lisbon, Alfama district.",
+        "Lives in Lisbon (moved from Porto).",
+        "Lives in Porto.",
+        "Lived in Braga as a student.",
+    ]
+    html = page.content.decode()
+    assert "This is the only version" not in html and "more precise" in html
+    for entry in history[1:3]:
+        assert f"/memories/{new.pk}/versions/{entry.id}/restore/" in html
+    assert f'href="/memories/{data["old"].pk}/"' in html  # the item it replaced
+
+
+def test_restoring_a_version_from_the_page_keeps_the_current_text(alice_web, alice):
+    data = seed_month(alice)
+    new = data["new"]
+    [porto] = MemoryVersion.objects.filter(item=new)
+    response = alice_web.post(f"/memories/{new.pk}/versions/{porto.pk}/restore/")
+    assert response.status_code == 302
+    new.refresh_from_db()
+    assert new.content == "Lives in Porto."
+    assert set(new.versions.values_list("content", flat=True)) == {
+        "Lives in Porto.",
+        "Lives in Lisbon (moved from Porto).",
+    }
+
+
+def test_erasing_a_version_from_the_page_asks_then_removes_only_it(alice_web, alice):
+    data = seed_month(alice)
+    new = data["new"]
+    [porto] = MemoryVersion.objects.filter(item=new)
+    confirm = alice_web.get(f"/memories/{new.pk}/versions/{porto.pk}/erase/")
+    assert b"Erase this earlier version for good?" in confirm.content
+    assert alice_web.post(f"/memories/{new.pk}/versions/{porto.pk}/erase/").status_code == 302
+    assert not MemoryVersion.objects.filter(pk=porto.pk).exists()
+    new.refresh_from_db()
+    assert new.content == "Lives in Lisbon (moved from Porto)." and new.is_active
 
 
 def test_detail_links_the_turn_a_memory_came_from(alice_web, alice):

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from memory import services
-from memory.models import KnowledgeItem
+from memory.models import KnowledgeItem, MemoryVersion
 from memory.recall import recall
 from tests.web.seed import seed_month
 
@@ -100,6 +100,23 @@ def test_edit_changes_only_what_changed(alice_web, alice):
     assert item.source == "tool"  # the origin stays what it was
 
 
+def test_edit_keeps_the_earlier_text_as_a_version_with_the_reason(alice_web, alice):
+    item = _remember(alice, "Prefers tea over coffee.")
+    alice_web.post(
+        f"/memories/{item.pk}/edit/",
+        {"content": "Prefers coffee now.", "category": "fact", "context": "global",
+         "reason": "changed taste"},
+    )  # fmt: skip
+    [version] = MemoryVersion.objects.filter(item=item)
+    assert (version.content, version.change_source, version.reason) == (
+        "Prefers tea over coffee.",
+        "user",
+        "changed taste",
+    )
+    page = alice_web.get(f"/memories/{item.pk}/").content.decode()
+    assert "Prefers tea over coffee." in page and "changed taste" in page
+
+
 def test_edit_with_no_change_says_so(alice_web, alice):
     item = _remember(alice, "Prefers tea over coffee.")
     response = alice_web.post(
@@ -162,14 +179,15 @@ def test_erase_asks_first_then_removes_the_item_for_good(alice_web, alice):
     assert alice_web.get(f"/memories/{item.pk}/").status_code == 404
 
 
-def test_erase_warns_that_the_version_it_replaced_comes_back(alice_web, alice):
+def test_erasing_the_newest_brings_nothing_older_back(alice_web, alice):
     data = seed_month(alice)
     html = alice_web.get(f"/memories/{data['new'].pk}/erase/").content.decode()
-    assert "which becomes current again" in html
-    assert f'href="/memories/{data["old"].pk}/"' in html
+    assert "nothing older becomes current again" in html
     alice_web.post(f"/memories/{data['new'].pk}/erase/")
-    data["old"].refresh_from_db()
-    assert data["old"].is_active
+    assert not KnowledgeItem.objects.filter(pk__in=[data["old"].pk, data["new"].pk]).exists()
+    assert not MemoryVersion.objects.filter(owner=alice).exists()
+    contents = KnowledgeItem.objects.for_user(alice).values_list("content", flat=True)
+    assert not [c for c in contents if "Porto" in c or "Braga" in c]
 
 
 def test_add_suggests_the_users_contexts(alice_web, alice):
@@ -232,6 +250,22 @@ def test_another_users_memory_cannot_be_erased(bob_web, alice):
     assert bob_web.get(f"/memories/{item.pk}/erase/").status_code == 404
     assert bob_web.post(f"/memories/{item.pk}/erase/").status_code == 404
     _assert_unchanged(item)
+
+
+@pytest.mark.cross_user("web-memory-version-restore", "web-memory-version-erase")
+def test_another_users_versions_cannot_be_restored_or_erased(bob_web, alice, bob):
+    item = _alices_item(alice)
+    services.memory_update(user=alice, item_id=item.pk, content="Alice changed this text")
+    version = MemoryVersion.objects.get(item=item)
+    mine = services.memory_create(user=bob, content="Bob's own note")
+    for pk in (item.pk, mine.pk):
+        base = f"/memories/{pk}/versions/{version.pk}"
+        assert bob_web.post(f"{base}/restore/").status_code == 404
+        assert bob_web.get(f"{base}/erase/").status_code == 404
+        assert bob_web.post(f"{base}/erase/").status_code == 404
+    assert MemoryVersion.objects.get(pk=version.pk).content == version.content
+    item.refresh_from_db()
+    assert item.content == "Alice changed this text"
 
 
 @pytest.mark.cross_user("web-memory-add")

@@ -13,12 +13,17 @@ class Command(BaseCommand):
         parser.add_argument("username")
         parser.add_argument("--name", default="default", help="name of the agent using it")
         parser.add_argument(
+            "--agent", default=None, help="agent the token acts as (default: --name)"
+        )
+        parser.add_argument(
             "--create-user",
             action="store_true",
             help="create the user (no password, cannot log in) if missing",
         )
 
-    def handle(self, *args, username: str, name: str, create_user: bool, **options) -> None:
+    def handle(
+        self, *args, username: str, name: str, agent: str | None, create_user: bool, **options
+    ) -> None:
         User = get_user_model()
         user = User.objects.filter(username=username).first()
         if user is None:
@@ -26,6 +31,6 @@ class Command(BaseCommand):
                 raise CommandError(f"No user '{username}'. Add --create-user to create one.")
             user = User.objects.create_user(username=username)
             self.stderr.write(f"Created user '{username}' (set a password to log in).")
-        token, secret = token_create(user=user, name=name)
+        token, secret = token_create(user=user, name=name, agent_name=agent)
         self.stderr.write(f"Token '{token.name}' for {username} (shown once, store it now):")
         self.stdout.write(secret)

@@ -5,9 +5,9 @@ import logging
 import os
 import socket
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from bench.loadbench import driver, seed, server
+from bench.loadbench import driver, importload, seed, server
 
 
 class Command(BaseCommand):
@@ -28,12 +28,24 @@ class Command(BaseCommand):
         parser.add_argument("--prefix", default="bench-", help="benchmark usernames prefix")
         parser.add_argument("--url", default="", help="use this server (same database)")
         parser.add_argument(
+            "--import-mb",
+            type=float,
+            default=0.0,
+            help="one more user imports an export of this size (MB) through the API during "
+            "the load (a worker runs the job)",
+        )
+        parser.add_argument(
+            "--writes-only", action="store_true", help="every request a remember or a turn"
+        )
+        parser.add_argument(
             "--bulk-seed",
             action="store_true",
             help="seed by bulk insert (minutes for 100k+ items) instead of the services",
         )
 
     def handle(self, *args, **o) -> None:
+        if o["import_mb"] < 0:
+            raise CommandError("--import-mb must be a size in MB (0 for no import).")
         logging.getLogger("httpx").setLevel(logging.WARNING)  # not one line per request
         self.stdout.write(f"Seeding {o['users']} users x {o['items']} items ...")
         tokens = seed.seed(
@@ -43,7 +55,12 @@ class Command(BaseCommand):
             out=self.stdout.write,
             bulk=o["bulk_seed"],
         )
-        proc = None
+        proc = worker = None
+        importer, data = None, b""
+        if o["import_mb"]:
+            data = importload.export_file(o["import_mb"])
+            importer = seed.seed(users=1, items=0, prefix=f"{o['prefix']}importer-", out=str)
+            self.stdout.write(f"Import file: {len(data) / 2**20:.1f} MB")
         url = o["url"].rstrip("/")
         if not url:
             with socket.socket() as sock:
@@ -56,9 +73,18 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Load: {o['concurrency']} clients for {o['duration']:.0f} s on {url} ..."
             )
-            results = asyncio.run(
-                driver.run(url, list(tokens.values()), o["duration"], o["concurrency"])
-            )
+            mix = driver.WRITES if o["writes_only"] else None
+            load = driver.run(url, list(tokens.values()), o["duration"], o["concurrency"], mix)
+            if importer:
+                worker = importload.start_worker({**os.environ})
+                token = next(iter(importer.values()))
+                results, imported = asyncio.run(_beside(load, url, token, data))
+                self.stdout.write(
+                    f"Import beside the load: {imported['status']}, {imported['records']} "
+                    f"records in {imported['seconds']:.1f} s {imported.get('error') or ''}"
+                )
+            else:
+                results = asyncio.run(load)
             for line in driver.table(results):
                 self.stdout.write(line)
             for sample in results.samples:
@@ -69,9 +95,17 @@ class Command(BaseCommand):
                     rss, pss = server.memory_mb(pid)
                     self.stdout.write(f"RSS gunicorn {role} {pid}: {rss:.0f} MB (PSS {pss:.0f} MB)")
         finally:
+            if worker is not None:
+                worker.terminate()
+                worker.wait(timeout=60)
             if proc is not None:
                 for pid, stats in server.stop(proc):
                     self.stdout.write(f"Index gunicorn worker {pid}: " + _stats_line(stats))
+
+
+async def _beside(load, url: str, token: str, data: bytes):
+    """The load and the import at once (the import's client waits in a thread)."""
+    return await asyncio.gather(load, asyncio.to_thread(importload.run_import, url, token, data))
 
 
 def _stats_line(stats: dict) -> str:

@@ -79,6 +79,7 @@ class _Api:
         entity: str | None = None,
         domain: str | None = None,
         sensitive: bool | None = None,
+        pinned: bool | None = None,
         due_at: datetime | str | None = None,
         source_turn: int | None = None,
     ) -> Memory:
@@ -90,6 +91,7 @@ class _Api:
             entity=entity,
             domain=domain,
             sensitive=sensitive,
+            pinned=pinned,
             due_at=due_at,
             source_turn=source_turn,
         )
@@ -130,10 +132,14 @@ class _Api:
         entity: str | None = None,
         domain: str | None = None,
         sensitive: bool | None = None,
+        pinned: bool | None = None,
         due_at: datetime | str | None = None,
         reminded_at: datetime | str | None = None,
+        reason: str | None = None,
     ) -> Memory:
-        """Change the given fields of a memory (`reminded_at="now"` after a reminder)."""
+        """Change the given fields of a memory (`reminded_at="now"` after a reminder).
+
+        The earlier text is kept in the memory's history, with `reason` if given."""
         body = _given(
             content=content,
             category=category,
@@ -141,11 +147,19 @@ class _Api:
             entity=entity,
             domain=domain,
             sensitive=sensitive,
+            pinned=pinned,
             due_at=due_at,
             reminded_at=reminded_at,
+            reason=reason,
         )
         path = f"memories/{int(memory_id)}/"
         return self._send(_Call("PATCH", path, body, parse=Memory.from_json))
+
+    def history(self, memory_id: int) -> list[dict[str, Any]]:
+        """What a memory says now, then each earlier version, newest first (each with
+        `content`, `since`, `until`, `source`, `token`, `reason`)."""
+        path = f"memories/{int(memory_id)}/history/"
+        return self._send(_Call("GET", path, parse=lambda b: b["results"]))
 
     def forget(self, memory_id: int) -> Memory:
         """Forget a memory (soft: the user can restore it in the web app)."""

@@ -54,8 +54,11 @@ class Memory(_Result):
     entity: str = ""
     domain: str = ""
     sensitive: bool = False
+    pinned: bool = False
+    """Never fades with disuse."""
     source: str = ""
     confidence: float = 0.0
+    importance: float = 0.0
     created_at: datetime | None = None
     updated_at: datetime | None = None
     due_at: datetime | None = None
@@ -70,6 +73,8 @@ class RecallHit(Memory):
     """A memory found by `recall`, best first."""
 
     score: float = 0.0
+    relevance: float = 0.0
+    """0..1, comparable across queries."""
     matched_by: str = ""
 
 

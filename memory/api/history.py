@@ -1,0 +1,98 @@
+"""An item's history: its versions newest first, restoring one, erasing one.
+
+Every change of what a memory says keeps the earlier state as a version (memory/versions.py);
+these endpoints list them, bring one back on request, and erase one for good.
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.serializers import errors, object_id, refuse_body
+from memory import lineage
+from memory.api.memories import MEMORY_ID, TAG, not_forgotten, write_source
+from memory.api.serializers import HistoryQuerySerializer, HistorySerializer, MemorySerializer
+from memory.versions import current_item, item_history
+from privacy import services as privacy_services
+
+VERSION_ID = OpenApiParameter(
+    "version_id",
+    OpenApiTypes.INT,
+    OpenApiParameter.PATH,
+    description="A version's id, from the item's history.",
+)
+
+
+class MemoryHistoryView(APIView):
+    @extend_schema(
+        operation_id="memories_history",
+        parameters=[MEMORY_ID, HistoryQuerySerializer],
+        tags=TAG,
+        summary="A memory's history",
+        description=(
+            "What the memory says now (`current`), then each earlier version, newest "
+            "first: since and until when, who wrote it (`source`, and the agent token's "
+            "name), and why. An id that another item replaced answers with the history "
+            "of the item that replaced it (`item_id`). A forgotten item answers 404."
+        ),
+        responses={200: HistorySerializer, **errors(400, 404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        query = HistoryQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        item = current_item(user=request.user, item=not_forgotten(request.user, pk))
+        if item.forgotten_at is not None:
+            raise type(item).DoesNotExist
+        entries = item_history(user=request.user, item=item)[: query.validated_data["limit"]]
+        return Response(HistorySerializer({"item_id": item.pk, "results": entries}).data)
+
+
+class MemoryVersionView(APIView):
+    @extend_schema(
+        operation_id="memories_version_erase",
+        parameters=[MEMORY_ID, VERSION_ID],
+        tags=TAG,
+        summary="Erase one version of a memory",
+        description=(
+            "Removes that earlier text for good (and redacts the turn it was learned "
+            "from). The memory and its other versions stay as they are."
+        ),
+        request=None,
+        responses={204: OpenApiResponse(description="Erased."), **errors(404)},
+    )
+    def delete(self, request: Request, pk: int, version_id: int) -> Response:
+        refuse_body(request.data)
+        privacy_services.memory_version_erase(
+            user=request.user, item_id=object_id(pk), version_id=object_id(version_id)
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemoryVersionRestoreView(APIView):
+    @extend_schema(
+        operation_id="memories_version_restore",
+        parameters=[MEMORY_ID, VERSION_ID],
+        tags=TAG,
+        summary="Restore one version of a memory",
+        description=(
+            "The version's text (and category, domain, context, entity, sensitive) "
+            "becomes the memory's current state; the current state becomes a version. "
+            "A forgotten item answers 404."
+        ),
+        request=None,
+        responses={200: MemorySerializer, **errors(400, 404)},
+    )
+    def post(self, request: Request, pk: int, version_id: int) -> Response:
+        refuse_body(request.data)
+        not_forgotten(request.user, pk)
+        item = lineage.memory_version_restore(
+            user=request.user,
+            item_id=object_id(pk),
+            version_id=object_id(version_id),
+            source=write_source(request),
+            token=request.auth,
+        )
+        return Response(MemorySerializer(item).data)

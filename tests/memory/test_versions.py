@@ -1,0 +1,63 @@
+"""Dedup as the seed says (more than 80% word overlap), and folds that keep versions."""
+
+import pytest
+
+from memory import services
+from memory.models import KnowledgeItem, MemoryVersion
+
+pytestmark = pytest.mark.django_db
+
+
+def test_four_of_five_shared_words_is_a_new_fact_not_a_repeat(alice):
+    platform = services.memory_create(user=alice, content="Sarah leads the platform team")
+    mobile = services.memory_create(user=alice, content="Sarah leads the mobile team")
+
+    assert not mobile.deduplicated and mobile.pk != platform.pk
+    active = KnowledgeItem.objects.for_user(alice).active()
+    assert set(active.values_list("content", flat=True)) == {
+        "Sarah leads the platform team",
+        "Sarah leads the mobile team",
+    }
+
+
+def test_four_of_five_in_one_batch_is_two_facts_too(alice):
+    stored = services.memory_create_many(
+        user=alice,
+        items=[{"content": "Sarah leads the platform team"},
+               {"content": "Sarah leads the mobile team"}],
+    )  # fmt: skip
+    assert [i.deduplicated for i in stored] == [False, False]
+
+
+def test_a_fold_that_changes_the_text_keeps_the_old_text_as_a_version(alice):
+    first = services.memory_create(user=alice, content="Alice drives a blue car to work")
+    folded = services.memory_create(
+        user=alice, content="Alice drives a blue car to work daily", source="llm_extract"
+    )
+
+    assert folded.deduplicated and folded.pk == first.pk
+    assert folded.content == "Alice drives a blue car to work daily"
+    [version] = MemoryVersion.objects.for_user(alice).filter(item=first)
+    assert (version.content, version.change_source, version.source) == (
+        "Alice drives a blue car to work",
+        "llm_extract",
+        "tool",
+    )
+
+
+def test_a_batch_fold_into_a_stored_item_keeps_one_version_of_what_was_stored(alice):
+    first = services.memory_create(user=alice, content="Bob plays chess on Sundays")
+    services.memory_create_many(
+        user=alice,
+        items=[{"content": "Bob plays chess on Sundays at noon"},
+               {"content": "Bob plays chess on Sundays at the club"}],
+    )  # fmt: skip
+    assert [v.content for v in MemoryVersion.objects.filter(item=first)] == [
+        "Bob plays chess on Sundays"
+    ]
+
+
+def test_a_repeat_with_the_same_text_keeps_no_version(alice):
+    services.memory_create(user=alice, content="Likes jazz")
+    again = services.memory_create(user=alice, content="Likes jazz")
+    assert again.deduplicated and not MemoryVersion.objects.exists()
