@@ -4,6 +4,7 @@ from typing import Any
 
 from django.db import transaction
 
+from core.secrets import mask_secrets
 from learning import prompts
 from learning.facts import facts_store
 from learning.llm import LLMError, get_llm, shapes
@@ -17,14 +18,16 @@ def text_extract(
     """Atomic facts of `text` (source llm_extract), each stored when `store` is true.
 
     Raises LLMError when no LLM is configured or it gives no usable answer (nothing is
-    stored then). One refused fact (privileged category, credential) fails alone.
+    stored then). One refused fact (privileged category, credential) fails alone. Secrets
+    in `text` are masked before the model sees it, as in a stored turn.
     """
     llm = get_llm()
     if llm is None:
         raise LLMError("not_configured", "No LLM is configured (GAIA_LLM_URL).")
+    masked, _ = mask_secrets(text[:TEXT_MAX])
     answer = llm.complete_json(
         system=prompts.facts_system(),
-        prompt=f"DATA\nText:\n{prompts.data(text[:TEXT_MAX])}",
+        prompt=f"DATA\nText:\n{prompts.data(masked)}",
         schema=prompts.FACTS_SCHEMA,
         read=shapes.facts,
         user=user,

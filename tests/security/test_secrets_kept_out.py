@@ -10,6 +10,7 @@ from conversations.models import ToolCall, Turn
 from conversations.search import search_turns
 from conversations.services import tool_call_record, turn_append
 from learning import extraction
+from learning.extract_text import text_extract
 from memory import agent_tools, services
 from memory.models import KnowledgeItem
 from memory.portability import import_lines
@@ -69,6 +70,15 @@ def test_nothing_masked_reaches_the_model(fake_llm, alice):
     extraction.extract_turn(turn_id=turn.pk)
     sent = json.dumps(fake_llm.requests)
     assert AWS_SECRET not in sent and "4821" not in sent
+
+
+def test_the_extract_action_sends_no_secret_to_the_model(fake_llm, alice):
+    fake_llm.then(f.answer({"facts": [{"content": "User keeps a deploy script"}]}))
+    result = text_extract(user=alice, text=SAID, store=True)
+    sent = json.dumps(fake_llm.requests)
+    assert AWS_SECRET not in sent and "4821" not in sent
+    assert "deploy script" in sent  # the rest of the text still goes
+    assert result["stored"] == 1
 
 
 def test_nothing_masked_leaves_in_an_export(alice_api, alice):
