@@ -1,4 +1,5 @@
-"""Staff view of API tokens and user settings; every change goes through the services."""
+"""Staff view of API tokens, agents, agent types and user settings; every change to a
+user's rows goes through the services. Agent types are staff's own: registered here."""
 
 from typing import Any
 
@@ -8,7 +9,8 @@ from django.db.models import Model
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from accounts.models import ApiToken, UserSettings
+from accounts import agents
+from accounts.models import Agent, AgentType, ApiToken, UserSettings
 from accounts.services import EDITABLE, token_revoke, user_settings_update
 from accounts.throttle import throttle_admin_login
 
@@ -102,6 +104,36 @@ class UserSettingsAdmin(ServiceSaveAdmin):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE}
         if changes:
             user_settings_update(user=obj.user, **changes)
+
+
+@admin.register(AgentType)
+class AgentTypeAdmin(admin.ModelAdmin):
+    """Kinds of agent (gmail_agent, ...) whose instances share skill memory."""
+
+    list_display = ("name", "auto_approve_skills", "created_at")
+    search_fields = ("name",)
+    readonly_fields = ("created_at",)
+
+
+@admin.register(Agent)
+class AgentAdmin(ServiceSaveAdmin):
+    list_display = ("name", "owner", "agent_type", "default_context", "created_at")
+    list_filter = ("agent_type",)
+    search_fields = ("name", "owner__username")
+    fields = ("owner", "name", "agent_type", "default_context", "description", "created_at")
+    readonly_fields = ("owner", "name", "created_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # agents come with their tokens
+
+    def service_save(self, request, obj, form, change):
+        changes = {
+            name: form.cleaned_data[name] for name in form.changed_data if name in agents.EDITABLE
+        }
+        if "agent_type" in changes:
+            changes["agent_type"] = changes["agent_type"].name if changes["agent_type"] else ""
+        if changes:
+            agents.agent_update(user=obj.owner, agent_id=obj.pk, **changes)
 
 
 throttle_admin_login(admin.site)  # the admin login counts against the same login limit

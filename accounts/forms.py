@@ -13,7 +13,23 @@ class TokenForm(forms.Form):
         help_text="Which agent uses it, e.g. laptop-assistant.",
         widget=forms.TextInput(attrs={"placeholder": "laptop-assistant"}),
     )
+    agent = forms.CharField(
+        max_length=100,
+        required=False,
+        help_text="The agent it acts as (default: the token's name); several tokens may "
+        "share one agent.",
+    )
     expires_in = forms.ChoiceField(choices=EXPIRY_CHOICES, required=False, label="Expires")
+
+
+class AgentForm(forms.Form):
+    default_context = forms.CharField(
+        max_length=100,
+        required=False,
+        label="Default context",
+        help_text="Where its writes go when they name none (global: shared by every agent).",
+    )
+    description = forms.CharField(max_length=2000, required=False)
 
 
 class SettingsForm(forms.Form):

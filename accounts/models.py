@@ -10,10 +10,27 @@ from django.utils import timezone
 from core.ownership import OwnedModel
 
 
+class AgentType(models.Model):
+    """A kind of agent staff register (`gmail_agent`): the users' agents of one type share
+    its skill memory (skills app), never their own memory."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True, default="")
+    # Skills the scrubber passed are approved without staff review (an operator's choice).
+    auto_approve_skills = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Agent(OwnedModel):
     """A named client of one account (an assistant, a script); its tokens act as it."""
 
     name = models.CharField(max_length=100)
+    agent_type = models.ForeignKey(
+        AgentType, null=True, blank=True, on_delete=models.SET_NULL, related_name="agents"
+    )
     description = models.TextField(blank=True, default="")
     default_context = models.CharField(max_length=100, default="global")
     created_at = models.DateTimeField(default=timezone.now)

@@ -54,7 +54,7 @@ def token_authenticate(secret: str) -> ApiToken | None:
     """The usable token for `secret` (active user, not revoked, not expired), or None."""
     if not secret or len(secret) > 200:
         return None
-    token = ApiToken.objects.select_related("owner").filter(key_hash=_hash(secret)).first()
+    token = ApiToken.objects.select_related("owner", "agent").filter(key_hash=_hash(secret)).first()
     if token is None or not token.is_usable or not token.owner.is_active:
         return None
     now = timezone.now()

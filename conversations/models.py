@@ -53,6 +53,9 @@ class Turn(OwnedModel):
     extraction_retry_at = models.DateTimeField(null=True, blank=True)
     # Secrets replaced by a marker before the turn was stored (core.secrets).
     secrets_masked = models.PositiveSmallIntegerField(default=0)
+    agent = models.ForeignKey(
+        "accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     embedding = models.BinaryField(null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
 
@@ -77,6 +80,9 @@ class ToolCall(OwnedModel):
     error = models.TextField(blank=True, default="")
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     timestamp = models.DateTimeField(default=timezone.now, db_index=True)
+    agent = models.ForeignKey(
+        "accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     def __str__(self) -> str:
         return f"{self.tool_name} ({'ok' if self.success else 'failed'})"

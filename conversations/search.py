@@ -40,7 +40,7 @@ def search_turns(
     if not (query and query.strip()) and not time_from and not time_to:
         raise ValidationError("Give a query or a time range.", code="empty")
     top_k = max(1, min(int(top_k), MAX_TOP_K))
-    turns = Turn.objects.for_user(user).select_related("session")
+    turns = Turn.objects.for_user(user).select_related("session", "agent")
     if session_id:
         turns = turns.filter(session__session_id=session_id)
     if role:

@@ -28,7 +28,7 @@ def session_turns(*, user: Any, session: Session) -> QuerySet[Turn]:
     return (
         Turn.objects.for_user(user)
         .filter(session=session)
-        .select_related("session")
+        .select_related("session", "agent")
         .order_by("timestamp", "pk")
     )
 
@@ -41,7 +41,7 @@ def tool_calls_list(
     session_id: str | None = None,
 ) -> QuerySet[ToolCall]:
     """The user's tool calls, newest first, under the given filters."""
-    calls = ToolCall.objects.for_user(user).select_related("session")
+    calls = ToolCall.objects.for_user(user).select_related("session", "agent")
     if tool_name:
         calls = calls.filter(tool_name=tool_name)
     if success is not None:

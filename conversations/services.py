@@ -10,6 +10,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from accounts.agents import context_default, own_agent
 from accounts.services import user_settings_get, user_zone
 from conversations import signals
 from conversations.models import EXTRACTION_STATES, ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
@@ -83,16 +84,18 @@ def turn_append(
     session_id: str,
     role: str,
     content: str,
-    context: str = "global",
+    context: str | None = None,
     timestamp: Any = None,
     speaker: str = "",
+    agent: Any = None,
 ) -> Turn:
     """Log one turn; the session is created on first use.
 
     `timestamp` may be given (imports of old conversations keep their real times).
     User turns of at least five words are marked for background extraction. Secrets are
     masked before the turn is stored (`secrets_masked` counts them): what was masked
-    is never searched, extracted, summarised or exported.
+    is never searched, extracted, summarised or exported. `agent` (the writer's Agent or
+    its id) is recorded; with no `context` the turn is in the agent's default context.
     """
     fields = _turn_fields(
         user,
@@ -102,6 +105,7 @@ def turn_append(
         context=context,
         timestamp=timestamp,
         speaker=speaker,
+        agent=agent,
     )
     with transaction.atomic():
         return _turn_store(user, fields)
@@ -113,15 +117,20 @@ def _turn_fields(
     session_id: str,
     role: str,
     content: str,
-    context: str = "global",
+    context: str | None = None,
     timestamp: Any = None,
     speaker: str = "",
+    agent: Any = None,
 ) -> dict[str, Any]:
     """The validated arguments of `turn_append` (nothing is written)."""
     if role not in ROLES:
         raise ValidationError({"role": f"Use one of: {', '.join(ROLES)}."}, code="invalid")
     content, masked = turn_content_clean(content)
+    agent = own_agent(user, agent)
+    if not context:
+        context = context_default(agent)
     return {
+        "agent": agent,
         "session_id": session_id,
         "role": role,
         "content": content,
@@ -149,6 +158,7 @@ def _turn_store(user: Any, fields: dict[str, Any]) -> Turn:
         timestamp=when,
         extraction_status="pending" if _needs_extraction(user, role, content) else "",
         secrets_masked=fields["masked"],
+        agent=fields["agent"],
     )
     first = not Turn.objects.filter(session=session).exclude(pk=turn.pk).exists()
     if when > session.last_turn_at or first:
@@ -159,7 +169,9 @@ def _turn_store(user: Any, fields: dict[str, Any]) -> Turn:
     return turn
 
 
-def turns_append_many(*, user: Any, turns: list[dict[str, Any]]) -> list[Turn]:
+def turns_append_many(
+    *, user: Any, turns: list[dict[str, Any]], agent: Any = None
+) -> list[Turn]:
     """Log several turns in order: every entry is validated before anything is stored.
 
     A bad entry raises ValidationError naming its index, and nothing is stored. The
@@ -171,7 +183,7 @@ def turns_append_many(*, user: Any, turns: list[dict[str, Any]]) -> list[Turn]:
         if not isinstance(entry, dict):
             raise ValidationError({str(index): "Each entry must be an object."})
         try:
-            fields.append(_turn_fields(user, **entry))
+            fields.append(_turn_fields(user, agent=agent, **entry))
         except ValidationError as error:
             raise ValidationError({str(index): error.messages}) from error
         except TypeError as error:
@@ -195,8 +207,9 @@ def tool_call_record(
     error: str = "",
     duration_ms: int | None = None,
     timestamp: Any = None,
+    agent: Any = None,
 ) -> ToolCall:
-    """Log one tool call an agent made (secrets in its texts and arguments masked)."""
+    """Log one tool call `agent` made (secrets in its texts and arguments masked)."""
     tool_name = clean_text(tool_name, field="tool_name", limit=200)
     if args is not None and not isinstance(args, (dict, list)):
         raise ValidationError({"args": "Must be a JSON object or list."}, code="invalid")
@@ -219,6 +232,7 @@ def tool_call_record(
         error=mask_secrets(clean_text(error, field="error", limit=4000, required=False))[0],
         duration_ms=duration_ms,
         timestamp=parse_when(timestamp, field="timestamp", tz=user_zone(user)) or timezone.now(),
+        agent=own_agent(user, agent),
     )
     signals.tool_call_logged.send(sender=ToolCall, call=call)  # failures become lessons
     return call
@@ -346,6 +360,7 @@ def turns_import(
             consolidated_at=row["consolidated_at"],
             extraction_status=row["extraction_status"],
             secrets_masked=row["masked"],
+            agent_id=row.get("agent_id"),
         )
         Session.objects.filter(pk=session.pk, last_turn_at__lt=when).update(last_turn_at=when)
         new.append(turn.pk)

@@ -12,6 +12,7 @@ from memory.api.mcp_view import McpView
 
 api = [
     path("", include("core.urls")),
+    path("", include("accounts.api_urls")),
     path("", include("memory.api.urls")),
     path("", include("conversations.api.urls")),
     path("", include("learning.urls")),

@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.agents import request_agent, request_context, with_context
 from conversations.models import Session
 from core.openapi import SESSION_ID
 from core.serializers import StrictSerializer, errors, refuse_body
@@ -59,7 +60,10 @@ class ExtractIn(StrictSerializer):
         default=False, help_text="Remember the facts (default false: only return them)."
     )
     context = serializers.CharField(
-        max_length=100, default="global", help_text="Context of the stored facts, e.g. work."
+        max_length=100,
+        required=False,
+        help_text="Context of the stored facts, e.g. work (default: the X-Gaia-Context "
+        "header, else the agent's default context).",
     )
 
 
@@ -93,7 +97,11 @@ class ExtractView(APIView):
         data = ExtractIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            result = text_extract(user=request.user, **data.validated_data)
+            result = text_extract(
+                user=request.user,
+                agent=request_agent(request),
+                **with_context(data.validated_data, request_context(request)),
+            )
         except LLMError as error:
             raise _unavailable(error) from None
         return Response(result)

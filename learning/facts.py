@@ -33,9 +33,10 @@ def facts_store(
     user: Any,
     facts: list[Any],
     source: str,
-    context: str = "global",
+    context: str | None = None,
     source_turn: Any = None,
     store: bool = True,
+    agent: Any = None,
 ) -> list[dict[str, Any]]:
     """One result per fact: its fields and either the stored item id or the error.
 
@@ -59,6 +60,7 @@ def facts_store(
                         source=source,
                         context=context,
                         source_turn=source_turn,
+                        agent=agent,
                         **fields,
                     )
                 result.update(id=item.pk, deduplicated=item.deduplicated)

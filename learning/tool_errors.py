@@ -124,6 +124,7 @@ def tool_errors_sync(*, user_id: int, tool_name: str) -> dict[str, Any]:
         "source": "error_auto",
         "entity": tool_entity(tool_name),
         "context": latest.session.context if latest.session else "global",
+        "agent": latest.agent_id,
         "metadata": {
             "tool_call_id": latest.pk,
             "call_signature": call_signature(tool_name, latest.args),

@@ -13,14 +13,15 @@ written by a model through these tools.
 
 import json
 from collections.abc import Callable
-from functools import partial
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from accounts.models import ApiToken
+from accounts.agents import context_default, read_context
+from accounts.models import Agent, ApiToken
 from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
@@ -178,6 +179,23 @@ class ToolError(Exception):
         self.code, self.message, self.fields = code, message, fields or {}
 
 
+@dataclass(frozen=True)
+class Caller:
+    """Who runs a tool: through which token (hence which agent), with the request's
+    context override (`X-Gaia-Context`), if any."""
+
+    token: ApiToken | None = None
+    context: str | None = None
+
+    @property
+    def agent(self) -> Agent | None:
+        return getattr(self.token, "agent", None)
+
+    @property
+    def active_context(self) -> str:
+        return context_default(self.agent, self.context)
+
+
 def _item(item: KnowledgeItem) -> dict[str, Any]:
     return {
         "id": item.pk,
@@ -188,6 +206,7 @@ def _item(item: KnowledgeItem) -> dict[str, Any]:
         "source": item.source,
         "confidence": round(item.confidence, 2),
         "pinned": item.pinned,
+        "agent": item.agent.name if item.agent_id else None,
         "created_at": item.created_at.isoformat(),
         "due_at": item.due_at.isoformat() if item.due_at else None,
     }
@@ -218,17 +237,19 @@ def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
     return _valid(_IdSerializer, {"id": arguments.get("id")}, user)["id"], rest
 
 
-def _remember(user: Any, arguments: dict) -> dict:
+def _remember(user: Any, arguments: dict, caller: Caller) -> dict:
     data = _valid(MemoryCreateSerializer, arguments, user)
     _no_privileged(data)
     data.pop("confidence", None)  # a model does not set its own certainty
     data.pop("importance", None)  # nor its weight: that comes from category and source
-    item = services.memory_create(user=user, source="tool", **data)
+    data["context"] = data.get("context") or caller.active_context
+    item = services.memory_create(user=user, source="tool", agent=caller.agent, **data)
     return {**_item(item), "deduplicated": item.deduplicated}
 
 
-def _recall(user: Any, arguments: dict) -> dict:
+def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
     data = _valid(RecallSerializer, arguments, user)
+    data["context"] = read_context(data.get("context"), caller.active_context)
     hits = recall(user=user, **data)
     services.memory_touch(user=user, item_ids=[h.item.pk for h in hits])  # handed to an agent
     return {
@@ -244,7 +265,7 @@ def _recall(user: Any, arguments: dict) -> dict:
     }
 
 
-def _update(user: Any, arguments: dict, token: ApiToken | None = None) -> dict:
+def _update(user: Any, arguments: dict, caller: Caller) -> dict:
     item_id, rest = _split_id(arguments, user)
     data = _valid(MemoryUpdateSerializer, rest, user)
     _no_privileged(data)
@@ -254,11 +275,13 @@ def _update(user: Any, arguments: dict, token: ApiToken | None = None) -> dict:
     item = current_item(user=user, item=services.memory_get(user=user, item_id=item_id))
     if item.forgotten_at is not None:
         raise KnowledgeItem.DoesNotExist  # forgotten: gone for agents until restored
-    changed = services.memory_update(user=user, item_id=item.pk, source="tool", token=token, **data)
+    changed = services.memory_update(
+        user=user, item_id=item.pk, source="tool", token=caller.token, **data
+    )
     return _item(changed)
 
 
-def _forget(user: Any, arguments: dict) -> dict:
+def _forget(user: Any, arguments: dict, caller: Caller) -> dict:
     item_id, rest = _split_id(arguments, user)
     if rest:
         raise ToolError("invalid_arguments", "forget takes only an id.")
@@ -266,7 +289,7 @@ def _forget(user: Any, arguments: dict) -> dict:
     return {"id": item.pk, "forgotten": True}
 
 
-def _search_turns(user: Any, arguments: dict) -> dict:
+def _search_turns(user: Any, arguments: dict, caller: Caller) -> dict:
     data = _valid(TurnSearchSerializer, arguments, user)
     hits = turn_search.search_turns(user=user, **data)
     return {
@@ -285,7 +308,7 @@ def _search_turns(user: Any, arguments: dict) -> dict:
     }
 
 
-_HANDLERS: dict[str, Callable[[Any, dict], dict]] = {
+_HANDLERS: dict[str, Callable[[Any, dict, Caller], dict]] = {
     "remember": _remember,
     "recall": _recall,
     "update_memory": _update,
@@ -320,19 +343,24 @@ def failure(code: str, message: str, fields: dict | None = None) -> dict[str, An
 
 
 def tool_call(
-    *, user: Any, name: Any, arguments: Any, token: ApiToken | None = None
+    *,
+    user: Any,
+    name: Any,
+    arguments: Any,
+    token: ApiToken | None = None,
+    context: str | None = None,
 ) -> dict[str, Any]:
-    """Run one memory tool for `user` (through the agent's `token`, kept with the
-    versions an update leaves); bad input gives an error result, not an exception."""
+    """Run one memory tool for `user` through the agent's `token` (its agent is recorded
+    with what it stores, the token with the versions an update leaves), in the request's
+    `context` override or the agent's default; bad input gives an error result, not an
+    exception."""
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
-    if handler is _update:
-        handler = partial(_update, token=token)
     if handler is None:
         return failure(
             "unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}."
         )
     try:
-        return {"ok": True, "result": handler(user, _arguments(arguments))}
+        return {"ok": True, "result": handler(user, _arguments(arguments), Caller(token, context))}
     except ToolError as error:
         return failure(error.code, error.message, error.fields)
     except DjangoValidationError as error:

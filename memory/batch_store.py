@@ -25,7 +25,7 @@ from memory.models import KnowledgeItem, MemoryVersion
 Key = tuple[int, int]
 Scope = tuple[str, str, str]
 FOLD_REASON = "a near-duplicate was folded in"
-_ROW_ONLY = ("source", "source_turn")  # set on a new row; a fold keeps the item's own
+_ROW_ONLY = ("source", "source_turn", "agent_id")  # set on a new row; a fold keeps the item's own
 
 
 @cache
@@ -141,7 +141,11 @@ def _write(
         fields = {name: value for name, value in row.items() if name not in _ROW_ONLY}
         if not folds:
             item = KnowledgeItem(
-                owner=user, source=row["source"], source_turn=row["source_turn"], **fields
+                owner=user,
+                source=row["source"],
+                source_turn=row["source_turn"],
+                agent_id=row.get("agent_id"),
+                **fields,
             )
             item.deduplicated = False
             live[key] = item

@@ -67,6 +67,10 @@ class KnowledgeItem(OwnedModel):
         on_delete=models.SET_NULL,
         related_name="knowledge_items",
     )
+    # The agent that stored it (its token's agent; extraction: the turn's agent).
+    agent = models.ForeignKey(
+        "accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     objects = KnowledgeQuerySet.as_manager()
 

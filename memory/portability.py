@@ -48,6 +48,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 
+from accounts.services import agent_get_or_create
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import (
     session_import,
@@ -58,6 +59,7 @@ from conversations.services import (
     turns_import,
 )
 from core.chunks import Sizer, pause
+from core.validation import clean_short
 from memory.imports import memory_import_allowed, memory_import_clean, memory_import_many
 from memory.models import KnowledgeItem, MemoryVersion
 
@@ -85,10 +87,10 @@ FIELDS = {
     "session": {"type", "session_id", "context", "created_at", "last_turn_at",
                 "consolidated_at", "summary"},
     "turn": {"type", "id", "session_id", "role", "speaker", "content", "context", "timestamp",
-             "created_at", "consolidated_at", "extraction_status"},
+             "created_at", "consolidated_at", "extraction_status", "agent"},
     "tool_call": {"type", "id", "session_id", "tool_name", "args", "result_summary",
-                  "success", "error", "duration_ms", "timestamp"},
-    "knowledge": {"type", *_ITEM_FIELDS, "superseded_by", "source_turn", "versions"},
+                  "success", "error", "duration_ms", "timestamp", "agent"},
+    "knowledge": {"type", *_ITEM_FIELDS, "superseded_by", "source_turn", "versions", "agent"},
 }  # fmt: skip
 
 
@@ -186,7 +188,7 @@ def _records(user: Any) -> Iterator[dict[str, Any]]:
             "consolidated_at": _iso(session.consolidated_at),
             "summary": session.summary,
         }
-    turns = Turn.objects.for_user(user).select_related("session").order_by("pk")
+    turns = Turn.objects.for_user(user).select_related("session", "agent").order_by("pk")
     for turn in turns.iterator(chunk_size=500):
         yield {
             "type": "turn",
@@ -200,8 +202,9 @@ def _records(user: Any) -> Iterator[dict[str, Any]]:
             "created_at": _iso(turn.created_at),
             "consolidated_at": _iso(turn.consolidated_at),
             "extraction_status": turn.extraction_status,
+            "agent": _agent_name(turn),
         }
-    calls = ToolCall.objects.for_user(user).select_related("session").order_by("pk")
+    calls = ToolCall.objects.for_user(user).select_related("session", "agent").order_by("pk")
     for call in calls.iterator(chunk_size=500):
         yield {
             "type": "tool_call",
@@ -214,8 +217,14 @@ def _records(user: Any) -> Iterator[dict[str, Any]]:
             "error": call.error,
             "duration_ms": call.duration_ms,
             "timestamp": _iso(call.timestamp),
+            "agent": _agent_name(call),
         }
-    items = KnowledgeItem.objects.for_user(user).order_by("pk").defer("embedding")
+    items = (
+        KnowledgeItem.objects.for_user(user)
+        .select_related("agent")
+        .order_by("pk")
+        .defer("embedding")
+    )
     items = items.prefetch_related(Prefetch("versions", MemoryVersion.objects.order_by("pk")))
     for item in items.iterator(chunk_size=500):
         record: dict[str, Any] = {"type": "knowledge"}
@@ -225,7 +234,13 @@ def _records(user: Any) -> Iterator[dict[str, Any]]:
         record["superseded_by"] = item.superseded_by_id
         record["source_turn"] = item.source_turn_id
         record["versions"] = [_version(v) for v in item.versions.all()]
+        record["agent"] = _agent_name(item)
         yield record
+
+
+def _agent_name(row: Any) -> str | None:
+    """The name of the agent that wrote a row (turn, tool call, item), or None."""
+    return row.agent.name if row.agent_id else None
 
 
 def _version(version: MemoryVersion) -> dict[str, Any]:
@@ -304,7 +319,15 @@ def _is_id(value: Any) -> bool:
 
 
 def _clean(user: Any, kind: str, record: dict[str, Any], trusted: bool) -> dict[str, Any]:
-    """The owning service's validation of one record (it writes nothing)."""
+    """The owning service's validation of one record (it writes nothing); the name of the
+    agent that wrote it, if any, comes back as `agent_name`."""
+    row = _clean_kind(user, kind, record, trusted)
+    if record.get("agent") is not None:
+        row["agent_name"] = clean_short(record["agent"], field="agent", limit=100)
+    return row
+
+
+def _clean_kind(user: Any, kind: str, record: dict[str, Any], trusted: bool) -> dict[str, Any]:
     if kind == "session":
         return session_import_clean(user=user, fields=record)
     if kind == "turn":
@@ -483,6 +506,7 @@ class _Store:
         self.user, self.trusted, self.journal = user, trusted, journal
         self.done = journal.done if journal is not None else {}
         self.sessions: dict[str, Session] = {}
+        self.agents: dict[str, int] = {}
         self.turns: dict[int, int] = {}
         self.items: dict[int, int] = {}
         self.keep: set[int] = set()  # item ids of this file's records: never folded into
@@ -552,9 +576,18 @@ class _Store:
 
     def _cleaned(self, kind: str, number: int, record: dict[str, Any]) -> dict[str, Any]:
         try:
-            return _clean(self.user, kind, record, self.trusted)
+            row = _clean(self.user, kind, record, self.trusted)
         except ValidationError as error:
             raise _line_error(number, error) from None
+        name = row.pop("agent_name", None)
+        if kind != "session":  # the writer comes along under its name
+            row["agent_id"] = self._agent(name) if name else None
+        return row
+
+    def _agent(self, name: str) -> int:
+        if name not in self.agents:
+            self.agents[name] = agent_get_or_create(user=self.user, name=name).pk
+        return self.agents[name]
 
     def _session(self, session_id: Any, when: datetime) -> Session:
         """The session a turn or tool call names, created (at its time) when the file has

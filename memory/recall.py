@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
+from accounts.agents import agent_by_name
 from memory import provenance
 from memory.models import KnowledgeItem
 from retrieval import keyword, perspective, pipeline
@@ -35,6 +36,7 @@ def item_scope(
     include_sensitive: bool = False,
     time_from: datetime | None = None,
     time_to: datetime | None = None,
+    agent_id: int | None = None,
 ) -> keyword.Where:
     """SQL conditions for the caller's active items under the recall filters."""
     where = (
@@ -55,6 +57,8 @@ def item_scope(
         where.add("t.created_at >= %s", time_from)
     if time_to:
         where.add("t.created_at <= %s", time_to)
+    if agent_id is not None:
+        where.add("t.agent_id = %s", agent_id)
     return where
 
 
@@ -70,13 +74,21 @@ def recall(
     time_from: datetime | None = None,
     time_to: datetime | None = None,
     min_relevance: float | None = None,
+    agent: str | None = None,
 ) -> list[Hit]:
     """The user's items that best answer `query`, best first (at most `top_k`), each at
     least `min_relevance` relevant (default GAIA_MIN_RELEVANCE; 0 returns every candidate).
+    `agent` keeps only what the user's agent of that name stored (none if no such agent).
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
     """
     top_k = max(1, min(int(top_k), MAX_TOP_K))
+    writer = None
+    if agent:
+        found = agent_by_name(user=user, name=agent)
+        if found is None:
+            return []
+        writer = found.pk
     where = item_scope(
         owner_id=user.pk,
         category=category,
@@ -85,6 +97,7 @@ def recall(
         include_sensitive=include_sensitive,
         time_from=time_from,
         time_to=time_to,
+        agent_id=writer,
     )
     owned = KnowledgeItem.objects.for_user(user)
     ranked = pipeline.hybrid(
@@ -97,7 +110,7 @@ def recall(
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         via=provenance.items_via_turns(user.pk, query or "", where),
     )
-    items = owned.in_bulk([r.id for r in ranked])
+    items = owned.select_related("agent").in_bulk([r.id for r in ranked])
     return [
         Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
         for r in ranked

@@ -3,6 +3,7 @@
 from datetime import timedelta
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -148,11 +149,13 @@ def memory_list(
     include_superseded: bool = False,
     include_forgotten: bool = False,
     ordering: str = "-updated_at",
+    agent: str | None = None,
 ):
-    """The user's items under the listing filters (a queryset, newest change first)."""
-    from django.core.exceptions import ValidationError
-
-    items = KnowledgeItem.objects.for_user(user)
+    """The user's items under the listing filters (a queryset, newest change first);
+    `agent` keeps what the user's agent of that name stored."""
+    items = KnowledgeItem.objects.for_user(user).select_related("agent")
+    if agent:
+        items = items.filter(agent__name=agent)
     if not include_superseded:
         items = items.filter(superseded_by__isnull=True)
     if not include_forgotten:

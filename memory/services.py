@@ -15,6 +15,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
+from accounts.agents import context_default, own_agent
 from accounts.models import ApiToken
 from accounts.services import user_settings_get, user_zone
 from conversations.models import Turn
@@ -156,7 +157,7 @@ def memory_create(
     content: str,
     category: str = "fact",
     domain: str = "",
-    context: str = "global",
+    context: str | None = None,
     entity: str = "",
     sensitive: bool = False,
     source: str = "tool",
@@ -166,10 +167,14 @@ def memory_create(
     source_turn: Any = None,
     pinned: bool = False,
     importance: float | None = None,
+    agent: Any = None,
 ) -> KnowledgeItem:
     """Store one item, or fold it into the active near-duplicate in its scope.
 
-    The returned item has `deduplicated` set to True when an existing row was updated.
+    `agent` (the writer's Agent or its id) is recorded with a new item; an item learned
+    from a turn takes that turn's agent. With no `context`, the item goes to the agent's
+    default context (global without an agent). The returned item has `deduplicated` set
+    to True when an existing row was updated (it keeps its own agent).
     """
     arguments = {
         "content": content,
@@ -185,6 +190,7 @@ def memory_create(
         "source_turn": source_turn,
         "pinned": pinned,
         "importance": importance,
+        "agent": agent,
     }
     row = _new_row(user, arguments, check_enabled=True)
     with transaction.atomic():
@@ -219,19 +225,23 @@ def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> di
         raise ValidationError({"source": "Unknown source."}, code="invalid")
     if check_enabled:
         _check_enabled(user, source)
+    agent = own_agent(user, arguments["agent"])
+    turn = _own_turn(user, arguments["source_turn"])
     names = ("content", "category", "domain", "context", "entity", "sensitive", "metadata")
-    row = _clean_fields(
-        user, {n: arguments[n] for n in (*names, "due_at", "pinned")}, source=source
-    )
+    given = {n: arguments[n] for n in (*names, "due_at", "pinned")}
+    if not given["context"]:
+        given["context"] = context_default(agent)
+    row = _clean_fields(user, given, source=source)
     row["confidence"] = clean_confidence(arguments["confidence"], default=SOURCE_CONFIDENCE[source])
     row["importance"] = clean_confidence(
         arguments["importance"], default=default_importance(row["category"], source)
     )
-    return {**row, "source": source, "source_turn": _own_turn(user, arguments["source_turn"])}
+    agent_id = agent.pk if agent is not None else (turn.agent_id if turn is not None else None)
+    return {**row, "source": source, "source_turn": turn, "agent_id": agent_id}
 
 
 def memory_create_many(
-    *, user: Any, items: list[dict[str, Any]], source: str = "tool"
+    *, user: Any, items: list[dict[str, Any]], source: str = "tool", agent: Any = None
 ) -> list[KnowledgeItem]:
     """Store several items in order: every entry is validated before anything is stored.
 
@@ -246,7 +256,7 @@ def memory_create_many(
         if not isinstance(entry, dict):
             raise ValidationError({str(index): "Each entry must be an object."})
         try:
-            bound = _CREATE_ARGUMENTS.bind(user=user, source=source, **entry)
+            bound = _CREATE_ARGUMENTS.bind(user=user, source=source, agent=agent, **entry)
             bound.apply_defaults()
             # Memory being off refuses the first entry; the setting is read once.
             rows.append(_new_row(user, bound.arguments, check_enabled=not rows))

@@ -100,6 +100,7 @@ class Entry:
     token: str
     reason: str
     replaced_item: bool = False
+    agent: str = ""  # the agent that wrote this state, when one did
 
 
 def item_history(*, user: Any, item: KnowledgeItem, replaced: bool = True) -> list[Entry]:
@@ -107,7 +108,10 @@ def item_history(*, user: Any, item: KnowledgeItem, replaced: bool = True) -> li
     replaced (reconciliation), each with their own versions. Each entry says who wrote
     that text: the change that brought it, or the item's creation for the first."""
     versions = list(
-        MemoryVersion.objects.for_user(user).filter(item=item).order_by("-created_at", "-pk")
+        MemoryVersion.objects.for_user(user)
+        .filter(item=item)
+        .select_related("token__agent")
+        .order_by("-created_at", "-pk")
     )
     entries: list[Entry] = []
     for i, state in enumerate([item, *versions]):
@@ -115,8 +119,10 @@ def item_history(*, user: Any, item: KnowledgeItem, replaced: bool = True) -> li
         if i < len(versions):
             by = versions[i]
             since, source, token, reason = by.created_at, by.change_source, by.token_name, by.reason
+            agent = by.token.agent.name if by.token and by.token.agent else ""
         else:
             since, source, token, reason = item.created_at, state.source, "", ""
+            agent = item.agent.name if item.agent_id else ""
         entries.append(
             Entry(
                 id=None if i == 0 else state.pk,
@@ -132,6 +138,7 @@ def item_history(*, user: Any, item: KnowledgeItem, replaced: bool = True) -> li
                 source=source,
                 token=token,
                 reason=reason,
+                agent=agent,
             )
         )
     if replaced:

@@ -140,6 +140,7 @@ EDGE_FILES = {
     "views",
     "web",
     "web_urls",
+    "api_urls",
 }
 # (file, module it imports inside a function): why it cannot be at the top.
 ALLOWED_LATE_IMPORTS = {

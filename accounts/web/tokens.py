@@ -1,4 +1,5 @@
-"""API tokens page: create (the secret is shown once), list, revoke."""
+"""Agents and API tokens page: create a token (the secret is shown once) for an agent,
+list, revoke; change an agent's default context."""
 
 from datetime import timedelta
 
@@ -10,8 +11,9 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from accounts.forms import TokenForm
-from accounts.models import ApiToken
+from accounts.agents import agent_list, agent_update
+from accounts.forms import AgentForm, TokenForm
+from accounts.models import Agent, ApiToken
 from accounts.services import token_create, token_revoke
 
 
@@ -25,16 +27,24 @@ def token_list(request: HttpRequest) -> HttpResponse:
         days = form.cleaned_data["expires_in"]
         expires_at = timezone.now() + timedelta(days=int(days)) if days else None
         created, secret = token_create(
-            user=request.user, name=form.cleaned_data["name"], expires_at=expires_at
+            user=request.user,
+            name=form.cleaned_data["name"],
+            expires_at=expires_at,
+            agent_name=form.cleaned_data["agent"] or None,
         )
         form = TokenForm()
-    tokens = ApiToken.objects.for_user(request.user).order_by("revoked_at", "-created_at")
+    tokens = (
+        ApiToken.objects.for_user(request.user)
+        .select_related("agent")
+        .order_by("revoked_at", "-created_at")
+    )
     return render(
         request,
         "web/tokens.html",
         {
             "form": form,
             "tokens": tokens,
+            "agents": agent_list(user=request.user),
             "created": created,
             "secret": secret,
             "api_base": request.build_absolute_uri("/api/v1/"),
@@ -50,4 +60,20 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
     except ApiToken.DoesNotExist:
         raise Http404 from None
     messages.success(request, f"Token “{token.name}” revoked. It stopped working at once.")
+    return redirect("web-token-list")
+
+
+@require_POST
+@login_required
+def agent_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    form = AgentForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise Http404  # only a forged form is invalid: both fields are optional
+        agent = agent_update(user=request.user, agent_id=pk, **form.cleaned_data)
+    except Agent.DoesNotExist:
+        raise Http404 from None
+    messages.success(
+        request, f"Agent “{agent.name}” now writes to “{agent.default_context}” by default."
+    )
     return redirect("web-token-list")

@@ -27,8 +27,9 @@ class TurnCreateSerializer(StrictSerializer):
     context = serializers.CharField(
         max_length=100,
         allow_blank=True,
-        default="global",
-        help_text="The memory context of the conversation, e.g. work (default global).",
+        required=False,
+        help_text="The memory context of the conversation, e.g. work (default: the "
+        "X-Gaia-Context header, else the agent's default context, else global).",
     )
     timestamp = WhenField(help_text="When it was said (ISO 8601); default now.")
     speaker = serializers.CharField(
@@ -39,15 +40,21 @@ class TurnCreateSerializer(StrictSerializer):
     )
 
 
+_AGENT_OUT = "The agent that logged it (null: imported, or logged before agents existed)."
+
+
 class TurnSerializer(serializers.ModelSerializer):
     session_id = serializers.CharField(source="session.session_id", read_only=True)
+    agent = serializers.CharField(
+        source="agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
+    )
 
     class Meta:
         model = Turn
         fields = [
             "id", "session_id", "role", "speaker", "content", "context", "timestamp",
             "extraction_status", "extraction_refused", "extraction_error", "secrets_masked",
-            "consolidated_at",
+            "consolidated_at", "agent",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -218,12 +225,15 @@ class ToolCallSerializer(serializers.ModelSerializer):
         source="session.session_id", read_only=True, allow_null=True, default=None
     )
     args = serializers.JSONField()
+    agent = serializers.CharField(
+        source="agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
+    )
 
     class Meta:
         model = ToolCall
         fields = [
             "id", "session_id", "tool_name", "args", "result_summary", "success", "error",
-            "duration_ms", "timestamp",
+            "duration_ms", "timestamp", "agent",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.agents import request_agent, request_context, with_context
 from accounts.services import user_context
 from conversations import search, selectors, services
 from conversations.api.serializers import (
@@ -90,11 +91,14 @@ class TurnCreateView(APIView):
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(TurnCreateSerializer, request.data, {"user": request.user})
+        agent, override = request_agent(request), request_context(request)
+        entries = [with_context(entry, override) for entry in entries]
         if many:
-            turns = services.turns_append_many(user=request.user, turns=entries)
+            turns = services.turns_append_many(user=request.user, turns=entries, agent=agent)
             body = TurnSerializer(turns, many=True).data
         else:
-            body = TurnSerializer(services.turn_append(user=request.user, **entries[0])).data
+            turn = services.turn_append(user=request.user, agent=agent, **entries[0])
+            body = TurnSerializer(turn).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -178,7 +182,9 @@ class ToolCallListCreateView(GenericAPIView):
     def post(self, request: Request) -> Response:
         given = ToolCallCreateSerializer(data=request.data, context=user_context(request.user))
         given.is_valid(raise_exception=True)
-        call = services.tool_call_record(user=request.user, **given.validated_data)
+        call = services.tool_call_record(
+            user=request.user, agent=request_agent(request), **given.validated_data
+        )
         return Response(ToolCallSerializer(call).data, status=status.HTTP_201_CREATED)
 
 

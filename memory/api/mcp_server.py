@@ -99,25 +99,30 @@ def tool_list() -> list[types.Tool]:
 class _ExtractArguments(StrictSerializer):
     text = serializers.CharField(max_length=TEXT_MAX)
     store = serializers.BooleanField(default=False)
-    context = serializers.CharField(max_length=100, default="global")
+    context = serializers.CharField(max_length=100, required=False)
 
 
-def _extract(user: Any, arguments: dict) -> dict[str, Any]:
+def _extract(user: Any, arguments: dict, caller: agent_tools.Caller) -> dict[str, Any]:
     given = _ExtractArguments(data=arguments, context=user_context(user))
     if not given.is_valid():
         return agent_tools.failure(
             "invalid_arguments", "Invalid arguments.", error_fields(given.errors)
         )
     try:
-        return {"ok": True, "result": text_extract(user=user, **given.validated_data)}
+        data = {"context": caller.active_context, **given.validated_data}
+        return {"ok": True, "result": text_extract(user=user, agent=caller.agent, **data)}
     except LLMError as error:
         return agent_tools.failure("llm_unavailable", f"The language model failed ({error.kind}).")
 
 
-def _call(user: Any, name: str, arguments: dict | None, token: Any = None) -> dict[str, Any]:
+def _call(
+    user: Any, name: str, arguments: dict | None, caller: agent_tools.Caller
+) -> dict[str, Any]:
     if name == "extract" and llm_configured():
-        return _extract(user, arguments or {})
-    return agent_tools.tool_call(user=user, name=name, arguments=arguments, token=token)
+        return _extract(user, arguments or {}, caller)
+    return agent_tools.tool_call(
+        user=user, name=name, arguments=arguments, token=caller.token, context=caller.context
+    )
 
 
 def _tool_result(outcome: dict[str, Any]) -> types.CallToolResult:
@@ -171,9 +176,12 @@ _RESOURCES = {  # uri -> (prompt name, title)
 }
 
 
-def build_server(user: Any, *, instructions: str | None = None, token: Any = None) -> Server:
-    """An MCP server whose every handler acts for `user` alone (through `token`, the
-    agent's, named in the history of what its updates change)."""
+def build_server(
+    user: Any, *, instructions: str | None = None, token: Any = None, context: str | None = None
+) -> Server:
+    """An MCP server whose every handler acts for `user` alone (through `token`, whose
+    agent is recorded with what it stores; `context` is the request's X-Gaia-Context)."""
+    caller = agent_tools.Caller(token, context)
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_list())
@@ -181,7 +189,7 @@ def build_server(user: Any, *, instructions: str | None = None, token: Any = Non
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in {tool.name for tool in tool_list()}:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:100]}")
-        return _tool_result(await _database(_call)(user, params.name, params.arguments, token))
+        return _tool_result(await _database(_call)(user, params.name, params.arguments, caller))
 
     async def list_prompts(ctx, params) -> types.ListPromptsResult:
         return types.ListPromptsResult(

@@ -25,6 +25,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from accounts.agents import request_context
 from accounts.auth import BearerTokenAuthentication
 from core.asgi_bridge import Receive, Scope, Send, asgi_exchange
 from core.middleware import error_json
@@ -79,5 +80,10 @@ class McpView(APIView):
         if _method(body) in _INTRODUCTIONS:
             instructions, shown = prompts.system_block(user=request.user)
             memory_seen(user=request.user, item_ids=shown)
-        server = build_server(request.user, instructions=instructions, token=request.auth)
+        server = build_server(
+            request.user,
+            instructions=instructions,
+            token=request.auth,
+            context=request_context(request),
+        )
         return asgi_exchange(partial(_serve, server), request._request, body)

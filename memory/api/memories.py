@@ -12,6 +12,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.agents import (
+    read_context,
+    request_active_context,
+    request_agent,
+    request_context,
+    with_context,
+)
 from accounts.services import user_context
 from core.openapi import path_id
 from core.serializers import OneOrMany, errors, object_id, one_or_many, refuse_body
@@ -130,12 +137,18 @@ class MemoryListCreateView(GenericAPIView):
         entries, many = OneOrMany.parse(
             MemoryCreateSerializer, request.data, {"user": request.user}
         )
-        source = write_source(request)
+        source, agent = write_source(request), request_agent(request)
+        override = request_context(request)
+        entries = [with_context(entry, override) for entry in entries]
         if many:
-            items = services.memory_create_many(user=request.user, items=entries, source=source)
+            items = services.memory_create_many(
+                user=request.user, items=entries, source=source, agent=agent
+            )
             body = MemoryCreatedSerializer(items, many=True).data
         else:
-            item = services.memory_create(user=request.user, source=source, **entries[0])
+            item = services.memory_create(
+                user=request.user, source=source, agent=agent, **entries[0]
+            )
             body = MemoryCreatedSerializer(item).data
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -258,7 +271,9 @@ class MemorySearchView(APIView):
     def post(self, request: Request) -> Response:
         query = RecallSerializer(data=request.data, context=user_context(request.user))
         query.is_valid(raise_exception=True)
-        hits = recall(user=request.user, **query.validated_data)
+        given = dict(query.validated_data)
+        given["context"] = read_context(given.get("context"), request_active_context(request))
+        hits = recall(user=request.user, **given)
         services.memory_touch(user=request.user, item_ids=[h.item.pk for h in hits])
         return Response(RecallResultSerializer({"results": hits}).data)
 

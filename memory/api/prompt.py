@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.agents import request_active_context, request_context
 from core.serializers import StrictSerializer, errors
 from memory import agent_tools, prompts
 from memory.services import memory_seen
@@ -22,7 +23,8 @@ class PromptQuerySerializer(serializers.Serializer):
         max_length=100,
         required=False,
         allow_blank=True,
-        help_text="Active context (its items plus global); empty = global only.",
+        help_text="Active context (its items plus global); default: the X-Gaia-Context "
+        "header, else the agent's default context (global: global only).",
     )
 
 
@@ -56,7 +58,8 @@ class SystemPromptView(APIView):
     def get(self, request: Request) -> Response:
         query = PromptQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        text, shown = prompts.system_block(user=request.user, **query.validated_data)
+        context = query.validated_data.get("context") or request_active_context(request)
+        text, shown = prompts.system_block(user=request.user, context=context)
         memory_seen(user=request.user, item_ids=shown)  # shown to an agent: used, for decay
         return Response({"prompt": text})
 
@@ -79,7 +82,9 @@ class DynamicContextView(APIView):
     def get(self, request: Request) -> Response:
         query = DynamicQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        text, shown = prompts.dynamic_block(user=request.user, **query.validated_data)
+        given = {**query.validated_data}
+        given["context"] = given.get("context") or request_active_context(request)
+        text, shown = prompts.dynamic_block(user=request.user, **given)
         memory_seen(user=request.user, item_ids=shown)
         return Response({"context": text})
 
@@ -163,5 +168,10 @@ class ToolCallView(APIView):
     def post(self, request: Request) -> Response:
         call = ToolCallSerializer(data=request.data)
         call.is_valid(raise_exception=True)
-        result = agent_tools.tool_call(user=request.user, token=request.auth, **call.validated_data)
+        result = agent_tools.tool_call(
+            user=request.user,
+            token=request.auth,
+            context=request_context(request),
+            **call.validated_data,
+        )
         return Response({"name": call.validated_data["name"], **result})

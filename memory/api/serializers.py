@@ -36,10 +36,17 @@ class OwnTurnField(serializers.PrimaryKeyRelatedField):
         return super().to_internal_value(data)
 
 
+_AGENT_OUT = "The agent that stored it (null: a person in the web app, or an older item)."
+_AGENT_FILTER = "Only what the agent of this name stored (GET agents/ lists them)."
+
+
 class MemorySerializer(serializers.ModelSerializer):
     superseded_by = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     source_turn = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     metadata = serializers.DictField()
+    agent = serializers.CharField(
+        source="agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
+    )
 
     class Meta:
         model = KnowledgeItem
@@ -47,7 +54,7 @@ class MemorySerializer(serializers.ModelSerializer):
             "id", "content", "category", "domain", "context", "entity", "sensitive", "source",
             "confidence", "importance", "pinned", "metadata", "use_count", "created_at",
             "updated_at", "last_used", "due_at", "reminded_at", "superseded_by", "forgotten_at",
-            "source_turn",
+            "source_turn", "agent",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -85,7 +92,10 @@ class MemoryCreateSerializer(StrictSerializer):
     category = serializers.ChoiceField(choices=ALL_CATEGORIES, default="fact", help_text=_CATEGORY)
     domain = serializers.CharField(max_length=100, allow_blank=True, default="", help_text=_DOMAIN)
     context = serializers.CharField(
-        max_length=100, allow_blank=True, default="global", help_text=_CONTEXT
+        max_length=100,
+        allow_blank=True,
+        required=False,
+        help_text=_CONTEXT + " Default: the X-Gaia-Context header, else the agent's default.",
     )
     entity = serializers.CharField(
         max_length=200,
@@ -157,6 +167,9 @@ class MemoryListQuerySerializer(serializers.Serializer):
     context = serializers.CharField(
         max_length=100, required=False, allow_blank=True, help_text="Only this context."
     )
+    agent = serializers.CharField(
+        max_length=100, required=False, allow_blank=True, help_text=_AGENT_FILTER
+    )
     entity = serializers.CharField(
         max_length=200, required=False, allow_blank=True, help_text="Only items about this entity."
     )
@@ -202,7 +215,11 @@ class RecallSerializer(StrictSerializer):
         required=False,
         allow_null=True,
         allow_blank=True,
-        help_text="Search this context plus global (default: every context).",
+        help_text="Search this context plus global (default: the X-Gaia-Context header, "
+        "else the agent's default context; global there means every context).",
+    )
+    agent = serializers.CharField(
+        max_length=100, required=False, allow_null=True, allow_blank=True, help_text=_AGENT_FILTER
     )
     entity = serializers.CharField(
         max_length=200,
@@ -238,6 +255,9 @@ class RecallHitSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField(source="item.created_at")
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
+    agent = serializers.CharField(
+        source="item.agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
+    )
     score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
     relevance = serializers.FloatField(
         help_text="How well the hit answers the query, 0..1, comparable across queries."
@@ -314,6 +334,7 @@ class HistoryEntrySerializer(serializers.Serializer):
         choices=list(SOURCE_CONFIDENCE), help_text="Who wrote this state (user, tool, ...)."
     )
     token = serializers.CharField(help_text="The agent token's name, when an agent wrote it.")
+    agent = serializers.CharField(help_text="The agent that wrote it, when one did.")
     reason = serializers.CharField(help_text="Why the change was made, when given.")
 
 

@@ -97,6 +97,7 @@ class MemoryFilterForm(forms.Form):
     category = forms.ChoiceField(required=False, choices=[("", "Any category")] + CATEGORY_CHOICES)
     context = forms.CharField(required=False, max_length=100)
     entity = forms.CharField(required=False, max_length=200)
+    agent = forms.CharField(required=False, max_length=100)
     source = forms.ChoiceField(
         required=False,
         choices=[("", "Any source")] + [(s, SOURCE_LABELS[s]) for s in SOURCE_CONFIDENCE],

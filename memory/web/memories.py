@@ -60,6 +60,7 @@ def _search(user: Any, filters: dict[str, Any]) -> list:
         context=filters.get("context") or None,
         entity=filters.get("entity") or None,
         include_sensitive=filters.get("sensitive") != "no",
+        agent=filters.get("agent") or None,
     )
     keep = []
     for hit in hits:
@@ -102,6 +103,7 @@ def memory_list(request: HttpRequest) -> HttpResponse:
             context=filters.get("context") or None,
             entity=filters.get("entity") or None,
             source=filters.get("source") or None,
+            agent=filters.get("agent") or None,
             sensitive={"yes": True, "no": False}.get(filters.get("sensitive") or ""),
             include_forgotten=bool(filters.get("forgotten")),
             include_superseded=bool(filters.get("superseded")),
@@ -110,7 +112,10 @@ def memory_list(request: HttpRequest) -> HttpResponse:
         page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
     filtered = any(
         filters.get(k)
-        for k in ("category", "context", "entity", "source", "sensitive", "forgotten", "superseded")
+        for k in (
+            "category", "context", "entity", "agent", "source", "sensitive", "forgotten",
+            "superseded",
+        )  # fmt: skip
     )
     return render(
         request,

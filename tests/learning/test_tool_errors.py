@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.services import token_create
 from conversations.services import tool_call_record
 from learning.tool_errors import tool_errors_sync
 from memory.models import KnowledgeItem
@@ -84,3 +85,11 @@ def test_user_written_error_items_are_left_alone(alice, bob, queued):
     tool_errors_sync(user_id=alice.pk, tool_name="calc")
     assert errors(alice).get() == mine
     assert errors(bob).count() == 1
+
+
+def test_the_lesson_is_the_agent_of_the_failed_call(alice, queued):
+    token, _ = token_create(user=alice, name="laptop", agent_name="mail-assistant")
+    tool_call_record(user=alice, tool_name="send_mail", success=False, error="SMTP 550",
+                     agent=token.agent)  # fmt: skip
+    tool_errors_sync(user_id=alice.pk, tool_name="send_mail")
+    assert errors(alice).get().agent == token.agent

@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
+from accounts.models import Agent
+from accounts.services import token_create
 from conversations.models import ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
 from memory import lineage, portability, services
@@ -270,3 +272,26 @@ def test_line_breaks_inside_text_never_split_an_exported_record(alice, bob):
     item = KnowledgeItem.objects.for_user(bob).get()
     assert (item.content, item.pinned) == (text, True)
     assert Turn.objects.for_user(bob).get().content == f"I said: {text}"
+
+
+def test_the_agent_that_wrote_each_row_travels_with_it(alice, bob):
+    mail = token_create(user=alice, name="laptop", agent_name="mail-assistant")[0].agent
+    turn = turn_append(user=alice, session_id="s", role="user", content="hi", agent=mail)
+    tool_call_record(user=alice, tool_name="send_mail", session_id="s", agent=mail)
+    services.memory_create(user=alice, content="User's dentist is Dr Ruiz", agent=mail)
+    services.memory_create(user=alice, content="User likes figs", source="user")
+    records = [json.loads(line) for line in exported(alice)]
+    assert {(r["type"], r.get("agent")) for r in records if r["type"] != "header"} >= {
+        ("turn", "mail-assistant"), ("tool_call", "mail-assistant"),
+        ("knowledge", "mail-assistant"), ("knowledge", None),
+    }  # fmt: skip
+
+    portability.import_lines(user=bob, lines=exported(alice), trusted=True)
+
+    bobs = Agent.objects.get(owner=bob)  # his own agent of that name, not alice's
+    assert bobs.name == "mail-assistant" and bobs.pk != mail.pk
+    assert Turn.objects.for_user(bob).get().agent == bobs
+    assert ToolCall.objects.for_user(bob).get().agent == bobs
+    agents = dict(KnowledgeItem.objects.for_user(bob).values_list("content", "agent"))
+    assert agents == {"User's dentist is Dr Ruiz": bobs.pk, "User likes figs": None}
+    assert turn.agent == mail  # alice's rows untouched

@@ -66,9 +66,15 @@ OBJECT_URLS = {
     "api-memory-version-restore": "version",
     "web-memory-version-restore": "version",
     "web-memory-version-erase": "version",
+    "api-agent-detail": "agent",
+    "web-agent-edit": "agent",
 }
 # The API methods that take a body on these URLs (the others refuse any field in one).
-BODIES = {"api-memory-detail": {"patch", "put"}, "api-discovery-finding-approve": {"post"}}
+BODIES = {
+    "api-memory-detail": {"patch", "put"},
+    "api-discovery-finding-approve": {"post"},
+    "api-agent-detail": {"patch"},
+}
 BODIES |= {name: set() for name in OBJECT_URLS if name.startswith("api-") and name not in BODIES}
 WEB_WRITES = {"post", "put", "patch", "delete"}
 SEARCH = "secret codeword project gaia"  # with min_relevance 0: every hit
@@ -94,6 +100,7 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("api-activity", "get", {"days": 7}, False),
     ("api-export", "get", {}, True),
     ("api-imports", "get", {}, False),
+    ("api-agents", "get", {}, False),
     ("api-turn-search", "post", {**EVERY, "top_k": 100}, True),
     ("api-sessions", "get", {}, True),
     ("api-tool-calls", "get", {}, True),
@@ -205,6 +212,8 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [finding.pk for finding in alice.findings]
     if kind == "import":
         return [alice.import_job.pk]
+    if kind == "agent":
+        return [alice.token.agent_id]
     if kind == "version":  # (item, version): her version under her item, and under none
         version = MemoryVersion.objects.for_user(alice.user).first()
         return [(version.item_id, version.pk), (MISSING, version.pk)]
@@ -221,6 +230,8 @@ def _body(kind: str) -> dict[str, Any]:
     """What a write to one of bob's own objects of this kind would send."""
     if kind in ("knowledge", "finding"):
         return {"content": "bob was here", "category": "fact", "context": "global"}
+    if kind == "agent":
+        return {"default_context": "bob-was-here", "description": "bob was here"}
     return {}
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from django.db import models
 from django.utils import timezone
 
-from accounts.models import ApiToken, UserSettings
+from accounts.models import Agent, ApiToken, UserSettings
 from accounts.services import token_create, user_settings_update
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
@@ -37,6 +37,7 @@ OWNED = [
     (ToolCall, "owner"),
     (Finding, "owner"),
     (ApiToken, "owner"),
+    (Agent, "owner"),
     (ReconciledPair, "owner"),
     (ProfileCache, "owner"),
     (LLMCounter, "owner"),

@@ -2,6 +2,7 @@
 
 import pytest
 
+from accounts.services import token_create
 from conversations.services import turn_append
 from memory import services
 from memory.models import MemoryVersion
@@ -216,3 +217,19 @@ def test_lists_and_searches_never_show_another_users_memories(alice_web, alice, 
         response = alice_web.get(url)
         assert all(row["item"].owner_id == alice.pk for row in response.context["rows"]), url
         assert b"Sarah Chen" not in response.content
+
+
+def test_detail_history_and_list_show_the_agent_that_stored_it(alice_web, alice):
+    token, _ = token_create(user=alice, name="laptop", agent_name="mail-assistant")
+    item = services.memory_create(
+        user=alice, content="User's dentist is Dr Ruiz", agent=token.agent
+    )
+    services.memory_update(user=alice, item_id=item.pk, content="User's dentist is Dr Ortega",
+                           token=token)  # fmt: skip
+    html = alice_web.get(f"/memories/{item.pk}/").content.decode()
+    assert 'agent <a href="/memories/?agent=mail-assistant">“mail-assistant”</a>' in html
+    assert "agent “mail-assistant” (token “laptop”)" in html  # the change, in the history
+    mine = services.memory_create(user=alice, content="User likes figs", source="user")
+    assert "you, in the web app" in alice_web.get(f"/memories/{mine.pk}/").content.decode()
+    listed = alice_web.get("/memories/", {"agent": "mail-assistant"}).content.decode()
+    assert "Dr Ortega" in listed and "User likes figs" not in listed

@@ -82,3 +82,27 @@ def test_another_users_token_cannot_be_revoked(alice_web, bob):
     token, secret = token_create(user=bob, name="bobs-agent")
     assert alice_web.post(f"/tokens/{token.pk}/revoke/").status_code == 404
     assert token_authenticate(secret) is not None
+
+
+def test_a_token_for_a_named_agent_and_the_agents_default_context(alice_web, alice):
+    alice_web.post("/tokens/", {"name": "laptop", "agent": "mail-assistant", "expires_in": ""})
+    alice_web.post("/tokens/", {"name": "phone", "agent": "mail-assistant", "expires_in": ""})
+    page = alice_web.get("/tokens/")
+    assert [a.name for a in page.context["agents"]] == ["mail-assistant"]
+    html = page.content.decode()
+    assert html.count("<td>mail-assistant</td>") == 2  # both tokens act as it
+    agent = page.context["agents"][0]
+    saved = alice_web.post(f"/agents/{agent.pk}/", {"default_context": "work"}, follow=True)
+    assert "now writes to “work” by default" in saved.content.decode()
+    agent.refresh_from_db()
+    assert agent.default_context == "work"
+
+
+@pytest.mark.cross_user("web-agent-edit")
+def test_another_users_agent_cannot_be_changed(alice_web, bob):
+    token, _ = token_create(user=bob, name="bobs-agent")
+    response = alice_web.post(f"/agents/{token.agent_id}/", {"default_context": "alice"})
+    assert response.status_code == 404
+    token.agent.refresh_from_db()
+    assert token.agent.default_context == "global"
+    assert b"bobs-agent" not in alice_web.get("/tokens/").content

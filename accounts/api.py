@@ -1,0 +1,107 @@
+"""The agents endpoints: list the caller's agents, read one, change its description,
+default context or type. Which agent a request acts as comes from its token."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import agents
+from accounts.models import Agent
+from core.openapi import path_id
+from core.serializers import StrictSerializer, errors, object_id
+
+TAG = ["agents"]
+AGENT_ID = path_id("The agent's id; another user's id answers 404 like a missing one.")
+
+
+class AgentSerializer(serializers.ModelSerializer):
+    agent_type = serializers.CharField(
+        source="agent_type.name",
+        read_only=True,
+        allow_null=True,
+        help_text="The registered type it is an instance of (shares that type's skills).",
+    )
+    current = serializers.SerializerMethodField(
+        help_text="True for the agent the calling token acts as."
+    )
+
+    class Meta:
+        model = Agent
+        fields = ["id", "name", "description", "default_context", "agent_type", "created_at"]
+        fields += ["current"]
+        read_only_fields = fields
+
+    def get_current(self, agent: Agent) -> bool:
+        return agent.pk == self.context.get("current")
+
+
+class AgentUpdateSerializer(StrictSerializer):
+    description = serializers.CharField(
+        max_length=2000, allow_blank=True, required=False, help_text="What the agent is for."
+    )
+    default_context = serializers.CharField(
+        max_length=100,
+        allow_blank=True,
+        required=False,
+        help_text="Where its writes go when they name no context; recall and prompts "
+        "search it plus global. global (or empty) = no default.",
+    )
+    agent_type = serializers.CharField(
+        max_length=100,
+        allow_blank=True,
+        required=False,
+        help_text="A type staff registered (e.g. gmail_agent); empty for none.",
+    )
+
+
+def _shown(request: Request) -> dict:
+    agent = agents.request_agent(request)
+    return {"current": agent.pk if agent is not None else None}
+
+
+class AgentListView(GenericAPIView):
+    serializer_class = AgentSerializer
+
+    @extend_schema(
+        operation_id="agents_list",
+        tags=TAG,
+        summary="List your agents",
+        description="Every token acts as one of these; `current` marks the caller's.",
+        responses={200: AgentSerializer(many=True), **errors(404)},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(agents.agent_list(user=request.user))
+        body = AgentSerializer(page, many=True, context=_shown(request)).data
+        return self.get_paginated_response(body)
+
+
+class AgentDetailView(APIView):
+    @extend_schema(
+        operation_id="agents_get",
+        tags=TAG,
+        parameters=[AGENT_ID],
+        summary="Get one agent",
+        responses={200: AgentSerializer, **errors(404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        agent = agents.agent_get(user=request.user, agent_id=object_id(pk))
+        return Response(AgentSerializer(agent, context=_shown(request)).data)
+
+    @extend_schema(
+        operation_id="agents_update",
+        tags=TAG,
+        parameters=[AGENT_ID],
+        summary="Change an agent's description, default context or type",
+        request=AgentUpdateSerializer,
+        responses={200: AgentSerializer, **errors(400, 404, 413, 415)},
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        changes = AgentUpdateSerializer(data=request.data)
+        changes.is_valid(raise_exception=True)
+        agent = agents.agent_update(
+            user=request.user, agent_id=object_id(pk), **changes.validated_data
+        )
+        return Response(AgentSerializer(agent, context=_shown(request)).data)
