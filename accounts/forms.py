@@ -30,6 +30,7 @@ class AgentForm(forms.Form):
         help_text="Where its writes go when they name none (global: shared by every agent).",
     )
     description = forms.CharField(max_length=2000, required=False)
+    agent_type = forms.CharField(max_length=100, required=False, label="Type")
 
 
 class SettingsForm(forms.Form):

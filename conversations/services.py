@@ -585,7 +585,9 @@ def session_consolidation_reset(*, session_pk: int) -> int:
 
 
 def session_consolidated(*, session: Session, when: datetime, summary: str) -> int:
-    """Stamp the session consolidated, reset its attempts, append `summary` (last 8000 chars)."""
+    """Stamp the session consolidated, reset its attempts, append `summary` (last 8000
+    chars); apps above hear that the session is finished (skills learn from it)."""
+    signals.session_finished.send(sender=Session, session=session)
     return Session.objects.filter(pk=session.pk).update(
         consolidated_at=when,
         consolidation_attempts=0,

@@ -9,3 +9,5 @@ from django.dispatch import Signal
 turn_pending = Signal()
 # A tool call was logged: send(sender, call).
 tool_call_logged = Signal()
+# A session was consolidated (its conversation is over for now): send(sender, session).
+session_finished = Signal()

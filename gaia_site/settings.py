@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "conversations",
     "memory",
     "learning",
+    "skills",
     "discovery",
     "privacy",
     "bench",

@@ -16,6 +16,7 @@ api = [
     path("", include("memory.api.urls")),
     path("", include("conversations.api.urls")),
     path("", include("learning.urls")),
+    path("", include("skills.urls")),
     path("", include("discovery.urls")),
     path("", include("privacy.urls")),
 ]

@@ -17,6 +17,8 @@ SCHEDULES = [
     ),
     ("gaia: reconcile", "learning.tasks.reconcile_all", "GAIA_RECONCILE_INTERVAL"),
     ("gaia: decay", "learning.tasks.decay_all", "GAIA_DECAY_INTERVAL"),
+    # skill memory's decay (skills app, above this one: named, not imported)
+    ("gaia: skills decay", "skills.tasks.decay_skills", "GAIA_DECAY_INTERVAL"),
     ("gaia: prune", "privacy.tasks.prune_all", "GAIA_PRUNE_INTERVAL"),
     ("gaia: resume imports", "memory.tasks.imports_resume", "GAIA_IMPORT_RESUME_INTERVAL"),
     # provided by the embedding package; schedules store a dotted path, nothing imported

@@ -1,4 +1,5 @@
-"""The five memory tools as OpenAI function-calling schemas, and their dispatcher.
+"""The memory tools (five for the user's memory, `recall_skills` for the agent type's
+skill memory) as OpenAI function-calling schemas, and their dispatcher.
 
 `TOOLS` can be handed to any OpenAI-compatible chat API as `tools=`. `tool_call()` runs
 one call exactly as a model emits it (`arguments` a JSON string or an object) and always
@@ -33,6 +34,7 @@ from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerialize
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
 from memory.versions import current_item
+from skills.search import skills_search
 
 _ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
 _CATEGORY = {"type": "string", "enum": CATEGORIES}
@@ -168,6 +170,17 @@ TOOLS: list[dict] = [
             },
         },
         [],
+    ),
+    function_schema(
+        "recall_skills",
+        "Find procedures agents of your type learned for a task like this one (how to do "
+        "it, which tools, what to avoid). Shared by every user's agent of your type; they "
+        "hold no user's data. Empty when your agent has no type.",
+        {
+            "query": {"type": "string", "description": "The task at hand, in a few words."},
+            "top_k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Default 5."},
+        },
+        ["query"],
     ),
 ]
 TOOL_NAMES = [tool["function"]["name"] for tool in TOOLS]
@@ -308,12 +321,41 @@ def _search_turns(user: Any, arguments: dict, caller: Caller) -> dict:
     }
 
 
+def _recall_skills(user: Any, arguments: dict, caller: Caller) -> dict:
+    data = _valid(_SkillQuery, arguments, user)
+    hits = skills_search(agent=caller.agent, **data)
+    return {
+        "results": [
+            {
+                "id": h.skill.pk,
+                "trigger": h.skill.trigger,
+                "procedure": h.skill.procedure,
+                "tools_used": h.skill.tools_used,
+                "optimal_approach": h.skill.optimal_approach,
+                "gotchas": h.skill.gotchas,
+                "what_didnt_work": h.skill.what_didnt_work,
+                "unnecessary_tools": h.skill.unnecessary_tools,
+                "success_criteria": h.skill.success_criteria,
+                "confidence": round(h.skill.confidence, 2),
+                "relevance": h.relevance,
+            }
+            for h in hits
+        ]
+    }
+
+
+class _SkillQuery(StrictSerializer):
+    query = serializers.CharField(max_length=2000)
+    top_k = serializers.IntegerField(min_value=1, max_value=20, default=5)
+
+
 _HANDLERS: dict[str, Callable[[Any, dict, Caller], dict]] = {
     "remember": _remember,
     "recall": _recall,
     "update_memory": _update,
     "forget": _forget,
     "search_past_conversations": _search_turns,
+    "recall_skills": _recall_skills,
 }
 
 

@@ -48,6 +48,7 @@ from memory.versions import replaced_items
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval import events
+from skills.services import contributions_erase
 
 REDACTED = "[erased]"
 _CHUNK = 500
@@ -176,6 +177,7 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
         return {name: qs.count() for name, qs in scope.items()}
     ids: dict[str, list[int]] = {name: [] for name in _MODELS}
     counts: dict[str, int] = {"imports": _imports_erase(user)}
+    counts.update(contributions_erase(user=user))  # before the sessions they point at
     # Findings first: they point at items.
     for name in ("findings", "knowledge", "tool_calls", "turns", "sessions"):
         counts[name] = repeat_in_chunks(

@@ -22,7 +22,8 @@ background tasks, ...) mark their tests the same way.
 
 Apps own their data and sit in one downward order (docs/architecture.md):
 
-    core < accounts < retrieval < conversations < memory < learning < discovery < privacy
+    core < accounts < retrieval < conversations < memory < learning < skills < discovery
+    < privacy
 
 A domain module (models, services, selectors, search, jobs: anything that is not an
 edge) imports only its own app and the apps before it, and never an edge. Edges (API
@@ -122,7 +123,8 @@ def test_the_scan_finds_marks_in_modules_it_imports_itself():
 # --- The import order -------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["core", "accounts", "retrieval", "conversations", "memory", "learning", "discovery"]
+ORDER = ["core", "accounts", "retrieval", "conversations", "memory", "learning", "skills"]
+ORDER.append("discovery")
 ORDER.append("privacy")
 APART = "bench"
 SITE = "gaia_site"
@@ -146,6 +148,7 @@ EDGE_FILES = {
 ALLOWED_LATE_IMPORTS = {
     ("learning/apps.py", "learning.receivers"): "they import models: only in ready()",
     ("retrieval/apps.py", "retrieval.embedding.hooks"): "they import models: only in ready()",
+    ("skills/apps.py", "skills.receivers"): "they import models: only in ready()",
     ("bench/loadbench/gunicorn_conf.py", "retrieval.indexes"): (
         "a gunicorn config loads before Django: only in a worker hook"
     ),

@@ -5,6 +5,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -13,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.agents import agent_list, agent_update
 from accounts.forms import AgentForm, TokenForm
-from accounts.models import Agent, ApiToken
+from accounts.models import Agent, AgentType, ApiToken
 from accounts.services import token_create, token_revoke
 
 
@@ -45,6 +46,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
             "form": form,
             "tokens": tokens,
             "agents": agent_list(user=request.user),
+            "agent_types": AgentType.objects.order_by("name"),
             "created": created,
             "secret": secret,
             "api_base": request.build_absolute_uri("/api/v1/"),
@@ -70,10 +72,16 @@ def agent_edit(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         if not form.is_valid():
             raise Http404  # only a forged form is invalid: both fields are optional
-        agent = agent_update(user=request.user, agent_id=pk, **form.cleaned_data)
+        given = {k: v for k, v in form.cleaned_data.items() if k in request.POST}
+        agent = agent_update(user=request.user, agent_id=pk, **given)
     except Agent.DoesNotExist:
         raise Http404 from None
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("web-token-list")
+    kind = f", type “{agent.agent_type.name}”" if agent.agent_type else ""
     messages.success(
-        request, f"Agent “{agent.name}” now writes to “{agent.default_context}” by default."
+        request,
+        f"Agent “{agent.name}” now writes to “{agent.default_context}” by default{kind}.",
     )
     return redirect("web-token-list")

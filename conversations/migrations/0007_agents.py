@@ -5,21 +5,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_agent_types'),
-        ('conversations', '0006_extraction_outcome_secrets'),
+        ("accounts", "0003_agent_types"),
+        ("conversations", "0006_extraction_outcome_secrets"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='toolcall',
-            name='agent',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.agent'),
+            model_name="toolcall",
+            name="agent",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="accounts.agent",
+            ),
         ),
         migrations.AddField(
-            model_name='turn',
-            name='agent',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.agent'),
+            model_name="turn",
+            name="agent",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="accounts.agent",
+            ),
         ),
     ]

@@ -4,7 +4,8 @@ Built with the official MCP Python SDK's low-level `Server` for the user the req
 Bearer token names (memory/api/mcp_view.py serves it at /mcp), so every handler below
 closes over that one user and can reach nobody else's memory.
 
-- Tools: `remember`, `recall`, `update_memory`, `forget`, `search_past_conversations` (the
+- Tools: `remember`, `recall`, `update_memory`, `forget`, `search_past_conversations`,
+  `recall_skills` (the
   schemas and the dispatcher of memory/agent_tools.py, the same as `POST /tools/call/`),
   and `extract` while a language model is configured. A tool's failure (bad arguments, an
   unknown id, no model) is a result with `isError: true` the model can read, not a
@@ -37,7 +38,7 @@ from core.serializers import StrictSerializer
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError, llm_configured
 from memory import agent_tools, prompts
-from memory.api.prompt import DynamicQuerySerializer, PromptQuerySerializer
+from memory.api.prompt import DynamicQuerySerializer, PromptQuerySerializer, system_prompt
 from memory.services import memory_seen
 
 SERVER_NAME = "gaia-memory"
@@ -51,6 +52,7 @@ _HINTS = {  # (title, read only, destructive, idempotent)
     "update_memory": ("Update a memory", False, True, True),
     "forget": ("Forget a memory", False, True, True),
     "search_past_conversations": ("Search past conversations", True, False, True),
+    "recall_skills": ("Recall learned procedures", True, False, True),
     "extract": ("Extract facts from a text", False, False, False),
 }
 EXTRACT_TOOL = agent_tools.function_schema(
@@ -141,14 +143,18 @@ def _query(serializer_class: type, given: dict[str, Any]) -> dict[str, Any]:
     return query.validated_data
 
 
-def _system(user: Any, given: dict[str, Any]) -> str:
-    text, shown = prompts.system_block(user=user, **_query(PromptQuerySerializer, given))
+def _system(user: Any, given: dict[str, Any], caller: agent_tools.Caller) -> str:
+    query = _query(PromptQuerySerializer, given)
+    context = query.get("context") or caller.active_context
+    text, shown = system_prompt(user=user, agent=caller.agent, context=context)
     memory_seen(user=user, item_ids=shown)  # shown to an agent: used, for decay
     return text
 
 
-def _context(user: Any, given: dict[str, Any]) -> str:
-    text, shown = prompts.dynamic_block(user=user, **_query(DynamicQuerySerializer, given))
+def _context(user: Any, given: dict[str, Any], caller: agent_tools.Caller) -> str:
+    query = _query(DynamicQuerySerializer, given)
+    query["context"] = query.get("context") or caller.active_context
+    text, shown = prompts.dynamic_block(user=user, **query)
     memory_seen(user=user, item_ids=shown)
     return text
 
@@ -203,7 +209,7 @@ def build_server(
         if params.name not in _PROMPTS:
             raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name[:100]}")
         render, description, _ = _PROMPTS[params.name]
-        text = await _database(render)(user, params.arguments or {})
+        text = await _database(render)(user, params.arguments or {}, caller)
         return types.GetPromptResult(
             description=description,
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
@@ -229,7 +235,7 @@ def build_server(
         if base not in _RESOURCES:
             raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {base[:200]}")
         render = _PROMPTS[_RESOURCES[base][0]][0]
-        text = await _database(render)(user, dict(parse_qsl(parts.query)))
+        text = await _database(render)(user, dict(parse_qsl(parts.query)), caller)
         return types.ReadResourceResult(
             contents=[
                 types.TextResourceContents(uri=str(params.uri), mime_type="text/plain", text=text)

@@ -25,12 +25,12 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from accounts.agents import request_context
+from accounts.agents import request_active_context, request_agent, request_context
 from accounts.auth import BearerTokenAuthentication
 from core.asgi_bridge import Receive, Scope, Send, asgi_exchange
 from core.middleware import error_json
-from memory import prompts
 from memory.api.mcp_server import build_server
+from memory.api.prompt import system_prompt
 from memory.services import memory_seen
 
 # Requests whose answer carries the server's instructions (the user's system block).
@@ -78,7 +78,11 @@ class McpView(APIView):
         body = request.body
         instructions = None
         if _method(body) in _INTRODUCTIONS:
-            instructions, shown = prompts.system_block(user=request.user)
+            instructions, shown = system_prompt(
+                user=request.user,
+                agent=request_agent(request),
+                context=request_active_context(request),
+            )
             memory_seen(user=request.user, item_ids=shown)
         server = build_server(
             request.user,

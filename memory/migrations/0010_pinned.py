@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0009_versions'),
+        ("memory", "0009_versions"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='knowledgeitem',
-            name='pinned',
+            model_name="knowledgeitem",
+            name="pinned",
             field=models.BooleanField(default=False),
         ),
     ]

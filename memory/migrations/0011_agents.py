@@ -5,16 +5,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_agent_types'),
-        ('memory', '0010_pinned'),
+        ("accounts", "0003_agent_types"),
+        ("memory", "0010_pinned"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='knowledgeitem',
-            name='agent',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.agent'),
+            model_name="knowledgeitem",
+            name="agent",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="accounts.agent",
+            ),
         ),
     ]

@@ -113,7 +113,13 @@ def memory_list(request: HttpRequest) -> HttpResponse:
     filtered = any(
         filters.get(k)
         for k in (
-            "category", "context", "entity", "agent", "source", "sensitive", "forgotten",
+            "category",
+            "context",
+            "entity",
+            "agent",
+            "source",
+            "sensitive",
+            "forgotten",
             "superseded",
         )  # fmt: skip
     )

@@ -20,10 +20,11 @@ def call(client, name, arguments):
     return body
 
 
-def test_it_lists_the_five_tools_as_openai_function_schemas(alice_api):
+def test_it_lists_the_memory_tools_as_openai_function_schemas(alice_api):
     tools = alice_api.get("/api/v1/tools/").json()["tools"]
     assert [t["function"]["name"] for t in tools] == [
         "remember", "recall", "update_memory", "forget", "search_past_conversations",
+        "recall_skills",
     ]  # fmt: skip
     for tool in tools:
         assert tool["type"] == "function"

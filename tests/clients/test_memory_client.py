@@ -16,9 +16,11 @@ from gaia_memory import (
     RecallHit,
 )
 
+from accounts.models import AgentType
 from conversations.models import ToolCall, Turn
 from memory import services
 from memory.models import KnowledgeItem
+from skills.models import Skill
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +86,10 @@ def test_prompt_material_and_the_tools_of_a_model(memory, alice):
     assert "Prefers short answers" in memory.system_prompt()
     assert memory.dynamic_context(days=3).startswith("[Gaia Memory Context]")
     names = [tool["function"]["name"] for tool in memory.tools()]
-    assert names == ["remember", "recall", "update_memory", "forget", "search_past_conversations"]
+    assert names == [
+        "remember", "recall", "update_memory", "forget", "search_past_conversations",
+        "recall_skills",
+    ]  # fmt: skip
     ok = memory.call_tool("recall", '{"query": "answers"}')
     assert ok.ok and ok.result["results"][0]["content"] == "Prefers short answers"
     bad = memory.call_tool("forget", {"id": 999999})
@@ -119,3 +124,21 @@ def test_the_async_client_does_the_same_over_real_http(live_server, alice_token)
             assert "[Gaia Memory Context]" in await memory.dynamic_context()
 
     asyncio.run(scenario())
+
+
+def test_agents_their_default_context_and_skills_through_the_client(memory, alice):
+    [agent] = memory.agents()
+    assert agent["current"] is True
+    kind = AgentType.objects.create(name="gmail_agent")
+    changed = memory.update_agent(agent["id"], default_context="work", agent_type="gmail_agent")
+    assert (changed["default_context"], changed["agent_type"]) == ("work", "gmail_agent")
+    assert memory.remember("The standup is at 9:30").context == "work"
+    assert memory.recall_skills("archive old newsletters") == []
+    Skill.objects.create(
+        agent_type=kind,
+        status="approved",
+        trigger="When the user asks to archive old newsletters",
+        procedure="Search by label, then archive in batches.",
+    )
+    [hit] = memory.recall_skills("archive old newsletters")
+    assert hit["skill"]["trigger"].startswith("When the user asks to archive")

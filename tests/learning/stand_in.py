@@ -82,6 +82,60 @@ def operations_for(prompt: str) -> list[dict]:
     return [{"op": "add", "category": "fact", "content": f"{speaker}: {text}"[:500]}]
 
 
+def skills_for(prompt: str) -> list[dict]:
+    """What the stand-in learns from a skills prompt: one procedure, written as literally
+    as a careless model would (the user's own words in it, for the scrubber to take out)."""
+    try:
+        data = json.loads(prompt.split("DATA\n", 1)[1])
+    except (IndexError, ValueError):
+        return []
+    asked = next((t["content"] for t in data["conversation"] if t["role"] == "user"), "")
+    tools = [c["tool"] for c in data["tool_calls"]]
+    failed = [f"{c['tool']}: {c['error']}" for c in data["tool_calls"] if not c["success"]]
+    if not tools:
+        return []
+    return [
+        {
+            "trigger": f"When the user asks: {asked}"[:300],
+            "procedure": f"Call {' then '.join(dict.fromkeys(tools))}, as done for: {asked}"[:600],
+            "tools_used": list(dict.fromkeys(tools)),
+            "what_didnt_work": "; ".join(failed),
+            "optimal_approach": " -> ".join(dict.fromkeys(tools)),
+            "success_criteria": "The last tool call succeeded.",
+            "confidence": 0.6,
+        }
+    ]
+
+
+def _system_of(body: dict) -> str:
+    return next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
+
+
+def _user_of(body: dict) -> str:
+    return next((m["content"] for m in body.get("messages", []) if m["role"] == "user"), "")
+
+
+def replies() -> f.Step:
+    """A step answering extraction, consolidation and skill prompts (each answer in the
+    next shape of the corpus where the job reads operations)."""
+    extraction = extraction_replies()
+    shapes = itertools.count()
+
+    def step(h) -> None:
+        system = str(_system_of(h.request_body))
+        if "learned to DO" in system:
+            wrap = [json.dumps, lambda v: f"```json\n{json.dumps(v, indent=2)}\n```",
+                    lambda v: f"<think>\nSkills.\n</think>\n{json.dumps(v)}"]  # fmt: skip
+            text = wrap[next(shapes) % len(wrap)]({"skills": skills_for(_user_of(h.request_body))})
+            f.content(text)(h)
+        elif system.startswith("Consolidate a finished conversation"):
+            f.answer({"summary": "The agent used its tools for the user.", "facts": []})(h)
+        else:
+            extraction(h)
+
+    return step
+
+
 def extraction_replies() -> f.Step:
     """A step answering every extraction prompt, each time in the next shape."""
     turn = itertools.count()
@@ -101,7 +155,7 @@ def extraction_replies() -> f.Step:
 
 
 if __name__ == "__main__":
-    server = f.FakeLLM().then(extraction_replies())
+    server = f.FakeLLM().then(replies())
     print(server.url, flush=True)
     try:
         while True:

@@ -27,7 +27,7 @@ from conversations.models import Session
 from memory.models import KnowledgeItem, MemoryVersion
 from tests.learning import fake_llm as f
 from tests.mcp_rpc import HELLO
-from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot
+from tests.security.twins import SHARED_SESSION, Twin, seed_twin, snapshot, twin_type
 from tests.test_architecture import api_patterns
 
 pytestmark = pytest.mark.django_db
@@ -68,6 +68,7 @@ OBJECT_URLS = {
     "web-memory-version-erase": "version",
     "api-agent-detail": "agent",
     "web-agent-edit": "agent",
+    "api-skill-validate": "skill",
 }
 # The API methods that take a body on these URLs (the others refuse any field in one).
 BODIES = {
@@ -101,6 +102,9 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("api-export", "get", {}, True),
     ("api-imports", "get", {}, False),
     ("api-agents", "get", {}, False),
+    ("api-skills-search", "post", {"query": SEARCH, "min_relevance": 0}, True),
+    ("api-skills-search", "get", {"query": SEARCH, "min_relevance": 0}, True),
+    ("api-tool-call", "post", {"name": "recall_skills", "arguments": {"query": SEARCH}}, True),
     ("api-turn-search", "post", {**EVERY, "top_k": 100}, True),
     ("api-sessions", "get", {}, True),
     ("api-tool-calls", "get", {}, True),
@@ -170,7 +174,9 @@ def twins(alice, bob, fake_llm) -> tuple[Twin, Twin]:
 
 @pytest.fixture
 def bob_clients(bob) -> tuple[APIClient, Client]:
-    _, secret = token_create(user=bob, name="sweep")
+    token, secret = token_create(user=bob, name="sweep")
+    token.agent.agent_type = twin_type(bob)
+    token.agent.save()
     api = APIClient(HTTP_AUTHORIZATION=f"Bearer {secret}")
     web = Client()
     web.force_login(bob)
@@ -214,6 +220,8 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [alice.import_job.pk]
     if kind == "agent":
         return [alice.token.agent_id]
+    if kind == "skill":
+        return [alice.skill.pk]
     if kind == "version":  # (item, version): her version under her item, and under none
         version = MemoryVersion.objects.for_user(alice.user).first()
         return [(version.item_id, version.pk), (MISSING, version.pk)]

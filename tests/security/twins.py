@@ -11,7 +11,7 @@ from typing import Any
 from django.db import models
 from django.utils import timezone
 
-from accounts.models import Agent, ApiToken, UserSettings
+from accounts.models import Agent, AgentType, ApiToken, UserSettings
 from accounts.services import token_create, user_settings_update
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
@@ -21,6 +21,7 @@ from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory import lineage, services
 from memory.models import ImportJob, KnowledgeItem
 from retrieval.models import IndexGeneration
+from skills.models import Skill, SkillContribution
 
 MARKERS = {"alice": "kestrelalice", "bob": "kestrelbob"}
 SHARED_SESSION = "shared-session"
@@ -42,6 +43,7 @@ OWNED = [
     (ProfileCache, "owner"),
     (LLMCounter, "owner"),
     (ImportJob, "owner"),
+    (SkillContribution, "owner"),
     (UserSettings, "user"),
     (IndexGeneration, "user"),
 ]
@@ -58,6 +60,7 @@ class Twin:
     token: ApiToken | None = None
     private_session: str = ""
     import_job: ImportJob | None = None
+    skill: Skill | None = None
 
     def ids(self, model: type[models.Model]) -> set[int]:
         owner = dict(OWNED)[model]
@@ -72,6 +75,10 @@ class Twin:
                 for pk, content in model.objects.for_user(self.user).values_list("pk", "content")
             )
         return pairs
+
+
+def twin_type(user: Any) -> AgentType:
+    return AgentType.objects.get_or_create(name=f"{user.username}_type")[0]
 
 
 def seed_twin(user: Any) -> Twin:
@@ -143,6 +150,16 @@ def seed_twin(user: Any) -> Twin:
     )
     twin.findings = proposed.created
     twin.token, _ = token_create(user=user, name="test-agent")
+    # The twin's agents are of its own type, whose approved skill names the twin (a
+    # skill never should; here it makes any leak across types visible).
+    twin.skill = Skill.objects.create(
+        agent_type=twin_type(user),
+        status="approved",
+        trigger=f"When the user asks about the secret codeword of project gaia {mark}",
+        procedure=f"Look up the codeword with the {mark} tool",
+    )
+    twin.token.agent.agent_type = twin_type(user)
+    twin.token.agent.save()
     twin.import_job = ImportJob.objects.create(  # a finished background import
         owner=user, status="done", records_total=3, records_done=3, created={"knowledge": 3}
     )

@@ -146,10 +146,10 @@ def test_a_person_creates_copies_and_revokes_a_token(page, alice):
 
     page.goto("/tokens/")
     assert secret not in page.content()  # shown once
-    expect(page.locator("tbody tr")).to_contain_text("laptop-assistant")
+    expect(page.locator("#tokens tbody tr")).to_contain_text("laptop-assistant")
     page.get_by_role("button", name="Revoke").click()
     expect(page.locator(".flash-success")).to_contain_text("revoked")
-    expect(page.locator("tbody tr .badge")).to_have_text("revoked")
+    expect(page.locator("#tokens tbody tr .badge")).to_have_text("revoked")
     assert token_authenticate(secret) is None
 
 

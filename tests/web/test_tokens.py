@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import ApiToken
+from accounts.models import AgentType, ApiToken
 from accounts.services import token_authenticate, token_create
 
 pytestmark = pytest.mark.django_db
@@ -106,3 +106,20 @@ def test_another_users_agent_cannot_be_changed(alice_web, bob):
     token.agent.refresh_from_db()
     assert token.agent.default_context == "global"
     assert b"bobs-agent" not in alice_web.get("/tokens/").content
+
+
+def test_an_agent_becomes_an_instance_of_a_registered_type(alice_web, alice):
+    AgentType.objects.create(name="gmail_agent")
+    token, _ = token_create(user=alice, name="laptop", agent_name="mail")
+    page = alice_web.get("/tokens/").content.decode()
+    assert '<option value="gmail_agent">gmail_agent</option>' in page
+    done = alice_web.post(
+        f"/agents/{token.agent_id}/",
+        {"default_context": "global", "agent_type": "gmail_agent"},
+        follow=True,
+    )
+    assert "type “gmail_agent”" in done.content.decode()
+    token.agent.refresh_from_db()
+    assert token.agent.agent_type.name == "gmail_agent"
+    bad = alice_web.post(f"/agents/{token.agent_id}/", {"agent_type": "nope"}, follow=True)
+    assert "No such agent type." in bad.content.decode()

@@ -270,8 +270,33 @@ class _Api:
             _Call("GET", "prompt/context/", params=params, parse=lambda b: b["context"])
         )
 
+    def recall_skills(self, query: str, *, top_k: int | None = None) -> list[dict[str, Any]]:
+        """Procedures agents of this token's agent type learned (approved by staff), best
+        first: each {"skill": {...}, "relevance": ...}. Empty when the agent has no type."""
+        body = _given(query=query, top_k=top_k)
+        return self._send(_Call("POST", "skills/search/", body, parse=lambda b: b["results"]))
+
+    def agents(self) -> list[dict[str, Any]]:
+        """The user's agents (`current` marks the one this token acts as)."""
+        return self._send(_Call("GET", "agents/", parse=lambda b: b["results"]))
+
+    def update_agent(
+        self,
+        agent_id: int,
+        *,
+        default_context: str | None = None,
+        description: str | None = None,
+        agent_type: str | None = None,
+    ) -> dict[str, Any]:
+        """Change an agent's default context (where writes naming none go), description
+        or type."""
+        body = _given(
+            default_context=default_context, description=description, agent_type=agent_type
+        )
+        return self._send(_Call("PATCH", f"agents/{agent_id}/", body))
+
     def tools(self) -> list[dict[str, Any]]:
-        """The five memory tools as OpenAI function-calling schemas."""
+        """The memory tools as OpenAI function-calling schemas."""
         return self._send(_Call("GET", "tools/", parse=lambda b: b["tools"]))
 
     def call_tool(self, name: str, arguments: dict[str, Any] | str | None = None) -> ToolResult:

@@ -42,7 +42,9 @@ from gaia_memory.client import MemoryClient
 from gaia_memory.errors import GaiaError
 
 logger = logging.getLogger("gaia_memory")
-MEMORY_TOOL_NAMES = ("remember", "recall", "update_memory", "forget", "search_past_conversations")
+MEMORY_TOOL_NAMES = (
+    "remember", "recall", "update_memory", "forget", "search_past_conversations", "recall_skills",
+)  # fmt: skip
 _ANSWER_KEYS = ("result", "answer", "response", "content", "final_answer", "output")
 _SUMMARY_CHARS = 2000
 

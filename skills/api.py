@@ -1,0 +1,115 @@
+"""Skill memory for agents: search the skills of the caller's agent type, and say that one
+worked. A skill belongs to an agent type: an agent of another type (or none) sees none,
+and an id of theirs answers 404 like a missing one."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.agents import request_agent
+from core.openapi import path_id
+from core.serializers import StrictSerializer, errors, object_id, refuse_body
+from skills.models import Skill
+from skills.search import MIN_RELEVANCE, SkillHit, skills_search
+from skills.services import skill_validate_for
+
+TAG = ["skills"]
+SKILL_ID = path_id("A skill's id (from a search); another type's id answers 404.")
+
+
+class SkillSerializer(serializers.ModelSerializer):
+    agent_type = serializers.CharField(source="agent_type.name", read_only=True)
+
+    class Meta:
+        model = Skill
+        fields = [
+            "id", "agent_type", "trigger", "procedure", "tools_used", "what_worked",
+            "what_didnt_work", "gotchas", "optimal_approach", "unnecessary_tools",
+            "success_criteria", "confidence", "times_validated", "learned_at",
+            "last_validated_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class SkillHitSerializer(serializers.Serializer):
+    skill = SkillSerializer()
+    relevance = serializers.FloatField(help_text="How well it fits the task, 0..1.")
+
+
+class SkillSearchSerializer(StrictSerializer):
+    query = serializers.CharField(max_length=2000, help_text="The task at hand.")
+    top_k = serializers.IntegerField(
+        min_value=1, max_value=20, default=5, help_text="How many (default 5)."
+    )
+    min_relevance = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=MIN_RELEVANCE,
+        help_text=f"Leave out skills less relevant than this (default {MIN_RELEVANCE}).",
+    )
+
+
+class SkillSearchResultSerializer(serializers.Serializer):
+    agent_type = serializers.CharField(
+        allow_null=True, help_text="The caller's agent type; null: it has none, so no skills."
+    )
+    results = SkillHitSerializer(many=True)
+
+
+def _answer(request: Request, hits: list[SkillHit]) -> dict[str, Any]:
+    agent = request_agent(request)
+    kind = agent.agent_type.name if agent is not None and agent.agent_type_id else None
+    return SkillSearchResultSerializer({"agent_type": kind, "results": hits}).data
+
+
+class SkillSearchView(APIView):
+    @extend_schema(
+        operation_id="skills_search_get",
+        tags=TAG,
+        summary="Search your agent type's skills (query string)",
+        parameters=[SkillSearchSerializer],
+        responses={200: SkillSearchResultSerializer, **errors(400)},
+    )
+    def get(self, request: Request) -> Response:
+        given = SkillSearchSerializer(data=request.query_params.dict())
+        given.is_valid(raise_exception=True)
+        hits = skills_search(agent=request_agent(request), **given.validated_data)
+        return Response(_answer(request, hits))
+
+    @extend_schema(
+        operation_id="skills_search",
+        tags=TAG,
+        summary="Search your agent type's skills (recall_skills)",
+        description=(
+            "The approved skills of the calling token's agent type that fit the task, best "
+            "first. Skills are shared by every user's agents of that type and hold no "
+            "user's data; an agent without a type has none."
+        ),
+        request=SkillSearchSerializer,
+        responses={200: SkillSearchResultSerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        given = SkillSearchSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        hits = skills_search(agent=request_agent(request), **given.validated_data)
+        return Response(_answer(request, hits))
+
+
+class SkillValidateView(APIView):
+    @extend_schema(
+        operation_id="skills_validate",
+        tags=TAG,
+        parameters=[SKILL_ID],
+        summary="Say a skill worked again",
+        description="times_validated +1 and confidence up; it stops decaying for 90 days.",
+        request=None,
+        responses={200: SkillSerializer, **errors(400, 404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
+        skill = skill_validate_for(agent=request_agent(request), skill_id=object_id(pk))
+        return Response(SkillSerializer(skill).data)

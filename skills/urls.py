@@ -1,0 +1,8 @@
+from django.urls import path
+
+from skills import api
+
+urlpatterns = [
+    path("skills/search/", api.SkillSearchView.as_view(), name="api-skills-search"),
+    path("skills/<int:pk>/validate/", api.SkillValidateView.as_view(), name="api-skill-validate"),
+]
