@@ -15,13 +15,11 @@ import math
 import re
 import threading
 import time
-import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-import snowballstemmer
 from django.db import connection
 
+from retrieval import termstats
 from retrieval.fulltext_schema import (
     KNOWLEDGE_FTS,
     TURN_FTS,
@@ -29,6 +27,7 @@ from retrieval.fulltext_schema import (
     FullTextSpec,
     vocab_table,
 )
+from retrieval.termstats import owner_terms, stem
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 48
@@ -86,7 +85,12 @@ def search(
     if not terms or limit <= 0:
         return []
     if connection.vendor == "sqlite":
-        counts = {term: _document_frequency(spec, term) for term in terms}
+        # The choice is made on the owner's own counts; the global ones only bound the
+        # work (FTS5 scans a word's postings of every owner), far above what one
+        # owner's choice needs, so another user's rows decide nothing short of a flood.
+        mine = owner_terms(spec, _owner_of(where))
+        counts = {term: mine.frequency(term) for term in terms}
+        terms = [t for t in terms if _document_frequency(spec, t) <= COST_CAP]
     else:
         counts = {term: _scope_count(spec, term, where) for term in terms}
     terms = _within_budget(terms, counts, ANY_TERM_BUDGET if any_term else OR_BUDGET)
@@ -99,6 +103,16 @@ def search(
         extra = [hit for hit in run(spec, terms, "OR", where, limit) if hit[0] not in seen]
         hits += extra[: limit - len(hits)]
     return hits
+
+
+def _owner_of(where: Where) -> int:
+    """The owner id a search is scoped to (its `t.owner_id = %s` clause)."""
+    position = 0
+    for clause in where.clauses:
+        if clause.startswith("t.owner_id"):
+            return int(where.params[position])
+        position += clause.count("%s")
+    raise ValueError("keyword search must be scoped to one owner")
 
 
 def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
@@ -169,20 +183,15 @@ def _scope_count(spec: FullTextSpec, term: str | None, where: Where) -> int:
 # counts are global (the bound holds however many users share the database); on
 # PostgreSQL they are counted within the searched scope.
 OR_BUDGET = 4000
+# SQLite: a word held by more rows than this (of all owners) is never searched: scanning
+# its postings would cost more than ~60 ms. Only a flood by other users reaches it.
+COST_CAP = 30_000
 # Near-duplicate lookup on every write: a duplicate shares the rarest words of the text.
 ANY_TERM_BUDGET = 400
 DF_SECONDS = 30.0  # how long a term's document count is reused (a growing corpus)
-_stemmer = snowballstemmer.stemmer("porter")
 _df_cache: dict[tuple[str, str], tuple[int, float]] = {}
 _pg_counts: dict[tuple, tuple[int, float]] = {}
 _df_lock = threading.Lock()
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-    return plain if len(plain) <= 2 else _stemmer.stemWord(plain)
 
 
 def _document_frequency(spec: FullTextSpec, term: str) -> int:
@@ -204,33 +213,17 @@ def _document_frequency(spec: FullTextSpec, term: str) -> int:
 
 
 def term_weights(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
-    """{stem: idf} of the query's terms among the rows searched (SQLite: the whole index)."""
+    """{stem: idf} of the query's terms among the rows searched (SQLite: the owner's)."""
     if not terms:
         return {}
     if connection.vendor != "sqlite":
         return {stem(term): w for term, w in _postgres_idf(spec, terms, where).items()}
-    counts = {term: _document_frequency(spec, term) for term in terms}
-    # The counts are cached apart: never let a stale total make a weight negative.
-    total = max(_row_count(spec), *counts.values(), 1)
+    mine = owner_terms(spec, _owner_of(where))
+    counts = {term: mine.frequency(term) for term in terms}
+    total = max(mine.rows, *counts.values(), 1)
     return {
         stem(term): math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in counts.items()
     }
-
-
-def _row_count(spec: FullTextSpec) -> int:
-    """Rows of the full-text index (SQLite), cached like the document frequencies."""
-    key = (spec.fts, "")
-    now = time.monotonic()
-    with _df_lock:
-        cached = _df_cache.get(key)
-    if cached and cached[1] > now:
-        return cached[0]
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM {spec.table}")
-        count = int(cursor.fetchone()[0])
-    with _df_lock:
-        _df_cache[key] = (count, now + DF_SECONDS)
-    return count
 
 
 def _within_budget(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
@@ -255,3 +248,4 @@ def clear_caches() -> None:
     with _df_lock:
         _df_cache.clear()
         _pg_counts.clear()
+    termstats.clear_cache()

@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
-from retrieval import vocabulary
+from retrieval import termstats, vocabulary
 
 
 @pytest.fixture(autouse=True)
@@ -17,8 +17,10 @@ def _fast_password_hashing(settings):
 def _fresh_vocabulary():
     # Owner ids come back after a rolled-back test; a sampled vocabulary must not.
     vocabulary.clear_cache()
+    termstats.clear_cache()
     yield
     vocabulary.clear_cache()
+    termstats.clear_cache()
 
 
 @pytest.fixture

@@ -1,0 +1,98 @@
+"""How many of one owner's rows hold a word (SQLite), without reading other owners' rows.
+
+On SQLite every user's rows share one FTS5 index, whose counts (`fts5vocab`) are global:
+used to weigh or choose a user's query words, they would let another user's rows change
+this user's ranking and dedup, and reveal that someone holds many rows with a word.
+PostgreSQL counts within the searched scope (keyword.py); here the counts come from the
+owner's own rows: the newest SAMPLE_ROWS of them are read, tokenized like the index
+(`porter unicode61`), and each stem's share of the sample, times the owner's row count,
+is its document count (exact while the owner has at most SAMPLE_ROWS rows). A sample is
+reused for SAMPLE_SECONDS in each process, like the global counts before it (word counts
+change slowly; two statements per owner and half minute, never one per query).
+"""
+
+import re
+import threading
+import time
+import unicodedata
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+from django.db import connection
+
+from retrieval.fulltext_schema import FullTextSpec
+
+SAMPLE_ROWS = 400
+SAMPLE_SECONDS = 30.0
+MAX_ENTRIES = 4096
+_WORD = re.compile(r"\w+", re.UNICODE)
+_stemmer = snowballstemmer.stemmer("porter")
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return plain if len(plain) <= 2 else _stemmer.stemWord(plain)
+
+
+@dataclass(frozen=True)
+class OwnerTerms:
+    rows: int  # the owner's rows in the table (all of them: the index holds them all)
+    sampled: int  # how many of the newest were read
+    counts: Counter  # stem -> sampled rows holding it
+    expires: float
+
+    def frequency(self, term: str) -> int:
+        """Estimated rows of the owner holding `term` (exact for a small owner)."""
+        if not self.sampled:
+            return 0
+        held = self.counts.get(stem(term.lower()), 0)
+        return held if self.sampled >= self.rows else round(held * self.rows / self.sampled)
+
+
+_cache: OrderedDict[tuple[str, int], OwnerTerms] = OrderedDict()
+
+
+def _rows(spec: FullTextSpec, owner_id: int) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM {spec.table} WHERE owner_id = %s", [owner_id])
+        return int(cursor.fetchone()[0])
+
+
+def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
+    columns = ", ".join(spec.columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {spec.table} WHERE owner_id = %s ORDER BY id DESC LIMIT %s",
+            [owner_id, SAMPLE_ROWS],
+        )
+        texts = [" ".join(str(v or "") for v in row) for row in cursor.fetchall()]
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update({stem(w) for w in _WORD.findall(text.lower())})
+    return OwnerTerms(max(rows, len(texts)), len(texts), counts, time.monotonic() + SAMPLE_SECONDS)
+
+
+def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
+    """The owner's word counts in `spec`'s table (cached, see the module's text)."""
+    key = (spec.table, owner_id)
+    with _lock:
+        cached = _cache.get(key)
+    if cached and cached.expires > time.monotonic():
+        return cached
+    fresh = _sample(spec, owner_id, _rows(spec, owner_id))
+    with _lock:
+        _cache[key] = fresh
+        _cache.move_to_end(key)
+        while len(_cache) > MAX_ENTRIES:
+            _cache.popitem(last=False)
+    return fresh
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()

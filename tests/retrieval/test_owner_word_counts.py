@@ -1,0 +1,51 @@
+"""Word statistics are the owner's own (SQLite shares one full-text index between users):
+another user's rows change neither this user's dedup nor the relevance of their hits."""
+
+import pytest
+
+from memory import services
+from memory.models import KnowledgeItem
+from memory.recall import recall
+from retrieval import keyword
+from retrieval.fulltext_schema import KNOWLEDGE_FTS
+
+pytestmark = pytest.mark.django_db
+BUDGET = 20  # dedup's word budget, small here so that a small flood exceeds it
+FLOOD = 3 * BUDGET + 10  # more rows holding each word than that budget allows
+
+
+@pytest.fixture(autouse=True)
+def _small_budget(monkeypatch):
+    monkeypatch.setattr(keyword, "ANY_TERM_BUDGET", BUDGET)
+
+
+def flood(user) -> None:
+    services.memory_create_many(
+        user=user,
+        items=[  # four words of their own each: no two of them are near-duplicates
+            {"content": f"User likes green tea q{n}a q{n}b q{n}c q{n}d"} for n in range(FLOOD)
+        ],
+    )
+    keyword.clear_caches()  # counts seen while writing are cached for a while
+    assert KnowledgeItem.objects.for_user(user).count() == FLOOD
+
+
+def test_another_users_rows_do_not_change_my_dedup(alice, bob):
+    first = services.memory_create(user=alice, content="User likes green tea")
+    flood(bob)
+    again = services.memory_create(user=alice, content="User likes green tea a lot")
+    assert again.deduplicated and again.pk == first.pk
+    assert KnowledgeItem.objects.for_user(alice).count() == 1
+
+
+def test_another_users_rows_do_not_change_my_word_weights(alice, bob):
+    services.memory_create(user=alice, content="User likes green tea")
+    services.memory_create(user=alice, content="User drinks black coffee")
+    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    keyword.clear_caches()
+    before = keyword.term_weights(KNOWLEDGE_FTS, ["green", "coffee"], where)
+    flood(bob)
+    after = keyword.term_weights(KNOWLEDGE_FTS, ["green", "coffee"], where)
+    assert after == before  # bob's "green" rows count for nothing here
+    hits = recall(user=alice, query="green tea", min_relevance=0)
+    assert hits[0].item.content == "User likes green tea"
