@@ -84,15 +84,14 @@ def search(
     terms = query_terms(text, drop_stopwords=True) or query_terms(text)
     if not terms or limit <= 0:
         return []
+    # The choice is made on the owner's own counts (retrieval/termstats.py). On SQLite
+    # the global ones bound the work (FTS5 scans a word's postings of every owner), far
+    # above what one owner's choice needs: another user's rows decide nothing short of
+    # a flood.
+    mine = owner_terms(spec, _owner_of(where))
+    counts = {term: mine.frequency(term) for term in terms}
     if connection.vendor == "sqlite":
-        # The choice is made on the owner's own counts; the global ones only bound the
-        # work (FTS5 scans a word's postings of every owner), far above what one
-        # owner's choice needs, so another user's rows decide nothing short of a flood.
-        mine = owner_terms(spec, _owner_of(where))
-        counts = {term: mine.frequency(term) for term in terms}
         terms = [t for t in terms if _document_frequency(spec, t) <= COST_CAP]
-    else:
-        counts = {term: _scope_count(spec, term, where) for term in terms}
     terms = _within_budget(terms, counts, ANY_TERM_BUDGET if any_term else OR_BUDGET)
     if not terms:
         return []
@@ -131,12 +130,12 @@ def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: 
 def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
     # PostgreSQL's ts_rank knows no inverse document frequency: a name present in every
     # row would weigh as much as a rare word. Each term's ts_rank is therefore weighted
-    # by its BM25 idf within the searched scope (counts cached like SQLite's).
+    # by its BM25 idf among the owner's rows.
     text = " ".join(terms)
     query = "plainto_tsquery('english', %s)"
     if op == "OR":
         query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
-    weights = _postgres_idf(spec, terms, where)
+    weights = _owner_idf(spec, terms, where)
     # The per-term queries are parsed once, in the subquery, not once per row.
     rank = " + ".join(f"%s * ts_rank(t.search_tsv, s.q{n}, 1)" for n in range(len(weights)))
     parts = "".join(f", plainto_tsquery('english', %s) AS q{n}" for n in range(len(weights)))
@@ -150,38 +149,16 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
-def _postgres_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
-    counts = {term: _scope_count(spec, term, where) for term in terms}
-    # Counts are cached one by one: a stale total must not make a weight negative.
-    total = max(_scope_count(spec, None, where), *counts.values(), 0)
+def _owner_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
+    """{term: BM25 idf} among the owner's rows (counted as on SQLite: termstats)."""
+    mine = owner_terms(spec, _owner_of(where))
+    counts = {term: mine.frequency(term) for term in terms}
+    total = max(mine.rows, *counts.values(), 0)
     return {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in counts.items()}
 
 
-def _scope_count(spec: FullTextSpec, term: str | None, where: Where) -> int:
-    """PostgreSQL: rows in the searched scope (holding `term`, if given), cached briefly."""
-    key = (spec.table, where.sql(), tuple(str(p) for p in where.params), term or "")
-    now = time.monotonic()
-    with _df_lock:
-        cached = _pg_counts.get(key)
-    if cached and cached[1] > now:
-        return cached[0]
-    match = "t.search_tsv @@ plainto_tsquery('english', %s)" if term else "1 = 1"
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT COUNT(*) FROM {spec.table} t WHERE {match}{where.sql()}",
-            [*([term] if term else []), *where.params],
-        )
-        count = int(cursor.fetchone()[0])
-    with _df_lock:
-        if len(_pg_counts) > 50_000:
-            _pg_counts.clear()
-        _pg_counts[key] = (count, now + DF_SECONDS)
-    return count
-
-
-# Postings (rows x terms) one OR query may score: about 2 us each on SQLite, where the
-# counts are global (the bound holds however many users share the database); on
-# PostgreSQL they are counted within the searched scope.
+# Postings (rows x terms) of the owner's one OR query may score (about 2 us each on
+# SQLite).
 OR_BUDGET = 4000
 # SQLite: a word held by more rows than this (of all owners) is never searched: scanning
 # its postings would cost more than ~60 ms. Only a flood by other users reaches it.
@@ -190,7 +167,6 @@ COST_CAP = 30_000
 ANY_TERM_BUDGET = 400
 DF_SECONDS = 30.0  # how long a term's document count is reused (a growing corpus)
 _df_cache: dict[tuple[str, str], tuple[int, float]] = {}
-_pg_counts: dict[tuple, tuple[int, float]] = {}
 _df_lock = threading.Lock()
 
 
@@ -213,17 +189,10 @@ def _document_frequency(spec: FullTextSpec, term: str) -> int:
 
 
 def term_weights(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
-    """{stem: idf} of the query's terms among the rows searched (SQLite: the owner's)."""
+    """{stem: idf} of the query's terms among the owner's rows."""
     if not terms:
         return {}
-    if connection.vendor != "sqlite":
-        return {stem(term): w for term, w in _postgres_idf(spec, terms, where).items()}
-    mine = owner_terms(spec, _owner_of(where))
-    counts = {term: mine.frequency(term) for term in terms}
-    total = max(mine.rows, *counts.values(), 1)
-    return {
-        stem(term): math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in counts.items()
-    }
+    return {stem(term): w for term, w in _owner_idf(spec, terms, where).items()}
 
 
 def _within_budget(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
@@ -247,5 +216,4 @@ def _within_budget(terms: list[str], counts: dict[str, int], budget: int) -> lis
 def clear_caches() -> None:
     with _df_lock:
         _df_cache.clear()
-        _pg_counts.clear()
     termstats.clear_cache()

@@ -58,7 +58,6 @@ def test_keyword_work_is_bounded_by_dropping_the_most_common_terms(alice, commit
 
     monkeypatch.setattr(keyword, "OR_BUDGET", 1)
     monkeypatch.setattr(keyword, "_df_cache", {})
-    monkeypatch.setattr(keyword, "_pg_counts", {})
     with commit():
         for topic in ("tax forms", "garden hose", "train tickets", "piano tuning"):
             memory_create(user=alice, content=f"common words about {topic}")
