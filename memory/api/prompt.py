@@ -56,7 +56,8 @@ class SystemPromptView(APIView):
         description=(
             "Usage instructions for the memory tools plus preferences (10), facts (5), "
             "skills (3) and known errors (5), quoted as data with their source; sensitive, "
-            "superseded and forgotten items left out; at most 4000 characters. Identical "
+            "superseded and forgotten items left out; at most 4000 characters; then, for an "
+            "agent of a registered type, its type's Learned procedures (at most 1500). Identical "
             "across calls while memory is unchanged (recall only changes it when an item "
             "moves to another confidence band), so the model server can reuse its KV cache."
         ),
