@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
 from accounts.models import Agent, AgentType
+from core.ownership import own_row
 from core.validation import clean_short
 
 CONTEXT_HEADER = "HTTP_X_GAIA_CONTEXT"
@@ -29,18 +30,7 @@ def agent_get(*, user: Any, agent_id: int) -> Agent:
 
 def own_agent(user: Any, agent: Any) -> Agent | None:
     """`agent` (an Agent or its id) if it is `user`'s; any other is unknown."""
-    if agent is None:
-        return None
-    if isinstance(agent, Agent):
-        if agent.owner_id != user.pk:
-            raise ValidationError({"agent": "No such agent."}, code="does_not_exist")
-        return agent
-    if isinstance(agent, bool) or not isinstance(agent, int):
-        raise ValidationError({"agent": "Expected an agent id (integer)."}, code="invalid")
-    found = Agent.objects.for_user(user).filter(pk=agent).first()
-    if found is None:
-        raise ValidationError({"agent": "No such agent."}, code="does_not_exist")
-    return found
+    return own_row(user, Agent, agent, field="agent")
 
 
 def agent_by_name(*, user: Any, name: str) -> Agent | None:

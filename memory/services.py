@@ -21,6 +21,7 @@ from accounts.services import user_settings_get, user_zone
 from conversations.models import Turn
 from core.chunks import write_in_chunks
 from core.jsonsafe import check_json
+from core.ownership import own_row
 from core.validation import (
     clean_confidence,
     clean_short,
@@ -204,18 +205,7 @@ _CREATE_ARGUMENTS = inspect.signature(memory_create)
 
 def _own_turn(user: Any, turn: Any) -> Turn | None:
     """The caller's turn an item was learned from (a Turn or its id); any other is unknown."""
-    if turn is None:
-        return None
-    if isinstance(turn, Turn):
-        if turn.owner_id != user.pk:
-            raise ValidationError({"source_turn": "No such turn."}, code="does_not_exist")
-        return turn
-    if isinstance(turn, bool) or not isinstance(turn, int):
-        raise ValidationError({"source_turn": "Expected a turn id (integer)."}, code="invalid")
-    found = Turn.objects.for_user(user).filter(pk=turn).first()
-    if found is None:
-        raise ValidationError({"source_turn": "No such turn."}, code="does_not_exist")
-    return found
+    return own_row(user, Turn, turn, field="source_turn")
 
 
 def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> dict[str, Any]:

@@ -69,9 +69,11 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def agent_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = AgentForm(request.POST)
+    if not form.is_valid():  # e.g. a context longer than 100 characters
+        problems = [f"{name}: {' '.join(texts)}" for name, texts in form.errors.items()]
+        messages.error(request, "Not saved: " + "; ".join(problems))
+        return redirect("web-token-list")
     try:
-        if not form.is_valid():
-            raise Http404  # only a forged form is invalid: both fields are optional
         given = {k: v for k, v in form.cleaned_data.items() if k in request.POST}
         agent = agent_update(user=request.user, agent_id=pk, **given)
     except Agent.DoesNotExist:

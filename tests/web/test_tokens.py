@@ -123,3 +123,11 @@ def test_an_agent_becomes_an_instance_of_a_registered_type(alice_web, alice):
     assert token.agent.agent_type.name == "gmail_agent"
     bad = alice_web.post(f"/agents/{token.agent_id}/", {"agent_type": "nope"}, follow=True)
     assert "No such agent type." in bad.content.decode()
+
+
+def test_a_bad_default_context_is_refused_with_a_message_and_nothing_changes(alice_web, alice):
+    token, _ = token_create(user=alice, name="laptop", agent_name="mail")
+    page = alice_web.post(f"/agents/{token.agent_id}/", {"default_context": "x" * 101}, follow=True)
+    assert "Not saved: default_context" in page.content.decode()
+    token.agent.refresh_from_db()
+    assert token.agent.default_context == "global"
