@@ -28,15 +28,20 @@ SAMPLE_ROWS = 400
 SAMPLE_SECONDS = 30.0
 MAX_ENTRIES = 4096
 _WORD = re.compile(r"\w+", re.UNICODE)
-_stemmer = snowballstemmer.stemmer("porter")
 _lock = threading.Lock()
+_local = threading.local()  # a snowball stemmer keeps its word in itself: one per thread
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The token FTS5's `porter unicode61` tokenizer stores for `word` (near enough)."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-    return plain if len(plain) <= 2 else _stemmer.stemWord(plain)
+    if len(plain) <= 2:
+        return plain
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("porter")
+    return stemmer.stemWord(plain)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
 """Word statistics are the owner's own (SQLite shares one full-text index between users):
 another user's rows change neither this user's dedup nor the relevance of their hits."""
 
+import threading
+
 import pytest
 
 from memory import services
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from retrieval import keyword
+from retrieval import keyword, termstats
 from retrieval.fulltext_schema import KNOWLEDGE_FTS
 
 pytestmark = pytest.mark.django_db
@@ -49,3 +51,27 @@ def test_another_users_rows_do_not_change_my_word_weights(alice, bob):
     assert after == before  # bob's "green" rows count for nothing here
     hits = recall(user=alice, query="green tea", min_relevance=0)
     assert hits[0].item.content == "User likes green tea"
+
+
+def test_words_are_stemmed_right_by_many_threads_at_once():
+    """A web process serves requests on threads; a stemmer shared between them broke
+    words mid-stem (IndexError, a 500 on a batch write under load)."""
+    words = [f"{root}{end}" for root in ("generat", "connect", "relat", "hop", "organiz")
+             for end in ("ing", "ion", "ional", "ed", "ization", "ness", "fulness")]  # fmt: skip
+    expected = {word: termstats.stem.__wrapped__(word) for word in words}
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(300):
+                for word in words:
+                    assert termstats.stem.__wrapped__(word) == expected[word]
+        except BaseException as error:  # noqa: BLE001 (the main thread reports it)
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
