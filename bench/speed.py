@@ -44,6 +44,7 @@ class Row:
     build_ms: float
     recall_p50: float
     recall_p95: float
+    embed_p50: float  # the query embedding alone, on the same questions
     turns_p50: float
     turns_p95: float
     single_per_s: float
@@ -176,6 +177,8 @@ def measure(
         for text in asked[:5]:  # warm-up: first-call costs (model session, statements)
             recall(user=user, query=text)
             search_turns(user=user, query=text)
+        embedder = get_embedder()  # the floor: the same questions, embedded one at a time
+        embeds = _timed([lambda t=t: embedder.embed([t]) for t in asked[10 : 10 + queries]])
         recalls = _timed([lambda t=t: recall(user=user, query=t) for t in asked[10 : 10 + queries]])
         turn_searches = _timed(
             [lambda t=t: search_turns(user=user, query=t) for t in asked[10 + queries :]]
@@ -197,6 +200,7 @@ def measure(
             build_ms=build_ms,
             recall_p50=statistics.median(recalls),
             recall_p95=_percentile(recalls, 95),
+            embed_p50=statistics.median(embeds),
             turns_p50=statistics.median(turn_searches),
             turns_p95=_percentile(turn_searches, 95),
             single_per_s=single_rate,
@@ -214,14 +218,15 @@ def measure(
 
 def table(rows: list[Row]) -> list[str]:
     lines = [
-        "| N items (+N turns) | recall p50 ms | recall p95 ms | conv. search p50 ms "
-        "| conv. search p95 ms | single writes/s | batched writes/s | index build ms "
-        "| seed s | peak RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| N items (+N turns) | recall p50 ms | recall p95 ms | query embedding p50 ms "
+        "| conv. search p50 ms | conv. search p95 ms | single writes/s | batched writes/s "
+        "| index build ms | seed s | peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r.size:,} | {r.recall_p50:.1f} | {r.recall_p95:.1f} | {r.turns_p50:.1f} "
+            f"| {r.size:,} | {r.recall_p50:.1f} | {r.recall_p95:.1f} | {r.embed_p50:.1f} "
+            f"| {r.turns_p50:.1f} "
             f"| {r.turns_p95:.1f} | {r.single_per_s:.0f} | {r.batch_per_s:.0f} "
             f"| {r.build_ms:.0f} | {r.seed_seconds:.0f} | {r.rss_mb:.0f} |"
         )

@@ -100,10 +100,12 @@ def recall(
         agent_id=writer,
     )
     owned = KnowledgeItem.objects.for_user(user)
+    stored_query = perspective.as_stored(query or "")
+    pipeline.embed_ahead(user.pk, stored_query)  # made while the conversation stage runs
     ranked = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
-        query=perspective.as_stored(query or ""),
+        query=stored_query,
         where=where,
         top_k=top_k,
         documents=lambda ids: dict(owned.filter(pk__in=ids).values_list("pk", "content")),

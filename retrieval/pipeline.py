@@ -18,7 +18,7 @@ from retrieval import dates, fusion, keyword, relevance, rerank, vocabulary
 from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id
 from retrieval.indexes import index_for
-from retrieval.query import query_vector
+from retrieval.query import prefetch, query_vector
 from retrieval.vector import VectorIndex
 
 CANDIDATES_PER_RESULT = 4  # each stage proposes top_k x 4 (reference: Recall)
@@ -47,6 +47,11 @@ def _heal(corpus: Corpus, owner_id: int, index: VectorIndex, dropped: list[int])
     stale = [i for i in dropped if i not in alive]
     if stale:
         index.remove(stale)
+
+
+def embed_ahead(owner_id: int, query: str) -> None:
+    """Start the embedding `candidates` will want for `query`, while the caller goes on."""
+    prefetch(vocabulary.vector_text(owner_id, query))
 
 
 def vector_candidates(
@@ -98,18 +103,20 @@ def candidates(
 ) -> dict[int, Candidate]:
     """What the vector and keyword stages propose (at most `limit` each), with evidence.
 
-    One embedding, one vector search (plus an exact one among the keyword-only rows),
-    the keyword search, and one query for the rows' text, time and speaker, which also
-    keeps only rows `where` allows.
+    One embedding (made while the keyword search runs), one vector search (plus an exact
+    one among the keyword-only rows), the keyword search, and one query for the rows'
+    text, time and speaker, which also keeps only rows `where` allows.
     """
-    vector = query_vector(vocabulary.vector_text(owner_id, query))
+    text = vocabulary.vector_text(owner_id, query)
+    prefetch(text)  # the model embeds while the keyword stage runs its SQL
+    by_keyword = keyword.search(corpus.fts, query, where, limit)
+    vector = query_vector(text)
     index = (
         index_for(corpus, owner_id, current_model_id(), current_dim())
         if vector is not None
         else None
     )
     by_vector = index.search(vector, limit * OVERFETCH) if index is not None else []
-    by_keyword = keyword.search(corpus.fts, query, where, limit)
     found: dict[int, Candidate] = {}
     for row_id, _ in by_keyword:
         found.setdefault(row_id, Candidate(row_id)).keyword_rank = len(found)

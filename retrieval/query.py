@@ -1,8 +1,16 @@
-"""The query side of recall: one embedding per distinct query text, cached briefly."""
+"""The query side of recall: one embedding per distinct query text, cached briefly.
+
+`prefetch` starts a query's embedding on a background thread, so the caller's SQL (the
+keyword stage, the scope checks) runs while the model does: both release the GIL, and
+recall then waits only for whichever takes longer. `query_vector` takes the result from
+the cache, from a prefetch under way, or embeds at once.
+"""
 
 import logging
+import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -10,8 +18,50 @@ from retrieval.embedding import EmbedderError, get_embedder
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 256
+MAX_PENDING = 64
 _cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_pending: dict[tuple[str, str], Future] = {}
 _lock = threading.Lock()
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    """This process's pool (threads do not survive a fork: a forked worker starts its own)."""
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(2, thread_name_prefix="query-embed"))
+    return _pool[1]
+
+
+def _remember(key: tuple[str, str], vector: np.ndarray) -> None:
+    with _lock:
+        _cache[key] = vector
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def _embed(embedder, key: tuple[str, str]) -> np.ndarray:
+    try:
+        vector = embedder.embed([key[1]])[0]
+    finally:
+        with _lock:
+            _pending.pop(key, None)
+    _remember(key, vector)
+    return vector
+
+
+def prefetch(text: str) -> None:
+    """Start embedding `text` in the background (nothing when cached or under way)."""
+    try:
+        embedder = get_embedder()
+    except EmbedderError:
+        return
+    key = (embedder.model_id, text)
+    with _lock:
+        if key in _cache or key in _pending or len(_pending) >= MAX_PENDING:
+            return
+        _pending[key] = _executor().submit(_embed, embedder, key)
 
 
 def query_vector(text: str) -> np.ndarray | None:
@@ -27,16 +77,12 @@ def query_vector(text: str) -> np.ndarray | None:
         if vector is not None:
             _cache.move_to_end(key)
             return vector
+        future = _pending.get(key)
     try:
-        vector = embedder.embed([text])[0]
+        return future.result() if future is not None else _embed(embedder, key)
     except EmbedderError as error:
         log.warning("recall without vectors: %s", error)
         return None
-    with _lock:
-        _cache[key] = vector
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return vector
 
 
 def clear_cache() -> None:
