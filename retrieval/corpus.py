@@ -12,6 +12,7 @@ from django.db.models import F
 from retrieval.changelog import log_changes
 from retrieval.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS_CONTEXT, FullTextSpec
 from retrieval.models import IndexGeneration
+from retrieval.termstats import note_written
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ def generation_bump(corpus: Corpus, owner_id: int, changed: Iterable[int] | None
         IndexGeneration.objects.get_or_create(user_id=owner_id)
         rows.update(**{field: F(field) + 1})
     generation = generation_read(corpus, owner_id)
+    changed = None if changed is None else list(changed)
     if changed is not None:
-        log_changes(corpus.name, owner_id, generation, list(changed))
+        log_changes(corpus.name, owner_id, generation, changed)
+    note_written(corpus.table, owner_id, None if changed is None else len(changed))
     return generation

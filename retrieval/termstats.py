@@ -8,7 +8,10 @@ owner's own rows: the newest SAMPLE_ROWS of them are read, tokenized like the in
 (`porter unicode61`), and each stem's share of the sample, times the owner's row count,
 is its document count (exact while the owner has at most SAMPLE_ROWS rows). A sample is
 reused for SAMPLE_SECONDS in each process, like the global counts before it (word counts
-change slowly; two statements per owner and half minute, never one per query).
+change slowly; two statements per owner and half minute, never one per query), unless
+this process has since written more than a DRIFT share of the rows it counted (at least
+MIN_DRIFT rows): a new user's first minute, an import or a conversation being loaded
+would otherwise be weighed with the counts of a nearly empty account.
 """
 
 import re
@@ -27,6 +30,8 @@ from retrieval.fulltext_schema import FullTextSpec
 SAMPLE_ROWS = 400
 SAMPLE_SECONDS = 30.0
 MAX_ENTRIES = 4096
+DRIFT = 0.1
+MIN_DRIFT = 10
 _WORD = re.compile(r"\w+", re.UNICODE)
 _lock = threading.Lock()
 _local = threading.local()  # a snowball stemmer keeps its word in itself: one per thread
@@ -82,22 +87,43 @@ def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
     return OwnerTerms(max(rows, len(texts)), len(texts), counts, time.monotonic() + SAMPLE_SECONDS)
 
 
+_written: dict[tuple[str, int], int] = {}  # rows this process wrote since the sample
+
+
+def note_written(table: str, owner_id: int, rows: int | None) -> None:
+    """This process changed `rows` of the owner's rows in `table` (None: unknown, many)."""
+    key = (table, owner_id)
+    with _lock:
+        if rows is None:
+            _cache.pop(key, None)
+        elif key in _cache:
+            _written[key] = _written.get(key, 0) + rows
+
+
+def _fresh_enough(key: tuple[str, int], cached: OwnerTerms | None) -> bool:
+    if cached is None or cached.expires <= time.monotonic():
+        return False
+    return _written.get(key, 0) <= max(MIN_DRIFT, DRIFT * cached.rows)
+
+
 def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
     """The owner's word counts in `spec`'s table (cached, see the module's text)."""
     key = (spec.table, owner_id)
     with _lock:
         cached = _cache.get(key)
-    if cached and cached.expires > time.monotonic():
-        return cached
+        if _fresh_enough(key, cached):
+            return cached
     fresh = _sample(spec, owner_id, _rows(spec, owner_id))
     with _lock:
+        _written.pop(key, None)
         _cache[key] = fresh
         _cache.move_to_end(key)
         while len(_cache) > MAX_ENTRIES:
-            _cache.popitem(last=False)
+            _written.pop(_cache.popitem(last=False)[0], None)
     return fresh
 
 
 def clear_cache() -> None:
     with _lock:
         _cache.clear()
+        _written.clear()
