@@ -18,6 +18,7 @@ pass the document frequencies they read.
 import math
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from retrieval.keyword import STOPWORDS, stem
 
@@ -38,12 +39,18 @@ def idf(document_frequency: int, total: int) -> float:
     return math.log(1 + (total - document_frequency + 0.5) / (document_frequency + 0.5))
 
 
+@lru_cache(maxsize=32768)
+def _stems_in(text: str) -> frozenset[str]:
+    """The stems of `text` (a row's text: the same rows come back query after query)."""
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+
+
 def coverage(weights: Mapping[str, float], text: str) -> float:
     """Share of the query's weighted stems found in `text` (0 when the query has none)."""
     total = sum(weights.values())
     if total <= 0:
         return 0.0
-    present = set(terms_of(text))
+    present = _stems_in(text)
     return sum(w for term, w in weights.items() if term in present) / total
 
 
