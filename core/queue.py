@@ -1,8 +1,10 @@
 """Queue background tasks after the surrounding transaction commits, never inline."""
 
 import logging
+import os
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
@@ -48,3 +50,17 @@ def enqueue_on_commit(
             log.exception("could not queue %s%s; the sweep will pick it up", func, args)
 
     transaction.on_commit(send)
+
+
+def lower_worker_priority(**_: Any) -> None:
+    """In each task worker process as it starts (django-q2's `post_spawn`): run at
+    GAIA_WORKER_NICE, so background work (an import's embedding, extraction, decay)
+    takes the cores only when requests leave them idle. Threads started later (the
+    embedder's) inherit it. A process can raise its own niceness, never lower it."""
+    step = settings.GAIA_WORKER_NICE
+    if step <= 0:
+        return
+    try:
+        os.nice(step)
+    except OSError as error:  # a platform or sandbox without priorities
+        log.warning("could not lower the worker's priority: %s", error)

@@ -199,6 +199,8 @@ Q_CLUSTER = {
     "label": "Tasks",
     "poll": 0.5,
 }
+# Task workers run this much nicer than the web server: requests come first on shared cores.
+GAIA_WORKER_NICE = envint("GAIA_WORKER_NICE", 10)
 if GAIA_REDIS_URL:
     Q_CLUSTER["redis"] = GAIA_REDIS_URL
 else:
