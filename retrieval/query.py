@@ -26,10 +26,11 @@ _pool: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _executor() -> ThreadPoolExecutor:
-    """This process's pool (threads do not survive a fork: a forked worker starts its own)."""
+    """This process's pool, as wide as a web worker's request threads (threads do not survive
+    a fork: a forked worker starts its own)."""
     global _pool
     if _pool is None or _pool[0] != os.getpid():
-        _pool = (os.getpid(), ThreadPoolExecutor(2, thread_name_prefix="query-embed"))
+        _pool = (os.getpid(), ThreadPoolExecutor(4, thread_name_prefix="query-embed"))
     return _pool[1]
 
 
