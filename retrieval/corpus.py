@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import F
 
+from retrieval import written
 from retrieval.changelog import log_changes
 from retrieval.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS_CONTEXT, FullTextSpec
 from retrieval.models import IndexGeneration
-from retrieval.termstats import note_written
 
 
 @dataclass(frozen=True)
@@ -74,5 +74,5 @@ def generation_bump(corpus: Corpus, owner_id: int, changed: Iterable[int] | None
     changed = None if changed is None else list(changed)
     if changed is not None:
         log_changes(corpus.name, owner_id, generation, changed)
-    note_written(corpus.table, owner_id, None if changed is None else len(changed))
+    written.note(corpus.table, owner_id, None if changed is None else len(changed))
     return generation

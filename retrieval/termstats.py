@@ -25,12 +25,13 @@ from functools import lru_cache
 import snowballstemmer
 from django.db import connection
 
+from retrieval import written
 from retrieval.fulltext_schema import FullTextSpec
 
 SAMPLE_ROWS = 400
 SAMPLE_SECONDS = 30.0
 MAX_ENTRIES = 4096
-DRIFT = 0.1
+DRIFT = 0.1  # a sample is read again once this process wrote this share of its rows
 MIN_DRIFT = 10
 _WORD = re.compile(r"\w+", re.UNICODE)
 _lock = threading.Lock()
@@ -55,6 +56,7 @@ class OwnerTerms:
     sampled: int  # how many of the newest were read
     counts: Counter  # stem -> sampled rows holding it
     expires: float
+    written_mark: int = 0  # `written.mark` when the sample was read
 
     def frequency(self, term: str) -> int:
         """Estimated rows of the owner holding `term` (exact for a small owner)."""
@@ -74,6 +76,7 @@ def _rows(spec: FullTextSpec, owner_id: int) -> int:
 
 
 def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
+    marked = written.mark(spec.table, owner_id)
     columns = ", ".join(spec.columns)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -84,26 +87,15 @@ def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
     counts: Counter = Counter()
     for text in texts:
         counts.update({stem(w) for w in _WORD.findall(text.lower())})
-    return OwnerTerms(max(rows, len(texts)), len(texts), counts, time.monotonic() + SAMPLE_SECONDS)
+    expires = time.monotonic() + SAMPLE_SECONDS
+    return OwnerTerms(max(rows, len(texts)), len(texts), counts, expires, marked)
 
 
-_written: dict[tuple[str, int], int] = {}  # rows this process wrote since the sample
-
-
-def note_written(table: str, owner_id: int, rows: int | None) -> None:
-    """This process changed `rows` of the owner's rows in `table` (None: unknown, many)."""
-    key = (table, owner_id)
-    with _lock:
-        if rows is None:
-            _cache.pop(key, None)
-        elif key in _cache:
-            _written[key] = _written.get(key, 0) + rows
-
-
-def _fresh_enough(key: tuple[str, int], cached: OwnerTerms | None) -> bool:
+def _fresh_enough(spec: FullTextSpec, owner_id: int, cached: OwnerTerms | None) -> bool:
     if cached is None or cached.expires <= time.monotonic():
         return False
-    return _written.get(key, 0) <= max(MIN_DRIFT, DRIFT * cached.rows)
+    grown = written.since(spec.table, owner_id, cached.written_mark)
+    return grown <= max(MIN_DRIFT, DRIFT * cached.rows)
 
 
 def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
@@ -111,19 +103,17 @@ def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
     key = (spec.table, owner_id)
     with _lock:
         cached = _cache.get(key)
-        if _fresh_enough(key, cached):
-            return cached
+    if _fresh_enough(spec, owner_id, cached):
+        return cached
     fresh = _sample(spec, owner_id, _rows(spec, owner_id))
     with _lock:
-        _written.pop(key, None)
         _cache[key] = fresh
         _cache.move_to_end(key)
         while len(_cache) > MAX_ENTRIES:
-            _written.pop(_cache.popitem(last=False)[0], None)
+            _cache.popitem(last=False)
     return fresh
 
 
 def clear_cache() -> None:
     with _lock:
         _cache.clear()
-        _written.clear()

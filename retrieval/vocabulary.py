@@ -15,7 +15,10 @@ conversation, usually the one who said the answer. `named_speaker` finds the one
 of the owner's recent turns a query names, for the turn search's speaker stage.
 
 The sample is read once per owner per SAMPLE_SECONDS in each process (a vocabulary changes
-slowly). Owners with fewer than MIN_ROWS rows of a kind get no common words from them.
+slowly), or sooner once this process has written more than a DRIFT share of the rows it
+read (at least MIN_DRIFT): a new user's first conversation would otherwise have no
+speakers and no common words for two minutes. Owners with fewer than MIN_ROWS rows of a
+kind get no common words from them.
 """
 
 import re
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from retrieval import written
 from retrieval.corpus import ITEMS, TURNS
 from retrieval.keyword import STOPWORDS
 
@@ -33,6 +37,8 @@ COMMON_SHARE = 0.1
 SAMPLE_ROWS = 400  # newest rows of each corpus
 MIN_ROWS = 20
 SAMPLE_SECONDS = 120.0
+DRIFT = 0.1
+MIN_DRIFT = 10
 MAX_OWNERS = 4096
 _WORD = re.compile(r"\w+", re.UNICODE)
 _lock = threading.Lock()
@@ -43,6 +49,8 @@ class Profile:
     common: dict[str, float]  # lower-case word -> share of rows holding it
     speakers: frozenset[str]  # case-folded names of the recent turns' speakers
     expires: float
+    rows: int = 0  # rows read
+    marks: tuple[int, int] = (0, 0)  # `written.mark` of items and turns when read
 
 
 _cache: OrderedDict[int, Profile] = OrderedDict()
@@ -76,19 +84,36 @@ def _common_in(rows: list[str]) -> dict[str, float]:
     return {w: s for w, s in shares.items() if s >= COMMON_SHARE and w not in STOPWORDS}
 
 
+def _marks(owner_id: int) -> tuple[int, int]:
+    return written.mark(ITEMS.table, owner_id), written.mark(TURNS.table, owner_id)
+
+
+def _fresh_enough(owner_id: int, cached: Profile | None, now: float) -> bool:
+    if cached is None or cached.expires <= now:
+        return False
+    grown = sum(
+        written.since(corpus.table, owner_id, mark)
+        for corpus, mark in zip((ITEMS, TURNS), cached.marks, strict=True)
+    )
+    return grown <= max(MIN_DRIFT, DRIFT * cached.rows)
+
+
 def profile(owner_id: int) -> Profile:
     now = time.monotonic()
     with _lock:
         cached = _cache.get(owner_id)
-        if cached and cached.expires > now:
-            _cache.move_to_end(owner_id)
-            return cached
+    if _fresh_enough(owner_id, cached, now):
+        with _lock:
+            if owner_id in _cache:
+                _cache.move_to_end(owner_id)
+        return cached
+    marks = _marks(owner_id)
     items, turns = _read(owner_id)
     common = _common_in(items)
     for word, share in _common_in([content for content, _ in turns]).items():
         common[word] = max(share, common.get(word, 0.0))
     speakers = frozenset(s.strip().casefold() for _, s in turns if s.strip())
-    fresh = Profile(common, speakers, now + SAMPLE_SECONDS)
+    fresh = Profile(common, speakers, now + SAMPLE_SECONDS, len(items) + len(turns), marks)
     with _lock:
         _cache[owner_id] = fresh
         _cache.move_to_end(owner_id)

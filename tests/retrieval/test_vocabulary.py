@@ -132,3 +132,20 @@ def test_turn_search_prefers_the_turns_of_the_speaker_it_names(alice, two_speake
 
 def test_another_users_speakers_are_not_the_owners(alice, bob, two_speakers):
     assert vocabulary.named_speaker(bob.pk, "Where did Gina go hiking?") is None
+
+
+def test_a_new_conversations_speakers_and_common_words_count_at_once(alice, commit):
+    """The profile read before the conversation is not reused once the owner has grown:
+    a new user's first conversation would have no speakers for two minutes."""
+    assert vocabulary.profile(alice.pk).speakers == frozenset()
+    with commit():
+        turns_append_many(
+            user=alice,
+            turns=[
+                {"session_id": "s", "role": "user", "speaker": "Melanie",
+                 "content": f"Melanie tried {hobby} with {friend}"}
+                for hobby, friend in zip(HOBBIES, FRIENDS, strict=True)
+            ],  # fmt: skip
+        )
+    assert vocabulary.named_speaker(alice.pk, "What did Melanie paint?") == "melanie"
+    assert vocabulary.common_words(alice.pk)["melanie"] == 1.0
