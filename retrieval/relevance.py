@@ -42,7 +42,7 @@ def idf(document_frequency: int, total: int) -> float:
 @lru_cache(maxsize=32768)
 def _stems_in(text: str) -> frozenset[str]:
     """The stems of `text` (a row's text: the same rows come back query after query)."""
-    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    return frozenset(terms_of(text))
 
 
 def coverage(weights: Mapping[str, float], text: str) -> float:
