@@ -5,7 +5,10 @@ every write path (ORM, admin, bulk updates, raw deletes) updates it.
 PostgreSQL: a stored generated tsvector column with a GIN index.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from django.db import migrations
 
 
 @dataclass(frozen=True)
@@ -102,37 +105,41 @@ def postgres_search_first(spec: FullTextSpec) -> list[str]:
     ]
 
 
-def search_first_operations(spec: FullTextSpec):  # -> list[migrations.RunPython]
-    from django.db import migrations
+def postgres_search_reset(spec: FullTextSpec) -> list[str]:
+    return [f"ALTER INDEX {spec.table}_tsv RESET (fastupdate)"]
 
-    def forward(apps, schema_editor) -> None:
-        if schema_editor.connection.vendor == "postgresql":
-            for sql in postgres_search_first(spec):
+
+Statements = Callable[[FullTextSpec], list[str]]
+
+
+def _per_vendor(
+    spec: FullTextSpec, forward: dict[str, Statements], backward: dict[str, Statements]
+) -> list[migrations.RunPython]:
+    """A migration step running the statements of the database's vendor (none if absent)."""
+
+    def run(statements: dict[str, Statements]) -> Callable:
+        def apply(apps, schema_editor) -> None:
+            build = statements.get(schema_editor.connection.vendor)
+            for sql in build(spec) if build else []:
                 schema_editor.execute(sql)
 
-    def backward(apps, schema_editor) -> None:
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(f"ALTER INDEX {spec.table}_tsv RESET (fastupdate)")
+        return apply
 
-    return [migrations.RunPython(forward, backward)]
+    return [migrations.RunPython(run(forward), run(backward))]
 
 
-def operations(spec: FullTextSpec):  # -> list[migrations.RunPython]
-    from django.db import migrations
+def operations(spec: FullTextSpec) -> list[migrations.RunPython]:
+    return _per_vendor(
+        spec,
+        {"sqlite": sqlite_create, "postgresql": postgres_create},
+        {"sqlite": sqlite_drop, "postgresql": postgres_drop},
+    )
 
-    def forward(apps, schema_editor) -> None:
-        vendor = schema_editor.connection.vendor
-        statements = {"sqlite": sqlite_create, "postgresql": postgres_create}.get(vendor)
-        for sql in statements(spec) if statements else []:
-            schema_editor.execute(sql)
 
-    def backward(apps, schema_editor) -> None:
-        vendor = schema_editor.connection.vendor
-        statements = {"sqlite": sqlite_drop, "postgresql": postgres_drop}.get(vendor)
-        for sql in statements(spec) if statements else []:
-            schema_editor.execute(sql)
-
-    return [migrations.RunPython(forward, backward)]
+def search_first_operations(spec: FullTextSpec) -> list[migrations.RunPython]:
+    return _per_vendor(
+        spec, {"postgresql": postgres_search_first}, {"postgresql": postgres_search_reset}
+    )
 
 
 KNOWLEDGE_FTS = FullTextSpec(
@@ -160,10 +167,8 @@ TURN_FTS_CONTEXT = FullTextSpec(
 CURRENT_SPECS = (KNOWLEDGE_FTS, TURN_FTS_CONTEXT)
 
 
-def replace_operations(old: FullTextSpec, new: FullTextSpec):  # -> list[migrations.RunPython]
+def replace_operations(old: FullTextSpec, new: FullTextSpec) -> list[migrations.RunPython]:
     """Swap one full-text definition of a table for another (both directions)."""
-    from django.db import migrations
-
     builders = {
         "sqlite": (sqlite_drop, sqlite_create),
         "postgresql": (postgres_drop, postgres_create),
@@ -188,18 +193,15 @@ def vocab_table(spec: FullTextSpec) -> str:
     return f"{spec.fts}_vocab"
 
 
-def vocab_operations(spec: FullTextSpec):  # -> list[migrations.RunPython]
-    from django.db import migrations
+def _vocab_create(spec: FullTextSpec) -> list[str]:
+    return [
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab_table(spec)} USING fts5vocab({spec.fts}, 'row')"
+    ]
 
-    def forward(apps, schema_editor) -> None:
-        if schema_editor.connection.vendor == "sqlite":
-            schema_editor.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab_table(spec)} "
-                f"USING fts5vocab({spec.fts}, 'row')"
-            )
 
-    def backward(apps, schema_editor) -> None:
-        if schema_editor.connection.vendor == "sqlite":
-            schema_editor.execute(f"DROP TABLE IF EXISTS {vocab_table(spec)}")
+def _vocab_drop(spec: FullTextSpec) -> list[str]:
+    return [f"DROP TABLE IF EXISTS {vocab_table(spec)}"]
 
-    return [migrations.RunPython(forward, backward)]
+
+def vocab_operations(spec: FullTextSpec) -> list[migrations.RunPython]:
+    return _per_vendor(spec, {"sqlite": _vocab_create}, {"sqlite": _vocab_drop})
