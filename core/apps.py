@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from core import health_checks, queue
+from core import health_checks
 
 
 class CoreConfig(AppConfig):
@@ -10,7 +10,7 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         health_checks.register()  # the "database" and "worker" checks
-        # django_q.signals imports django_q's models: importable only once apps are ready.
-        from django_q.signals import post_spawn
+        # receivers reach django-q2's models, importable only once the registry is ready
+        from core import receivers
 
-        post_spawn.connect(queue.lower_worker_priority, dispatch_uid="gaia-worker-nice")
+        receivers.install()
