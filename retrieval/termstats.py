@@ -8,10 +8,7 @@ owner's own rows: the newest SAMPLE_ROWS of them are read, tokenized like the in
 (`porter unicode61`), and each stem's share of the sample, times the owner's row count,
 is its document count (exact while the owner has at most SAMPLE_ROWS rows). A sample is
 reused for SAMPLE_SECONDS in each process, like the global counts before it (word counts
-change slowly; two statements per owner and half minute, never one per query), unless
-this process has since written more than a DRIFT share of the rows it counted (at least
-MIN_DRIFT rows): a new user's first minute, an import or a conversation being loaded
-would otherwise be weighed with the counts of a nearly empty account.
+change slowly; two statements per owner and half minute, never one per query).
 """
 
 import re
@@ -25,14 +22,11 @@ from functools import lru_cache
 import snowballstemmer
 from django.db import connection
 
-from retrieval import written
 from retrieval.fulltext_schema import FullTextSpec
 
 SAMPLE_ROWS = 400
 SAMPLE_SECONDS = 30.0
 MAX_ENTRIES = 4096
-DRIFT = 0.1  # a sample is read again once this process wrote this share of its rows
-MIN_DRIFT = 10
 _WORD = re.compile(r"\w+", re.UNICODE)
 _lock = threading.Lock()
 _local = threading.local()  # a snowball stemmer keeps its word in itself: one per thread
@@ -56,7 +50,6 @@ class OwnerTerms:
     sampled: int  # how many of the newest were read
     counts: Counter  # stem -> sampled rows holding it
     expires: float
-    written_mark: int = 0  # `written.mark` when the sample was read
 
     def frequency(self, term: str) -> int:
         """Estimated rows of the owner holding `term` (exact for a small owner)."""
@@ -76,7 +69,6 @@ def _rows(spec: FullTextSpec, owner_id: int) -> int:
 
 
 def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
-    marked = written.mark(spec.table, owner_id)
     columns = ", ".join(spec.columns)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -88,14 +80,7 @@ def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
     for text in texts:
         counts.update({stem(w) for w in _WORD.findall(text.lower())})
     expires = time.monotonic() + SAMPLE_SECONDS
-    return OwnerTerms(max(rows, len(texts)), len(texts), counts, expires, marked)
-
-
-def _fresh_enough(spec: FullTextSpec, owner_id: int, cached: OwnerTerms | None) -> bool:
-    if cached is None or cached.expires <= time.monotonic():
-        return False
-    grown = written.since(spec.table, owner_id, cached.written_mark)
-    return grown <= max(MIN_DRIFT, DRIFT * cached.rows)
+    return OwnerTerms(max(rows, len(texts)), len(texts), counts, expires)
 
 
 def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
@@ -103,7 +88,7 @@ def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
     key = (spec.table, owner_id)
     with _lock:
         cached = _cache.get(key)
-    if _fresh_enough(spec, owner_id, cached):
+    if cached and cached.expires > time.monotonic():
         return cached
     fresh = _sample(spec, owner_id, _rows(spec, owner_id))
     with _lock:

@@ -15,8 +15,8 @@ conversation, usually the one who said the answer. `named_speaker` finds the one
 of the owner's recent turns a query names, for the turn search's speaker stage.
 
 The sample is read once per owner per SAMPLE_SECONDS in each process (a vocabulary changes
-slowly), or sooner once this process has written more than a DRIFT share of the rows it
-read (at least MIN_DRIFT): a new user's first conversation would otherwise have no
+slowly), or sooner once this process has written more than a tenth of the rows it read
+(`retrieval/written.py`): a new user's first conversation would otherwise have no
 speakers and no common words for two minutes. Owners with fewer than MIN_ROWS rows of a
 kind get no common words from them.
 """
@@ -37,8 +37,6 @@ COMMON_SHARE = 0.1
 SAMPLE_ROWS = 400  # newest rows of each corpus
 MIN_ROWS = 20
 SAMPLE_SECONDS = 120.0
-DRIFT = 0.1
-MIN_DRIFT = 10
 MAX_OWNERS = 4096
 _WORD = re.compile(r"\w+", re.UNICODE)
 _lock = threading.Lock()
@@ -50,7 +48,7 @@ class Profile:
     speakers: frozenset[str]  # case-folded names of the recent turns' speakers
     expires: float
     rows: int = 0  # rows read
-    marks: tuple[int, int] = (0, 0)  # `written.mark` of items and turns when read
+    marks: written.Marks = ()  # this process's writes when the sample was read
 
 
 _cache: OrderedDict[int, Profile] = OrderedDict()
@@ -84,18 +82,10 @@ def _common_in(rows: list[str]) -> dict[str, float]:
     return {w: s for w, s in shares.items() if s >= COMMON_SHARE and w not in STOPWORDS}
 
 
-def _marks(owner_id: int) -> tuple[int, int]:
-    return written.mark(ITEMS.table, owner_id), written.mark(TURNS.table, owner_id)
-
-
 def _fresh_enough(owner_id: int, cached: Profile | None, now: float) -> bool:
     if cached is None or cached.expires <= now:
         return False
-    grown = sum(
-        written.since(corpus.table, owner_id, mark)
-        for corpus, mark in zip((ITEMS, TURNS), cached.marks, strict=True)
-    )
-    return grown <= max(MIN_DRIFT, DRIFT * cached.rows)
+    return not written.outgrown(cached.marks, owner_id, cached.rows)
 
 
 def profile(owner_id: int) -> Profile:
@@ -107,7 +97,7 @@ def profile(owner_id: int) -> Profile:
             if owner_id in _cache:
                 _cache.move_to_end(owner_id)
         return cached
-    marks = _marks(owner_id)
+    marks = written.marks([ITEMS.table, TURNS.table], owner_id)
     items, turns = _read(owner_id)
     common = _common_in(items)
     for word, share in _common_in([content for content, _ in turns]).items():

@@ -76,17 +76,3 @@ def test_words_are_stemmed_right_by_many_threads_at_once():
         thread.join()
     assert errors == []
 
-
-def test_a_new_accounts_word_counts_follow_its_writes(alice, django_capture_on_commit_callbacks):
-    """Counts sampled on the first write are not reused once the account has grown: a
-    conversation loaded in a minute would be weighed as if the account were empty."""
-    keyword.clear_caches()
-    services.memory_create(user=alice, content="User likes green tea")
-    with django_capture_on_commit_callbacks(execute=True):
-        services.memory_create_many(
-            user=alice, items=[{"content": f"User visited museum q{n}x"} for n in range(30)]
-        )
-    counts = termstats.owner_terms(KNOWLEDGE_FTS, alice.pk)
-    assert counts.rows == 31
-    assert counts.frequency("museum") == 30
-    assert counts.frequency("tea") == 1
