@@ -19,7 +19,8 @@ from core.jsonsafe import check_json
 from core.secrets import mask_json, mask_secrets
 from core.validation import clean_short, clean_text, parse_when
 from retrieval import events
-from retrieval.documents import turn_context
+from retrieval.documents import turn_context, turn_text
+from retrieval.embedding.ahead import embedded_ahead
 
 EXTRACTION_MIN_WORDS = 5
 TURN_CHUNK, TURN_CHUNK_MAX = 50, 250  # turns per write transaction of a batch
@@ -107,8 +108,21 @@ def turn_append(
         speaker=speaker,
         agent=agent,
     )
-    with transaction.atomic():
+    with embedded_ahead([_turn_text_ahead(user, fields)]), transaction.atomic():
         return _turn_store(user, fields)
+
+
+def _turn_text_ahead(user: Any, fields: dict[str, Any]) -> str:
+    """The text the turn of `fields` will be indexed with, read before its transaction
+    (a turn another write puts before it meanwhile only makes the vector ahead unused)."""
+    session = Session.objects.filter(owner=user, session_id=fields["session_id"]).first()
+    context_text = _turn_context_for(session=session, when=fields["when"]) if session else ""
+    return turn_text(
+        speaker=fields["speaker"],
+        role=fields["role"],
+        content=fields["content"],
+        context_text=context_text,
+    )
 
 
 def _turn_fields(
@@ -169,9 +183,7 @@ def _turn_store(user: Any, fields: dict[str, Any]) -> Turn:
     return turn
 
 
-def turns_append_many(
-    *, user: Any, turns: list[dict[str, Any]], agent: Any = None
-) -> list[Turn]:
+def turns_append_many(*, user: Any, turns: list[dict[str, Any]], agent: Any = None) -> list[Turn]:
     """Log several turns in order: every entry is validated before anything is stored.
 
     A bad entry raises ValidationError naming its index, and nothing is stored. The

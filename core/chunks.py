@@ -20,7 +20,7 @@ from django.db import connection, transaction
 T = TypeVar("T")
 R = TypeVar("R")
 
-TARGET_SECONDS = 0.25
+TARGET_SECONDS = 0.1
 PAUSE_SECONDS = 0.1  # SQLite's busy handler polls at least every 100 ms
 
 

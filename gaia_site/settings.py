@@ -92,6 +92,9 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The same backend, with writers taking SQLite's write lock in turn (see its module).
+    DATABASES["default"]["ENGINE"] = "core.sqlite_backend"
+    DATABASES["default"]["TEST"] = {"NAME": ":memory:"}  # as for Django's own sqlite3 engine
     # IMMEDIATE avoids "database is locked" on concurrent read-then-write transactions.
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",

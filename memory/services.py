@@ -40,6 +40,8 @@ from memory.models import (
     KnowledgeItem,
 )
 from retrieval import events
+from retrieval.documents import item_text
+from retrieval.embedding.ahead import embedded_ahead
 
 AUTOMATIC_SOURCES = {"llm_extract", "consolidation", "error_auto", "discovery"}
 UPDATABLE = (
@@ -194,7 +196,7 @@ def memory_create(
         "agent": agent,
     }
     row = _new_row(user, arguments, check_enabled=True)
-    with transaction.atomic():
+    with embedded_ahead([item_text(content=row["content"])]), transaction.atomic():
         [item] = items_store(user=user, rows=[row])
         events.items_changed(user.pk, upserted=[item.pk])
     return item
@@ -290,7 +292,8 @@ def memory_update(
     if not changes:
         raise ValidationError("Nothing to update: give at least one field.", code="empty")
     cleaned = _clean_fields(user, changes, source=source)
-    with transaction.atomic():
+    texts = [item_text(content=cleaned["content"])] if "content" in cleaned else []
+    with embedded_ahead(texts), transaction.atomic():
         item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
         _revise(item, cleaned, source=source, token=token, reason=reason)
         events.items_changed(user.pk, upserted=[item.pk])

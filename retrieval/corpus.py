@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import F
 
 from retrieval import written
 from retrieval.changelog import log_changes
@@ -58,6 +57,18 @@ def generation_read(corpus: Corpus, owner_id: int) -> int:
     return int(row[0]) if row else 0
 
 
+def _increment(field: str, owner_id: int) -> int | None:
+    """+1 and the new value in one statement; None when the owner has no row yet."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE memory_indexgeneration SET {field} = {field} + 1 WHERE user_id = %s "
+            f"RETURNING {field}",
+            [owner_id],
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else None
+
+
 def generation_bump(corpus: Corpus, owner_id: int, changed: Iterable[int] | None = None) -> int:
     """+1 inside the caller's transaction; returns the new value (the row stays locked).
 
@@ -65,12 +76,10 @@ def generation_bump(corpus: Corpus, owner_id: int, changed: Iterable[int] | None
     catch up on just those rows; None means "anything may have changed": every process
     behind rebuilds that index.
     """
-    field = corpus.generation_field
-    rows = IndexGeneration.objects.filter(user_id=owner_id)
-    if not rows.update(**{field: F(field) + 1}):
+    generation = _increment(corpus.generation_field, owner_id)
+    if generation is None:  # the owner's first write
         IndexGeneration.objects.get_or_create(user_id=owner_id)
-        rows.update(**{field: F(field) + 1})
-    generation = generation_read(corpus, owner_id)
+        generation = _increment(corpus.generation_field, owner_id)
     changed = None if changed is None else list(changed)
     if changed is not None:
         log_changes(corpus.name, owner_id, generation, changed)

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable
 
 from retrieval.corpus import ITEMS, TURNS, generation_bump, generation_read
 
-Listener = Callable[[int, list[int], list[int]], None]
+Listener = Callable[[int, list[int], list[int], int], None]
 _listeners: list[Listener] = []
 _turn_listeners: list[Listener] = []
 
 
 def listen(listener: Listener) -> None:
-    """Register `listener(owner_id, upserted_ids, removed_ids)`, called after a bump."""
+    """Register `listener(owner_id, upserted_ids, removed_ids, generation)`, called after
+    a bump with the generation it made."""
     if listener not in _listeners:
         _listeners.append(listener)
 
@@ -41,7 +42,7 @@ def items_changed(
     upserted, removed = list(upserted), list(removed)
     generation = generation_bump(ITEMS, owner_id, [*upserted, *removed])
     for listener in _listeners:
-        listener(owner_id, upserted, removed)
+        listener(owner_id, upserted, removed, generation)
     return generation
 
 
@@ -50,6 +51,6 @@ def turns_changed(
 ) -> None:
     """Record that turns of `owner_id` were added or deleted (inside the write's transaction)."""
     upserted, removed = list(upserted), list(removed)
-    generation_bump(TURNS, owner_id, [*upserted, *removed])
+    generation = generation_bump(TURNS, owner_id, [*upserted, *removed])
     for listener in _turn_listeners:
-        listener(owner_id, upserted, removed)
+        listener(owner_id, upserted, removed, generation)

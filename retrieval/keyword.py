@@ -91,7 +91,8 @@ def search(
     mine = owner_terms(spec, _owner_of(where))
     counts = {term: mine.frequency(term) for term in terms}
     if connection.vendor == "sqlite":
-        terms = [t for t in terms if _document_frequency(spec, t) <= COST_CAP]
+        everyones = _document_frequencies(spec, terms)
+        terms = [t for t in terms if everyones[t] <= COST_CAP]
     terms = _within_budget(terms, counts, ANY_TERM_BUDGET if any_term else OR_BUDGET)
     if not terms:
         return []
@@ -170,22 +171,28 @@ _df_cache: dict[tuple[str, str], tuple[int, float]] = {}
 _df_lock = threading.Lock()
 
 
-def _document_frequency(spec: FullTextSpec, term: str) -> int:
-    key = (spec.fts, stem(term))
+def _document_frequencies(spec: FullTextSpec, terms: list[str]) -> dict[str, int]:
+    """{term: rows of all owners holding it} (SQLite's FTS5 counts), one query for those
+    not counted in the last DF_SECONDS."""
     now = time.monotonic()
+    stems = {term: stem(term) for term in terms}
     with _df_lock:
-        cached = _df_cache.get(key)
-    if cached and cached[1] > now:
-        return cached[0]
+        cached = {t: _df_cache.get((spec.fts, s)) for t, s in stems.items()}
+    counts = {t: hit[0] for t, hit in cached.items() if hit and hit[1] > now}
+    missing = list(dict.fromkeys(s for t, s in stems.items() if t not in counts))
+    if not missing:
+        return counts
+    marks = ", ".join(["%s"] * len(missing))
+    sql = f"SELECT term, doc FROM {vocab_table(spec)} WHERE term IN ({marks})"
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT doc FROM {vocab_table(spec)} WHERE term = %s", [key[1]])
-        row = cursor.fetchone()
-    count = int(row[0]) if row else 0
+        cursor.execute(sql, missing)
+        found = {term: int(doc) for term, doc in cursor.fetchall()}
     with _df_lock:
         if len(_df_cache) > 50_000:
             _df_cache.clear()
-        _df_cache[key] = (count, now + DF_SECONDS)
-    return count
+        for key in missing:
+            _df_cache[(spec.fts, key)] = (found.get(key, 0), now + DF_SECONDS)
+    return {t: counts[t] if t in counts else found.get(s, 0) for t, s in stems.items()}
 
 
 def term_weights(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:

@@ -2,8 +2,9 @@
 
 Listeners registered with `retrieval.events` collect the ids a transaction changed; one
 callback per transaction (transaction.on_commit) then updates this process's index and
-embeds the new texts in one batch. A rolled-back transaction drops its callback, so
-nothing is embedded or indexed for it.
+embeds the new texts in one batch (those a service embedded ahead of its transaction,
+`retrieval.embedding.ahead`, are stored with their rows and need nothing more). A
+rolled-back transaction drops its callback, so nothing is embedded or indexed for it.
 """
 
 import logging
@@ -12,7 +13,8 @@ from django.db import transaction
 
 from core import health
 from retrieval import events
-from retrieval.corpus import CORPORA, ITEMS, TURNS, Corpus, generation_read
+from retrieval.corpus import CORPORA, ITEMS, TURNS, Corpus
+from retrieval.embedding.ahead import store_ahead
 from retrieval.embedding.health import embedder_health
 from retrieval.embedding.services import sync_committed
 
@@ -58,23 +60,29 @@ def _pending() -> _PendingWrites | None:
     return pending
 
 
-def _record(corpus: Corpus, owner_id: int, upserted: list[int], removed: list[int]) -> None:
-    generation = generation_read(corpus, owner_id)
+def _record(
+    corpus: Corpus, owner_id: int, upserted: list[int], removed: list[int], generation: int
+) -> None:
     pending = _pending()
     if pending is None:
         pending = _PendingWrites()
         pending.add(corpus, owner_id, [*upserted, *removed], generation)
         pending()
     else:
+        store_ahead(corpus, owner_id, upserted)  # vectors computed before the transaction
         pending.add(corpus, owner_id, [*upserted, *removed], generation)
 
 
-def on_items_changed(owner_id: int, upserted: list[int], removed: list[int]) -> None:
-    _record(ITEMS, owner_id, upserted, removed)
+def on_items_changed(
+    owner_id: int, upserted: list[int], removed: list[int], generation: int
+) -> None:
+    _record(ITEMS, owner_id, upserted, removed, generation)
 
 
-def on_turns_changed(owner_id: int, upserted: list[int], removed: list[int]) -> None:
-    _record(TURNS, owner_id, upserted, removed)
+def on_turns_changed(
+    owner_id: int, upserted: list[int], removed: list[int], generation: int
+) -> None:
+    _record(TURNS, owner_id, upserted, removed, generation)
 
 
 def install() -> None:

@@ -4,6 +4,8 @@ another user's rows change neither this user's dedup nor the relevance of their 
 import threading
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memory import services
 from memory.models import KnowledgeItem
@@ -76,3 +78,17 @@ def test_words_are_stemmed_right_by_many_threads_at_once():
         thread.join()
     assert errors == []
 
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="FTS5's counts are SQLite's")
+def test_everyones_counts_of_a_texts_words_are_read_in_one_query(alice, bob):
+    services.memory_create(user=alice, content="Alice grows tomatoes and basil")
+    services.memory_create(user=bob, content="Bob grows basil")
+    keyword.clear_caches()
+    words = ["grows", "basil", "tomatoes", "zeppelin"]
+    with CaptureQueriesContext(connection) as queries:
+        counts = keyword._document_frequencies(KNOWLEDGE_FTS, words)
+    assert counts == {"grows": 2, "basil": 2, "tomatoes": 1, "zeppelin": 0}
+    assert len(queries.captured_queries) == 1
+    with CaptureQueriesContext(connection) as queries:  # counted a moment ago: no query
+        assert keyword._document_frequencies(KNOWLEDGE_FTS, words[:2]) == {"grows": 2, "basil": 2}
+    assert queries.captured_queries == []

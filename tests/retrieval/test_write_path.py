@@ -46,16 +46,6 @@ def test_it_embeds_a_new_item_on_commit_with_the_current_model(alice, commit):
     assert from_bytes(item.embedding, 384) is not None
 
 
-def test_nothing_is_embedded_before_the_transaction_commits(
-    alice, django_capture_on_commit_callbacks
-):
-    with django_capture_on_commit_callbacks() as callbacks:
-        item = memory_create(user=alice, content="Alice keeps bees on her balcony")
-        item.refresh_from_db()
-        assert item.embedding is None
-    assert len(callbacks) == 1  # one collector for the whole transaction
-
-
 def test_a_rolled_back_write_is_neither_embedded_nor_indexed(alice, commit):
     with commit():
         try:

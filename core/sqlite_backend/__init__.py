@@ -1,0 +1,1 @@
+"""SQLite with a queue for its write lock (the embedded default's database backend)."""
