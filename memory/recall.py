@@ -112,7 +112,7 @@ def recall(
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         via=provenance.items_via_turns(user.pk, query or "", where),
     )
-    items = owned.select_related("agent").in_bulk([r.id for r in ranked])
+    items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
     return [
         Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
         for r in ranked

@@ -108,14 +108,12 @@ def candidates(
     text, time and speaker, which also keeps only rows `where` allows.
     """
     text = vocabulary.vector_text(owner_id, query)
-    prefetch(text)  # the model embeds while the keyword stage runs its SQL
+    embedding = prefetch(text)  # the model embeds while the keyword stage runs its SQL ...
     by_keyword = keyword.search(corpus.fts, query, where, limit)
-    vector = query_vector(text)
-    index = (
-        index_for(corpus, owner_id, current_model_id(), current_dim())
-        if vector is not None
-        else None
-    )
+    # ... and while the owner's index is brought current.
+    index = index_for(corpus, owner_id, current_model_id(), current_dim()) if embedding else None
+    vector = query_vector(text) if index is not None else None
+    index = index if vector is not None else None
     by_vector = index.search(vector, limit * OVERFETCH) if index is not None else []
     found: dict[int, Candidate] = {}
     for row_id, _ in by_keyword:

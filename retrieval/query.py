@@ -52,17 +52,20 @@ def _embed(embedder, key: tuple[str, str]) -> np.ndarray:
     return vector
 
 
-def prefetch(text: str) -> None:
-    """Start embedding `text` in the background (nothing when cached or under way)."""
+def prefetch(text: str) -> bool:
+    """Start embedding `text` in the background (nothing when cached or under way).
+
+    Returns whether there is an embedder to wait for (False: recall is keyword-only)."""
     try:
         embedder = get_embedder()
     except EmbedderError:
-        return
+        return False
     key = (embedder.model_id, text)
     with _lock:
         if key in _cache or key in _pending or len(_pending) >= MAX_PENDING:
-            return
+            return True
         _pending[key] = _executor().submit(_embed, embedder, key)
+    return True
 
 
 def query_vector(text: str) -> np.ndarray | None:
