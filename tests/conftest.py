@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
-from retrieval import termstats, vocabulary
+from retrieval import indexes, keyword, query, vocabulary
 
 
 @pytest.fixture(autouse=True)
@@ -13,14 +13,20 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+def _clear_search_caches() -> None:
+    vocabulary.clear_cache()
+    keyword.clear_caches()  # with the owners' word counts (termstats)
+    indexes.index_cache().clear()
+    query.clear_cache()
+
+
 @pytest.fixture(autouse=True)
-def _fresh_vocabulary():
-    # Owner ids come back after a rolled-back test; a sampled vocabulary must not.
-    vocabulary.clear_cache()
-    termstats.clear_cache()
+def _fresh_search_caches():
+    # Owner ids and generations come back after a rolled-back test; what a process cached
+    # of an earlier test's rows (vocabulary, word counts, vector indexes) must not.
+    _clear_search_caches()
     yield
-    vocabulary.clear_cache()
-    termstats.clear_cache()
+    _clear_search_caches()
 
 
 @pytest.fixture

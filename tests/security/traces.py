@@ -58,7 +58,7 @@ def rows_pointing_at(item_ids: set[int]) -> list[str]:
 
 
 @pytest.fixture
-def announced(monkeypatch) -> list[tuple[int, list[int], list[int]]]:
+def announced(monkeypatch) -> list[tuple[int, list[int], list[int], int]]:
     """Every items_changed announcement, as the vector index of any process hears it."""
     heard: list[Any] = []
     monkeypatch.setattr(events, "_listeners", [*events._listeners, lambda *a: heard.append(a)])
@@ -66,4 +66,4 @@ def announced(monkeypatch) -> list[tuple[int, list[int], list[int]]]:
 
 
 def removed_for(heard: list[Any], owner_id: int) -> set[int]:
-    return {pk for owner, _, removed in heard if owner == owner_id for pk in removed}
+    return {pk for owner, _, removed, _ in heard if owner == owner_id for pk in removed}

@@ -7,6 +7,7 @@ from memory import services
 from memory.admin import MASK
 from memory.models import KnowledgeItem
 from memory.recall import recall
+from retrieval.embedding import current_model_id, get_embedder, to_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -108,7 +109,9 @@ def test_staff_edits_go_through_memory_update(staff_web, alice):
     assert response.status_code == 302, response.content.decode()[:2000]
     item.refresh_from_db()
     assert (item.content, item.category) == ("Prefers green tea.", "preference")
-    assert item.embedding is None  # re-embedded like any content change
+    # The old vector is gone: the new content's own is stored with the change.
+    assert item.embedding_model == current_model_id()
+    assert bytes(item.embedding) == to_bytes(get_embedder().embed([item.content])[0])
     assert item.owner_id == alice.pk
     [version] = item.versions.all()  # the earlier text is kept, written by a person
     assert (version.content, version.change_source) == ("Prefers tea over coffee.", "user")

@@ -6,6 +6,7 @@ from django.test import Client
 from memory import services
 from memory.models import KnowledgeItem, MemoryVersion
 from memory.recall import recall
+from retrieval.embedding import current_model_id, get_embedder, to_bytes
 from tests.web.seed import seed_month
 
 pytestmark = pytest.mark.django_db
@@ -96,7 +97,9 @@ def test_edit_changes_only_what_changed(alice_web, alice):
         "preference",
         "home",
     )
-    assert item.embedding is None  # changed content is embedded again
+    # The old vector is gone: the new content's own is stored with the change.
+    assert item.embedding_model == current_model_id()
+    assert bytes(item.embedding) == to_bytes(get_embedder().embed([item.content])[0])
     assert item.source == "tool"  # the origin stays what it was
 
 
