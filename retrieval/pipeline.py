@@ -113,7 +113,8 @@ def candidates(
     # ... and while the owner's index is brought current.
     index = index_for(corpus, owner_id, current_model_id(), current_dim()) if embedding else None
     vector = query_vector(text) if index is not None else None
-    index = index if vector is not None else None
+    if vector is None:  # no embedder, or it failed: keyword-only
+        index = None
     by_vector = index.search(vector, limit * OVERFETCH) if index is not None else []
     found: dict[int, Candidate] = {}
     for row_id, _ in by_keyword:

@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
-from retrieval import indexes, keyword, query, vocabulary
+from retrieval import indexes, keyword, query, rerank, vocabulary
 
 
 @pytest.fixture(autouse=True)
@@ -18,12 +18,14 @@ def _clear_search_caches() -> None:
     keyword.clear_caches()  # with the owners' word counts (termstats)
     indexes.index_cache().clear()
     query.clear_cache()
+    rerank.reset()  # a reranker failure remembered by an earlier test
 
 
 @pytest.fixture(autouse=True)
 def _fresh_search_caches():
     # Owner ids and generations come back after a rolled-back test; what a process cached
-    # of an earlier test's rows (vocabulary, word counts, vector indexes) must not.
+    # of an earlier test's rows (vocabulary, word counts, vector indexes, query vectors)
+    # must not.
     _clear_search_caches()
     yield
     _clear_search_caches()

@@ -4,7 +4,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from retrieval import indexes, query, rerank
+from retrieval import indexes
 from tests.fake_model_server import FakeModelServer
 
 # Alice's facts: distinct topics, so each question has one right answer.
@@ -15,18 +15,6 @@ ALICE_FACTS = [
     "The team retro is on Thursdays at 3pm",
     "Alice's laptop is a ThinkPad X1 running Fedora",
 ]
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """Each test starts (and leaves) with empty per-process index and query caches."""
-    indexes.index_cache().clear()
-    query.clear_cache()
-    rerank.reset()
-    yield
-    indexes.index_cache().clear()
-    query.clear_cache()
-    rerank.reset()
 
 
 @pytest.fixture

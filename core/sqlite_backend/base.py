@@ -101,15 +101,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
         try:
             return super()._commit()
         finally:
-            if self._writers is not None and not self._in_transaction():
-                self._writers.release()
+            self._let_go()
 
     def _rollback(self) -> None:
         try:
             return super()._rollback()
         finally:
-            if self._writers is not None:
-                self._writers.release()
+            self._let_go()
 
     def _close(self) -> None:
         try:
@@ -118,6 +116,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
             if self._writers is not None:
                 self._writers.close()
 
-    def _in_transaction(self) -> bool:
-        """Whether SQLite still holds a transaction open (a COMMIT that failed keeps it)."""
-        return self.connection is not None and self.connection.in_transaction
+    def _let_go(self) -> None:
+        """Give the queue back once SQLite has ended the transaction (a COMMIT or ROLLBACK
+        that failed leaves it open, and SQLite's lock held with it)."""
+        open_still = self.connection is not None and self.connection.in_transaction
+        if self._writers is not None and not open_still:
+            self._writers.release()
