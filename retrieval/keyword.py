@@ -79,6 +79,21 @@ def search(
 
     `any_term` skips the AND pass (dedup wants every item sharing a word).
     """
+    hits = search_rows(spec, text, where, limit, any_term=any_term)
+    return [(row_id, score) for row_id, score, _ in hits]
+
+
+def search_rows(
+    spec: FullTextSpec,
+    text: str,
+    where: Where,
+    limit: int,
+    *,
+    columns: tuple[str, ...] = (),
+    any_term: bool = False,
+) -> list[tuple[int, float, tuple]]:
+    """`search`, each hit with the values of `columns` (SQL on the model table `t`) read
+    by the same statement: recall needs the found rows' text anyway."""
     if not any(c.startswith("t.owner_id") for c in where.clauses):
         raise ValueError("keyword search must be scoped to one owner")
     terms = query_terms(text, drop_stopwords=True) or query_terms(text)
@@ -97,10 +112,10 @@ def search(
     if not terms:
         return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
-    hits = run(spec, terms, "AND", where, limit) if len(terms) > 1 and not any_term else []
+    hits = run(spec, terms, "AND", where, limit, columns) if len(terms) > 1 and not any_term else []
     if len(hits) < limit:
-        seen = {row_id for row_id, _ in hits}
-        extra = [hit for hit in run(spec, terms, "OR", where, limit) if hit[0] not in seen]
+        seen = {hit[0] for hit in hits}
+        extra = [hit for hit in run(spec, terms, "OR", where, limit, columns) if hit[0] not in seen]
         hits += extra[: limit - len(hits)]
     return hits
 
@@ -115,20 +130,28 @@ def _owner_of(where: Where) -> int:
     raise ValueError("keyword search must be scoped to one owner")
 
 
-def _sqlite(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+def _extra(columns: tuple[str, ...]) -> str:
+    return "".join(f", {c}" for c in columns)
+
+
+def _sqlite(
+    spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int, columns: tuple
+) -> list[tuple[int, float, tuple]]:
     match = f" {op} ".join(f'"{t}"' for t in terms)
     weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec])
     sql = (
-        f"SELECT t.id, bm25({spec.fts}, {weights}) AS rank FROM {spec.fts} "
+        f"SELECT t.id, bm25({spec.fts}, {weights}) AS rank{_extra(columns)} FROM {spec.fts} "
         f"JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
         f"WHERE {spec.fts} MATCH %s{where.sql()} ORDER BY rank LIMIT %s"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [match, *where.params, limit])
-        return [(row[0], -float(row[1])) for row in cursor.fetchall()]
+        return [(row[0], -float(row[1]), row[2:]) for row in cursor.fetchall()]
 
 
-def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int):
+def _postgres(
+    spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int, columns: tuple
+) -> list[tuple[int, float, tuple]]:
     # PostgreSQL's ts_rank knows no inverse document frequency: a name present in every
     # row would weigh as much as a rare word. Each term's ts_rank is therefore weighted
     # by its BM25 idf among the owner's rows.
@@ -141,13 +164,13 @@ def _postgres(spec: FullTextSpec, terms: list[str], op: str, where: Where, limit
     rank = " + ".join(f"%s * ts_rank(t.search_tsv, s.q{n}, 1)" for n in range(len(weights)))
     parts = "".join(f", plainto_tsquery('english', %s) AS q{n}" for n in range(len(weights)))
     sql = (
-        f"SELECT t.id, ({rank or '0'}) AS rank "
+        f"SELECT t.id, ({rank or '0'}) AS rank{_extra(columns)} "
         f"FROM {spec.table} t, (SELECT {query} AS q{parts}) s "
         f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*weights.values(), text, *weights.keys(), *where.params, limit])
-        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+        return [(row[0], float(row[1]), row[2:]) for row in cursor.fetchall()]
 
 
 def _owner_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:

@@ -103,13 +103,19 @@ def candidates(
 ) -> dict[int, Candidate]:
     """What the vector and keyword stages propose (at most `limit` each), with evidence.
 
-    One embedding (made while the keyword search runs), one vector search (plus an exact
-    one among the keyword-only rows), the keyword search, and one query for the rows'
-    text, time and speaker, which also keeps only rows `where` allows.
+    One embedding, made while the keyword search runs its SQL (which also reads the found
+    rows' text, so their coverage is known before the embedding is), one vector search
+    (plus an exact one among the keyword-only rows), and one query for the text, time and
+    speaker of the rows only the vector stage found, which also keeps only rows `where`
+    allows.
     """
     text = vocabulary.vector_text(owner_id, query)
     embedding = prefetch(text)  # the model embeds while the keyword stage runs its SQL ...
-    by_keyword = keyword.search(corpus.fts, query, where, limit)
+    active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params))
+    by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
+    rows = {row_id: _row(values) for row_id, _, values in by_keyword}
+    weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
+    covered = {i: relevance.coverage(weights, f"{r[2]} {r[0]}") for i, r in rows.items()}
     # ... and while the owner's index is brought current.
     index = index_for(corpus, owner_id, current_model_id(), current_dim()) if embedding else None
     vector = query_vector(text) if index is not None else None
@@ -117,11 +123,11 @@ def candidates(
         index = None
     by_vector = index.search(vector, limit * OVERFETCH) if index is not None else []
     found: dict[int, Candidate] = {}
-    for row_id, _ in by_keyword:
-        found.setdefault(row_id, Candidate(row_id)).keyword_rank = len(found)
+    for row_id, _, _ in by_keyword:
+        found.setdefault(row_id, Candidate(row_id))
     for row_id, cosine in by_vector:
         found.setdefault(row_id, Candidate(row_id)).cosine = cosine
-    rows = _rows(corpus, where, list(found))
+    rows.update(_rows(corpus, where, [i for i in found if i not in rows]))
     if index is not None:
         stale = [i for i, _ in by_vector if i not in rows]
         if stale and len(rows) < len(found):
@@ -131,8 +137,8 @@ def candidates(
     for rank, row_id in enumerate(vector_ids, start=1):
         found[row_id].vector_rank = rank
         found[row_id].stages.add("vector")
-    for rank, (row_id, _) in enumerate(r for r in by_keyword if r[0] in found):
-        found[row_id].keyword_rank = rank + 1
+    for rank, (row_id, _, _) in enumerate(by_keyword, start=1):
+        found[row_id].keyword_rank = rank
         found[row_id].stages.add("keyword")
     found = {i: c for i, c in found.items() if c.stages}
     missing = [i for i, c in found.items() if c.cosine is None]
@@ -140,25 +146,34 @@ def candidates(
         exact = dict(index.search(vector, len(missing), allowed=np.array(missing, dtype=np.int64)))
         for row_id in missing:
             found[row_id].cosine = exact.get(row_id)
-    weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
     for row_id, candidate in found.items():
         candidate.text, candidate.moment, candidate.speaker = rows[row_id]
-        candidate.covered = relevance.coverage(weights, f"{candidate.speaker} {candidate.text}")
+        candidate.covered = covered.get(row_id)
+        if candidate.covered is None:
+            candidate.covered = relevance.coverage(weights, f"{candidate.speaker} {candidate.text}")
     return found
+
+
+def _columns(corpus: Corpus) -> tuple[str, str, str]:
+    """A row's text, time and speaker, as SQL on the corpus table `t`."""
+    return ("t.content", corpus.time_column, corpus.speaker_column or "''")
+
+
+def _row(values: tuple) -> tuple[str, datetime | None, str]:
+    return (values[0] or "", _aware(values[1]), values[2] or "")
 
 
 def _rows(corpus: Corpus, where: keyword.Where, ids: list[int]) -> dict[int, tuple]:
     """{id: (text, time, speaker)} of those of `ids` that `where` allows."""
     if not ids:
         return {}
-    speaker = corpus.speaker_column or "''"
     sql = (
-        f"SELECT t.id, t.content, {corpus.time_column}, {speaker} FROM {corpus.table} t "
+        f"SELECT t.id, {', '.join(_columns(corpus))} FROM {corpus.table} t "
         f"WHERE {corpus.active_sql}{where.sql()} AND t.id IN ({', '.join(['%s'] * len(ids))})"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*where.params, *ids])
-        return {row[0]: (row[1] or "", _aware(row[2]), row[3] or "") for row in cursor.fetchall()}
+        return {row[0]: _row(row[1:]) for row in cursor.fetchall()}
 
 
 def _aware(value: Any) -> datetime | None:

@@ -47,9 +47,10 @@ def test_a_pinned_memory_never_fades_and_the_api_shows_the_pin(alice_api):
     decay()
     assert active(pinned) and not active(plain)
     # Unpinning through PATCH makes it ordinary again.
-    assert alice_api.patch(f"{MEMORIES}{pinned}/", {"pinned": False}, format="json").json()[
-        "pinned"
-    ] is False
+    assert (
+        alice_api.patch(f"{MEMORIES}{pinned}/", {"pinned": False}, format="json").json()["pinned"]
+        is False
+    )
 
 
 def test_a_memory_shown_in_the_system_prompt_survives_decay(alice_api):

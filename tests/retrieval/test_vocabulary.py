@@ -142,8 +142,12 @@ def test_a_new_conversations_speakers_and_common_words_count_at_once(alice, comm
         turns_append_many(
             user=alice,
             turns=[
-                {"session_id": "s", "role": "user", "speaker": "Melanie",
-                 "content": f"Melanie tried {hobby} with {friend}"}
+                {
+                    "session_id": "s",
+                    "role": "user",
+                    "speaker": "Melanie",
+                    "content": f"Melanie tried {hobby} with {friend}",
+                }
                 for hobby, friend in zip(HOBBIES, FRIENDS, strict=True)
             ],  # fmt: skip
         )
