@@ -64,9 +64,17 @@ def environ(tmp_path):
     return env
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.parametrize(
+    ("signum", "to_group"),
+    [
+        (signal.SIGTERM, False),  # a service manager, `kill`
+        (signal.SIGHUP, False),
+        (signal.SIGINT, False),
+        (signal.SIGINT, True),  # Ctrl-C: the terminal signals its whole foreground group
+    ],
+)
 def test_a_stop_signal_stops_the_web_server_and_the_worker_and_frees_the_port(
-    environ, tmp_path, signum
+    environ, tmp_path, signum, to_group
 ):
     port = free_port()
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
@@ -82,11 +90,17 @@ def test_a_stop_signal_stops_the_web_server_and_the_worker_and_frees_the_port(
         _until(lambda: len(_tree(serve.pid)) >= 4, "gunicorn's and qcluster's own workers")
         seen = _tree(serve.pid)
 
-        serve.send_signal(signum)  # to serve alone, as a service manager or `kill` does
+        if to_group:
+            os.killpg(serve.pid, signum)
+        else:
+            serve.send_signal(signum)
 
         assert serve.wait(timeout=WAIT) == 0, (tmp_path / "serve.log").read_text()[-3000:]
         _until(lambda: not any(_running(pid) for pid in seen), "every child to exit")
         assert not _port_open(port)
+        said = (tmp_path / "serve.log").read_text()
+        # Every process ended by itself: none aborted, none had to be killed.
+        assert "terminate called" not in said and "was sent SIG" not in said, said[-3000:]
     finally:
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)

@@ -3,6 +3,12 @@
 The signal is passed on to both children (SIGHUP as SIGTERM: gunicorn would take a
 HUP as "reload") and serve waits for them, up to STOP_GRACE_SECONDS, before it exits;
 children still running then are killed. A second signal while stopping stops waiting.
+
+Each child runs in a process group of its own, so a Ctrl-C in the terminal reaches serve
+alone and each child gets the stop signal once, from serve. Sent to the whole group as
+well, it reached qcluster twice within a moment, and django-q2's cluster deadlocks on a
+stop signal that arrives while its handler of the first still holds its lock: its
+processes stayed behind after serve had given up on them.
 """
 
 import os
@@ -76,6 +82,8 @@ class Command(BaseCommand):
                 "--graceful-timeout",
                 "10",
                 "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
+                "--config",
+                "python:gaia_site.gunicorn_conf",  # how a preloaded worker ends
                 "--access-logfile",
                 "-",
                 "--access-logformat",
@@ -93,7 +101,7 @@ class Command(BaseCommand):
         try:
             env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
             for name, cmd in commands.items():
-                procs[name] = subprocess.Popen(cmd, env=env)
+                procs[name] = subprocess.Popen(cmd, env=env, process_group=0)
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "

@@ -1,0 +1,24 @@
+"""Gunicorn settings `serve` starts it with (`--config python:gaia_site.gunicorn_conf`).
+
+A worker is forked from a master that loaded the embedding model (`--preload`), so the
+model runtime's native thread pool exists only in the master. A worker ending like any
+Python process runs the runtime's C++ destructors, which then abort ("terminate called
+after throwing an instance of 'std::system_error'", SIGABRT) on every stop. So a worker
+ends with `os._exit` once gunicorn is done with it, with the exit code it was leaving with:
+its requests are answered, its logs are flushed here, and the operating system closes its
+files and connections as on any exit.
+"""
+
+import logging
+import os
+import sys
+from typing import Any
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    leaving = sys.exc_info()[1]  # gunicorn calls this while the worker's SystemExit unwinds
+    code = leaving.code if isinstance(leaving, SystemExit) else (1 if leaving else 0)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else 1)
