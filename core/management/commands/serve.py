@@ -8,9 +8,12 @@ Each child runs in a process group of its own, so a Ctrl-C in the terminal reach
 alone and each child gets the stop signal once, from serve. Sent to the whole group as
 well, it reached qcluster twice within a moment, and django-q2's cluster deadlocks on a
 stop signal that arrives while its handler of the first still holds its lock: its
-processes stayed behind after serve had given up on them.
+processes stayed behind after serve had given up on them. On Linux each child is also
+sent SIGTERM by the kernel when serve dies, however it dies (even by SIGKILL), so a
+child outside serve's group is never left running on its own.
 """
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -29,6 +32,8 @@ STOP_GRACE_SECONDS = 15
 ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PR_SET_PDEATHSIG = 1  # prctl(2)
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 # What each child gets for the signal serve received.
 FORWARD = {
     signal.SIGINT: signal.SIGINT,
@@ -47,6 +52,11 @@ class Stop(Exception):
 
 def _raise_stop(signum: int, frame) -> None:
     raise Stop(signum)
+
+
+def _ended_with_serve() -> None:
+    """Run in a child before it starts: the kernel sends it SIGTERM when serve dies."""
+    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class Command(BaseCommand):
@@ -101,7 +111,12 @@ class Command(BaseCommand):
         try:
             env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
             for name, cmd in commands.items():
-                procs[name] = subprocess.Popen(cmd, env=env, process_group=0)
+                procs[name] = subprocess.Popen(
+                    cmd,
+                    env=env,
+                    process_group=0,
+                    preexec_fn=_ended_with_serve if _LIBC else None,  # noqa: PLW1509
+                )
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "
