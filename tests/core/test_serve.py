@@ -64,18 +64,9 @@ def environ(tmp_path):
     return env
 
 
-@pytest.mark.parametrize(
-    ("signum", "to_group"),
-    [
-        (signal.SIGTERM, False),  # a service manager, `kill`
-        (signal.SIGHUP, False),
-        (signal.SIGINT, False),
-        (signal.SIGINT, True),  # Ctrl-C: the terminal signals its whole foreground group
-    ],
-)
-def test_a_stop_signal_stops_the_web_server_and_the_worker_and_frees_the_port(
-    environ, tmp_path, signum, to_group
-):
+@pytest.fixture
+def served(environ, tmp_path):
+    """`serve` running with its web server and worker up: (process, port, every pid of it)."""
     port = free_port()
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
     serve = subprocess.Popen(
@@ -89,18 +80,7 @@ def test_a_stop_signal_stops_the_web_server_and_the_worker_and_frees_the_port(
         _until(lambda: len(children(serve.pid)) == 2, "the web server and the worker")
         _until(lambda: len(_tree(serve.pid)) >= 4, "gunicorn's and qcluster's own workers")
         seen = _tree(serve.pid)
-
-        if to_group:
-            os.killpg(serve.pid, signum)
-        else:
-            serve.send_signal(signum)
-
-        assert serve.wait(timeout=WAIT) == 0, (tmp_path / "serve.log").read_text()[-3000:]
-        _until(lambda: not any(_running(pid) for pid in seen), "every child to exit")
-        assert not _port_open(port)
-        said = (tmp_path / "serve.log").read_text()
-        # No worker aborted on its way out (a native runtime's threads at interpreter exit).
-        assert "terminate called" not in said and "SIGABRT" not in said, said[-3000:]
+        yield serve, port, seen
     finally:
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
@@ -110,27 +90,37 @@ def test_a_stop_signal_stops_the_web_server_and_the_worker_and_frees_the_port(
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.parametrize(
+    ("signum", "to_group"),
+    [
+        (signal.SIGTERM, False),  # a service manager, `kill`
+        (signal.SIGHUP, False),
+        (signal.SIGINT, False),
+        (signal.SIGINT, True),  # Ctrl-C: the terminal signals its whole foreground group
+    ],
+)
+def test_a_stop_signal_stops_the_web_server_and_the_worker_and_frees_the_port(
+    served, tmp_path, signum, to_group
+):
+    serve, port, seen = served
+    if to_group:
+        os.killpg(serve.pid, signum)
+    else:
+        serve.send_signal(signum)
+
+    assert serve.wait(timeout=WAIT) == 0, (tmp_path / "serve.log").read_text()[-3000:]
+    _until(lambda: not any(_running(pid) for pid in seen), "every child to exit")
+    assert not _port_open(port)
+    said = (tmp_path / "serve.log").read_text()
+    # No worker aborted on its way out (a native runtime's threads at interpreter exit).
+    assert "terminate called" not in said and "SIGABRT" not in said, said[-3000:]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal")
-def test_the_children_stop_when_serve_is_killed_outright(environ, tmp_path):
-    port = free_port()
-    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
-    serve = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port), "--workers", "1"],
-        cwd=ROOT, env=environ, stdout=log, stderr=log, start_new_session=True,
-    )  # fmt: skip
-    log.close()
-    seen: list[int] = []
-    try:
-        _until(lambda: _answers(f"http://127.0.0.1:{port}/api/v1/health/"), "the web server")
-        _until(lambda: len(_tree(serve.pid)) >= 4, "gunicorn's and qcluster's own workers")
-        seen = _tree(serve.pid)
+def test_the_children_stop_when_serve_is_killed_outright(served):
+    serve, port, seen = served
+    serve.kill()  # SIGKILL: serve cannot pass anything on
+    serve.wait(timeout=WAIT)
 
-        serve.kill()  # SIGKILL: serve cannot pass anything on
-        serve.wait(timeout=WAIT)
-
-        _until(lambda: not any(_running(pid) for pid in seen), "every child to exit")
-        assert not _port_open(port)
-    finally:
-        for pid in seen:
-            if _running(pid):
-                os.kill(pid, signal.SIGKILL)
+    _until(lambda: not any(_running(pid) for pid in seen), "every child to exit")
+    assert not _port_open(port)
