@@ -101,7 +101,6 @@ def recall(
     )
     owned = KnowledgeItem.objects.for_user(user)
     stored_query = perspective.as_stored(query or "")
-    pipeline.embed_ahead(user.pk, stored_query)  # made while the conversation stage runs
     ranked = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
@@ -110,7 +109,9 @@ def recall(
         top_k=top_k,
         documents=lambda ids: dict(owned.filter(pk__in=ids).values_list("pk", "content")),
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
-        via=provenance.items_via_turns(user.pk, query or "", where),
+        # The conversation stage searches the turns once the items' keyword stage has run:
+        # both keyword stages run while the query is embedded.
+        via=lambda: provenance.items_via_turns(user.pk, query or "", where),
     )
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
     return [

@@ -49,11 +49,6 @@ def _heal(corpus: Corpus, owner_id: int, index: VectorIndex, dropped: list[int])
         index.remove(stale)
 
 
-def embed_ahead(owner_id: int, query: str) -> None:
-    """Start the embedding `candidates` will want for `query`, while the caller goes on."""
-    prefetch(vocabulary.vector_text(owner_id, query))
-
-
 def vector_candidates(
     corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
 ) -> list[tuple[int, float]]:
@@ -98,27 +93,62 @@ class Candidate:
         return relevance.relevance(self.cosine, self.covered)
 
 
-def candidates(
-    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
-) -> dict[int, Candidate]:
-    """What the vector and keyword stages propose (at most `limit` each), with evidence.
+@dataclass
+class Started:
+    """A search whose keyword stage has run while its query is being embedded."""
 
-    One embedding, made while the keyword search runs its SQL (which also reads the found
-    rows' text, so their coverage is known before the embedding is), one vector search
-    (plus an exact one among the keyword-only rows), and one query for the text, time and
-    speaker of the rows only the vector stage found, which also keeps only rows `where`
-    allows.
-    """
+    corpus: Corpus
+    owner_id: int
+    where: keyword.Where
+    limit: int
+    text: str  # what is embedded
+    embedding: bool  # an embedder is working on `text`
+    by_keyword: list[tuple[int, float, tuple]]
+    rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
+    weights: dict[str, float]  # the query's words' idf among the owner's rows
+    covered: dict[int, float]
+
+
+def start(corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int) -> Started:
+    """The part of `candidates` that needs no query vector: the embedding is started, the
+    keyword stage runs its SQL (which also reads the found rows' text) and their coverage
+    is computed, all while the model embeds."""
     text = vocabulary.vector_text(owner_id, query)
-    embedding = prefetch(text)  # the model embeds while the keyword stage runs its SQL ...
+    embedding = prefetch(text)
     active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params))
     by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
     rows = {row_id: _row(values) for row_id, _, values in by_keyword}
     weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
     covered = {i: relevance.coverage(weights, f"{r[2]} {r[0]}") for i, r in rows.items()}
-    # ... and while the owner's index is brought current.
-    index = index_for(corpus, owner_id, current_model_id(), current_dim()) if embedding else None
-    vector = query_vector(text) if index is not None else None
+    return Started(
+        corpus, owner_id, where, limit, text, embedding, by_keyword, rows, weights, covered
+    )
+
+
+def candidates(
+    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
+) -> dict[int, Candidate]:
+    """What the vector and keyword stages propose (at most `limit` each), with evidence.
+
+    One embedding, made while the keyword search runs its SQL (`start`), one vector search
+    (plus an exact one among the keyword-only rows), and one query for the text, time and
+    speaker of the rows only the vector stage found, which also keeps only rows `where`
+    allows.
+    """
+    return finish(start(corpus, owner_id, query, where, limit))
+
+
+def finish(started: Started) -> dict[int, Candidate]:
+    """`candidates` of a started search: its vector stage, once the query's vector is there."""
+    corpus, owner_id, where, limit = started.corpus, started.owner_id, started.where, started.limit
+    by_keyword, rows = started.by_keyword, started.rows
+    # The owner's index is brought current while the model may still be embedding.
+    index = (
+        index_for(corpus, owner_id, current_model_id(), current_dim())
+        if started.embedding
+        else None
+    )
+    vector = query_vector(started.text) if index is not None else None
     if vector is None:  # no embedder, or it failed: keyword-only
         index = None
     by_vector = index.search(vector, limit * OVERFETCH) if index is not None else []
@@ -148,9 +178,11 @@ def candidates(
             found[row_id].cosine = exact.get(row_id)
     for row_id, candidate in found.items():
         candidate.text, candidate.moment, candidate.speaker = rows[row_id]
-        candidate.covered = covered.get(row_id)
+        candidate.covered = started.covered.get(row_id)
         if candidate.covered is None:
-            candidate.covered = relevance.coverage(weights, f"{candidate.speaker} {candidate.text}")
+            candidate.covered = relevance.coverage(
+                started.weights, f"{candidate.speaker} {candidate.text}"
+            )
     return found
 
 
@@ -229,21 +261,25 @@ def ranked(
     query: str,
     where: keyword.Where,
     limit: int,
-    via: Mapping[int, fusion.Fused] | None = None,
+    via: Callable[[], Mapping[int, fusion.Fused]] | None = None,
 ) -> list[fusion.Fused]:
     """Every candidate with its score and relevance, best first.
 
-    `via` gives rows evidence found elsewhere (an item's source turn): a row's score and
-    relevance are the better of its own and that evidence's. Rows of a day the query
-    names, and turns of a speaker it names, score more (they stay as relevant as they are).
+    `via()` gives rows evidence found elsewhere (an item's source turn): a row's score and
+    relevance are the better of its own and that evidence's. It is called once this
+    search's keyword stage has run, so its own search runs while the query is embedded.
+    Rows of a day the query names, and turns of a speaker it names, score more (they stay
+    as relevant as they are).
     """
-    found = candidates(corpus, owner_id, query, where, limit)
+    started = start(corpus, owner_id, query, where, limit)
+    elsewhere = via() if via else {}
+    found = finish(started)
     depth = max(limit, len(found))
     fused: dict[int, fusion.Fused] = {
         i: fusion.Fused(i, score(c, depth), frozenset(c.stages), c.relevance)
         for i, c in found.items()
     }
-    for row_id, other in (via or {}).items():
+    for row_id, other in elsewhere.items():
         mine = fused.get(row_id)
         if mine is None or other.score > mine.score:
             fused[row_id] = fusion.Fused(
@@ -278,7 +314,7 @@ def hybrid(
     top_k: int,
     documents: Callable[[list[int]], dict[int, str]],
     min_relevance: float = 0.0,
-    via: Mapping[int, fusion.Fused] | None = None,
+    via: Callable[[], Mapping[int, fusion.Fused]] | None = None,
 ) -> list[fusion.Fused]:
     """The best rows at least `min_relevance` relevant (reranked when configured), at
     most `top_k`. `documents(ids)` gives the reranker the candidates' text."""

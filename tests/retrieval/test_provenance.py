@@ -7,6 +7,7 @@ import pytest
 from conversations.services import turn_append
 from memory.recall import recall
 from memory.services import memory_create, memory_forget
+from retrieval import keyword, pipeline
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +92,30 @@ def test_an_exact_match_still_leads_when_neighbouring_turns_mention_it(alice, co
     for word in words:
         hits = recall(user=alice, query=word, top_k=5)
         assert hits[0].item.content == f"User enjoys {word}", [h.item.content for h in hits]
+
+
+def test_both_keyword_stages_run_before_recall_waits_for_the_query_vector(
+    alice, learned, monkeypatch
+):
+    """The conversation stage's keyword search is not queued behind the embedding."""
+    steps: list[str] = []
+    search_rows, query_vector = keyword.search_rows, pipeline.query_vector
+
+    def searched(spec, *args, **kwargs):
+        steps.append(f"keyword {spec.table}")
+        return search_rows(spec, *args, **kwargs)
+
+    def waited(text):
+        steps.append("vector")
+        return query_vector(text)
+
+    monkeypatch.setattr(keyword, "search_rows", searched)
+    monkeypatch.setattr(pipeline, "query_vector", waited)
+    hits = recall(user=alice, query="picnic by the lake", top_k=3)
+    assert steps == [
+        "keyword memory_knowledgeitem",
+        "keyword conversations_turn",
+        "vector",  # the turns' vector stage
+        "vector",  # the items' (the same vector, cached)
+    ]
+    assert learned["sourced"].pk in [h.item.pk for h in hits]
