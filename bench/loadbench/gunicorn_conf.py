@@ -1,10 +1,10 @@
 """gunicorn settings for `load_bench`: each worker reports how it kept its indexes current,
-then ends as `serve`'s workers do (`gaia_site/gunicorn_conf.py`)."""
+then ends as `serve`'s workers do (`core/gunicorn_config.py`)."""
 
 import json
 import sys
 
-from gaia_site import gunicorn_conf
+from core import gunicorn_config
 
 
 def worker_exit(server, worker) -> None:
@@ -13,4 +13,4 @@ def worker_exit(server, worker) -> None:
     from retrieval.indexes import index_stats
 
     print(f"index-stats {worker.pid} {json.dumps(index_stats())}", file=sys.stderr, flush=True)
-    gunicorn_conf.worker_exit(server, worker)
+    gunicorn_config.worker_exit(server, worker)

@@ -93,7 +93,7 @@ class Command(BaseCommand):
                 "10",
                 "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
                 "--config",
-                "python:gaia_site.gunicorn_conf",  # how a preloaded worker ends
+                "python:core.gunicorn_config",  # how a preloaded worker ends
                 "--access-logfile",
                 "-",
                 "--access-logformat",

@@ -1,4 +1,5 @@
-"""Gunicorn settings `serve` starts it with (`--config python:gaia_site.gunicorn_conf`).
+"""Gunicorn settings `serve` starts it with (`--config python:core.gunicorn_config`;
+`load_bench` calls it too). Standard library only: gunicorn loads it before Django is set up.
 
 A worker is forked from a master that loaded the embedding model (`--preload`), so the
 model runtime's native thread pool exists only in the master. A worker ending like any
