@@ -18,8 +18,11 @@ from typing import Any
 
 def worker_exit(server: Any, worker: Any) -> None:
     leaving = sys.exc_info()[1]  # gunicorn calls this while the worker's SystemExit unwinds
-    code = leaving.code if isinstance(leaving, SystemExit) else (1 if leaving else 0)
+    if isinstance(leaving, SystemExit):
+        code = leaving.code if isinstance(leaving.code, int) else int(leaving.code is not None)
+    else:
+        code = 1 if leaving else 0
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(code if isinstance(code, int) else 1)
+    os._exit(code)

@@ -119,7 +119,7 @@ def start(corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit
     by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
     rows = {row_id: _row(values) for row_id, _, values in by_keyword}
     weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
-    covered = {i: relevance.coverage(weights, f"{r[2]} {r[0]}") for i, r in rows.items()}
+    covered = {i: _covered(weights, row) for i, row in rows.items()}
     return Started(
         corpus, owner_id, where, limit, text, embedding, by_keyword, rows, weights, covered
     )
@@ -178,17 +178,20 @@ def finish(started: Started) -> dict[int, Candidate]:
             found[row_id].cosine = exact.get(row_id)
     for row_id, candidate in found.items():
         candidate.text, candidate.moment, candidate.speaker = rows[row_id]
-        candidate.covered = started.covered.get(row_id)
-        if candidate.covered is None:
-            candidate.covered = relevance.coverage(
-                started.weights, f"{candidate.speaker} {candidate.text}"
-            )
+        known = started.covered.get(row_id)
+        candidate.covered = _covered(started.weights, rows[row_id]) if known is None else known
     return found
 
 
 def _columns(corpus: Corpus) -> tuple[str, str, str]:
     """A row's text, time and speaker, as SQL on the corpus table `t`."""
     return ("t.content", corpus.time_column, corpus.speaker_column or "''")
+
+
+def _covered(weights: dict[str, float], row: tuple) -> float:
+    """The share of the query's weighted words a row (text, time, speaker) holds."""
+    text, _, speaker = row
+    return relevance.coverage(weights, f"{speaker} {text}")
 
 
 def _row(values: tuple) -> tuple[str, datetime | None, str]:

@@ -115,7 +115,7 @@ class Command(BaseCommand):
                     cmd,
                     env=env,
                     process_group=0,
-                    preexec_fn=_ended_with_serve if _LIBC else None,  # noqa: PLW1509
+                    preexec_fn=_ended_with_serve if _LIBC else None,
                 )
             self.stdout.write(
                 self.style.SUCCESS(
