@@ -23,6 +23,7 @@ class Corpus:
     fts: FullTextSpec
     time_column: str  # when a row happened (a query naming a date looks there)
     speaker_column: str | None  # who said it (a query naming a speaker prefers theirs)
+    source_column: str | None = None  # a row's link to the turn it was learned from
 
 
 ITEMS = Corpus(
@@ -33,6 +34,7 @@ ITEMS = Corpus(
     fts=KNOWLEDGE_FTS,
     time_column="t.created_at",
     speaker_column=None,
+    source_column="t.source_turn_id",
 )
 TURNS = Corpus(
     name="turns",
@@ -55,6 +57,35 @@ def generation_read(corpus: Corpus, owner_id: int) -> int:
         )
         row = cursor.fetchone()
     return int(row[0]) if row else 0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a search of one owner needs to know before it starts, read in one statement."""
+
+    generations: dict[str, int]  # corpus name -> the owner's current generation
+    sourced: frozenset[str]  # corpora where some row of the owner links to its source turn
+
+
+def snapshot(owner_id: int) -> Snapshot:
+    """The owner's generation of every corpus, and which corpora hold rows learned from a
+    turn (recall searches the turns for those only)."""
+    corpora = list(CORPORA.values())
+    linked = [c for c in corpora if c.source_column]
+    columns = [
+        f"(SELECT {c.generation_field} FROM memory_indexgeneration WHERE user_id = %s)"
+        for c in corpora
+    ] + [
+        f"EXISTS (SELECT 1 FROM {c.table} t WHERE t.owner_id = %s "
+        f"AND {c.source_column} IS NOT NULL)"
+        for c in linked
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(columns)}", [owner_id] * len(columns))
+        row = cursor.fetchone()
+    generations = {c.name: int(value or 0) for c, value in zip(corpora, row, strict=False)}
+    flags = row[len(corpora) :]
+    return Snapshot(generations, frozenset(c.name for c, f in zip(linked, flags, strict=True) if f))
 
 
 def _increment(field: str, owner_id: int) -> int | None:

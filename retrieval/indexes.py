@@ -85,12 +85,20 @@ def catch_up(
 
 
 def index_for(
-    corpus: Corpus, owner_id: int, model_id: str, dim: int, *, cache: IndexCache | None = None
+    corpus: Corpus,
+    owner_id: int,
+    model_id: str,
+    dim: int,
+    *,
+    cache: IndexCache | None = None,
+    generation: int | None = None,
 ) -> VectorIndex:
-    """The owner's index, current with the database generation."""
+    """The owner's index, current with the database generation (`generation` when the
+    caller has just read it, see `corpus.snapshot`)."""
     cache = cache or index_cache()
     key: Key = (corpus.name, owner_id, model_id)
-    generation = generation_read(corpus, owner_id)
+    if generation is None:
+        generation = generation_read(corpus, owner_id)
     return cache.get(
         key,
         generation,

@@ -4,7 +4,8 @@ User text never reaches the query syntax: it is reduced to plain word terms, eac
 quoted, so quotes, `AND (`, `*`, `NEAR` or emoji are just words (or nothing).
 Rows matching every meaningful term (AND) come first; when they are fewer than the
 limit, rows matching any term (OR) fill the rest, so a question whose words never all
-occur in one row still finds the rows that share most of them.
+occur in one row still finds the rows that share most of them. Both searches are one
+statement (UNION ALL of the two, each with its own limit): one round trip.
 
 Ranking an OR query scores every row holding any of its terms, so on SQLite the work
 is bounded: terms are taken rarest first until their postings reach OR_BUDGET; the most
@@ -112,11 +113,13 @@ def search_rows(
     if not terms:
         return []
     run = _sqlite if connection.vendor == "sqlite" else _postgres
-    hits = run(spec, terms, "AND", where, limit, columns) if len(terms) > 1 and not any_term else []
-    if len(hits) < limit:
-        seen = {hit[0] for hit in hits}
-        extra = [hit for hit in run(spec, terms, "OR", where, limit, columns) if hit[0] not in seen]
-        hits += extra[: limit - len(hits)]
+    ops = ("OR",) if len(terms) == 1 or any_term else ("AND", "OR")
+    hits: list[tuple[int, float, tuple]] = []
+    seen: set[int] = set()
+    for hit in run(spec, terms, ops, where, limit, columns):  # AND's rows first
+        if hit[0] not in seen and len(hits) < limit:
+            seen.add(hit[0])
+            hits.append(hit)
     return hits
 
 
@@ -135,42 +138,63 @@ def _extra(columns: tuple[str, ...]) -> str:
 
 
 def _sqlite(
-    spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int, columns: tuple
+    spec: FullTextSpec,
+    terms: list[str],
+    ops: tuple[str, ...],
+    where: Where,
+    limit: int,
+    columns: tuple,
 ) -> list[tuple[int, float, tuple]]:
-    match = f" {op} ".join(f'"{t}"' for t in terms)
+    """Each op's best `limit` rows, the first op's first: (id, score, column values)."""
     weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec])
-    sql = (
-        f"SELECT t.id, bm25({spec.fts}, {weights}) AS rank{_extra(columns)} FROM {spec.fts} "
-        f"JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
-        f"WHERE {spec.fts} MATCH %s{where.sql()} ORDER BY rank LIMIT %s"
-    )
+    arms, params = [], []
+    for arm, op in enumerate(ops):
+        arms.append(
+            f"SELECT * FROM (SELECT {arm} AS arm, t.id, bm25({spec.fts}, {weights}) AS rank"
+            f"{_extra(columns)} FROM {spec.fts} JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
+            f"WHERE {spec.fts} MATCH %s{where.sql()} ORDER BY rank LIMIT %s)"
+        )
+        params += [f" {op} ".join(f'"{t}"' for t in terms), *where.params, limit]
+    sql = " UNION ALL ".join(arms) + (" ORDER BY arm, rank" if len(arms) > 1 else "")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *where.params, limit])
-        return [(row[0], -float(row[1]), row[2:]) for row in cursor.fetchall()]
+        cursor.execute(sql, params)
+        return [(row[1], -float(row[2]), row[3:]) for row in cursor.fetchall()]
 
 
 def _postgres(
-    spec: FullTextSpec, terms: list[str], op: str, where: Where, limit: int, columns: tuple
+    spec: FullTextSpec,
+    terms: list[str],
+    ops: tuple[str, ...],
+    where: Where,
+    limit: int,
+    columns: tuple,
 ) -> list[tuple[int, float, tuple]]:
+    """Each op's best `limit` rows, the first op's first: (id, score, column values)."""
     # PostgreSQL's ts_rank knows no inverse document frequency: a name present in every
     # row would weigh as much as a rare word. Each term's ts_rank is therefore weighted
     # by its BM25 idf among the owner's rows.
     text = " ".join(terms)
-    query = "plainto_tsquery('english', %s)"
-    if op == "OR":
-        query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
     weights = _owner_idf(spec, terms, where)
     # The per-term queries are parsed once, in the subquery, not once per row.
     rank = " + ".join(f"%s * ts_rank(t.search_tsv, s.q{n}, 1)" for n in range(len(weights)))
     parts = "".join(f", plainto_tsquery('english', %s) AS q{n}" for n in range(len(weights)))
-    sql = (
-        f"SELECT t.id, ({rank or '0'}) AS rank{_extra(columns)} "
-        f"FROM {spec.table} t, (SELECT {query} AS q{parts}) s "
-        f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s"
-    )
+    arms, params = [], []
+    for arm, op in enumerate(ops):
+        query = "plainto_tsquery('english', %s)"
+        if op == "OR":
+            query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
+        arms.append(
+            f"(SELECT {arm} AS arm, t.id, ({rank or '0'}) AS rank{_extra(columns)} "
+            f"FROM {spec.table} t, (SELECT {query} AS q{parts}) s "
+            f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s)"
+        )
+        params += [*weights.values(), text, *weights.keys(), *where.params, limit]
+    sql = " UNION ALL ".join(arms)
+    if len(arms) > 1:  # one arm is in order already (and may not be ordered twice)
+        sql += " ORDER BY arm, rank DESC, id DESC"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*weights.values(), text, *weights.keys(), *where.params, limit])
-        return [(row[0], float(row[1]), row[2:]) for row in cursor.fetchall()]
+        cursor.execute(sql, params)
+        return [(row[1], float(row[2]), row[3:]) for row in cursor.fetchall()]
 
 
 def _owner_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:

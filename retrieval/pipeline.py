@@ -93,6 +93,15 @@ class Candidate:
         return relevance.relevance(self.cosine, self.covered)
 
 
+@dataclass(frozen=True)
+class Linked:
+    """Evidence found in another corpus: a row whose `column` holds the id of one of its
+    rows takes that row's evidence (an item learned from a turn that answers the query)."""
+
+    column: str  # SQL on the corpus table `t`
+    evidence: Mapping[int, fusion.Fused]  # the other corpus's row id -> its evidence
+
+
 @dataclass
 class Started:
     """A search whose keyword stage has run while its query is being embedded."""
@@ -107,9 +116,18 @@ class Started:
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
     covered: dict[int, float]
+    generation: int | None = None  # the owner's generation of the corpus, if already read
 
 
-def start(corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int) -> Started:
+def start(
+    corpus: Corpus,
+    owner_id: int,
+    query: str,
+    where: keyword.Where,
+    limit: int,
+    *,
+    generation: int | None = None,
+) -> Started:
     """The part of `candidates` that needs no query vector: the embedding is started, the
     keyword stage runs its SQL (which also reads the found rows' text) and their coverage
     is computed, all while the model embeds."""
@@ -121,7 +139,17 @@ def start(corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit
     weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
     covered = {i: _covered(weights, row) for i, row in rows.items()}
     return Started(
-        corpus, owner_id, where, limit, text, embedding, by_keyword, rows, weights, covered
+        corpus,
+        owner_id,
+        where,
+        limit,
+        text,
+        embedding,
+        by_keyword,
+        rows,
+        weights,
+        covered,
+        generation,
     )
 
 
@@ -135,16 +163,24 @@ def candidates(
     speaker of the rows only the vector stage found, which also keeps only rows `where`
     allows.
     """
-    return finish(start(corpus, owner_id, query, where, limit))
+    return finish(start(corpus, owner_id, query, where, limit))[0]
 
 
-def finish(started: Started) -> dict[int, Candidate]:
-    """`candidates` of a started search: its vector stage, once the query's vector is there."""
+def finish(
+    started: Started, linked: Linked | None = None
+) -> tuple[dict[int, Candidate], dict[int, fusion.Fused]]:
+    """`candidates` of a started search: its vector stage, once the query's vector is there.
+
+    Also the rows that `linked` gives evidence for, each with that evidence, read by the
+    same statement as the rows only the vector stage found.
+    """
     corpus, owner_id, where, limit = started.corpus, started.owner_id, started.where, started.limit
     by_keyword, rows = started.by_keyword, started.rows
     # The owner's index is brought current while the model may still be embedding.
     index = (
-        index_for(corpus, owner_id, current_model_id(), current_dim())
+        index_for(
+            corpus, owner_id, current_model_id(), current_dim(), generation=started.generation
+        )
         if started.embedding
         else None
     )
@@ -157,7 +193,9 @@ def finish(started: Started) -> dict[int, Candidate]:
         found.setdefault(row_id, Candidate(row_id))
     for row_id, cosine in by_vector:
         found.setdefault(row_id, Candidate(row_id)).cosine = cosine
-    rows.update(_rows(corpus, where, [i for i in found if i not in rows]))
+    read, sources = _rows(corpus, where, [i for i in found if i not in rows], linked)
+    rows.update(read)
+    elsewhere = {i: linked.evidence[source] for i, source in sources.items()} if linked else {}
     if index is not None:
         stale = [i for i, _ in by_vector if i not in rows]
         if stale and len(rows) < len(found):
@@ -180,7 +218,7 @@ def finish(started: Started) -> dict[int, Candidate]:
         candidate.text, candidate.moment, candidate.speaker = rows[row_id]
         known = started.covered.get(row_id)
         candidate.covered = _covered(started.weights, rows[row_id]) if known is None else known
-    return found
+    return found, elsewhere
 
 
 def _columns(corpus: Corpus) -> tuple[str, str, str]:
@@ -198,17 +236,32 @@ def _row(values: tuple) -> tuple[str, datetime | None, str]:
     return (values[0] or "", _aware(values[1]), values[2] or "")
 
 
-def _rows(corpus: Corpus, where: keyword.Where, ids: list[int]) -> dict[int, tuple]:
-    """{id: (text, time, speaker)} of those of `ids` that `where` allows."""
-    if not ids:
-        return {}
-    sql = (
-        f"SELECT t.id, {', '.join(_columns(corpus))} FROM {corpus.table} t "
-        f"WHERE {corpus.active_sql}{where.sql()} AND t.id IN ({', '.join(['%s'] * len(ids))})"
-    )
+def _rows(
+    corpus: Corpus, where: keyword.Where, ids: list[int], linked: Linked | None = None
+) -> tuple[dict[int, tuple], dict[int, int]]:
+    """({id: (text, time, speaker)} of those of `ids` that `where` allows, {id: linked id}
+    of the allowed rows that `linked` has evidence for), in one statement."""
+    sources = list(linked.evidence) if linked else []
+    source = linked.column if linked and sources else "NULL"
+    arms, params = [], []
+    # One arm per list, each on its own index (an OR of the two would scan the owner's rows).
+    for column, values in (("t.id", ids), (source, sources)):
+        if values:
+            arms.append(
+                f"SELECT t.id, {', '.join(_columns(corpus))}, {source} FROM {corpus.table} t "
+                f"WHERE {corpus.active_sql}{where.sql()} "
+                f"AND {column} IN ({', '.join(['%s'] * len(values))})"
+            )
+            params += [*where.params, *values]
+    if not arms:
+        return {}, {}
+    asked = set(ids)
+    evidence = linked.evidence if linked else {}
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*where.params, *ids])
-        return {row[0]: _row(row[1:]) for row in cursor.fetchall()}
+        cursor.execute(" UNION ALL ".join(arms), params)
+        found = cursor.fetchall()
+    rows = {row[0]: _row(row[1:4]) for row in found if row[0] in asked}
+    return rows, {row[0]: row[4] for row in found if row[4] in evidence}
 
 
 def _aware(value: Any) -> datetime | None:
@@ -264,19 +317,20 @@ def ranked(
     query: str,
     where: keyword.Where,
     limit: int,
-    via: Callable[[], Mapping[int, fusion.Fused]] | None = None,
+    via: Callable[[], Linked | None] | None = None,
+    generation: int | None = None,
 ) -> list[fusion.Fused]:
     """Every candidate with its score and relevance, best first.
 
     `via()` gives rows evidence found elsewhere (an item's source turn): a row's score and
     relevance are the better of its own and that evidence's. It is called once this
     search's keyword stage has run, so its own search runs while the query is embedded.
+    `generation` is the owner's generation of the corpus when the caller has read it.
     Rows of a day the query names, and turns of a speaker it names, score more (they stay
     as relevant as they are).
     """
-    started = start(corpus, owner_id, query, where, limit)
-    elsewhere = via() if via else {}
-    found = finish(started)
+    started = start(corpus, owner_id, query, where, limit, generation=generation)
+    found, elsewhere = finish(started, via() if via else None)
     depth = max(limit, len(found))
     fused: dict[int, fusion.Fused] = {
         i: fusion.Fused(i, score(c, depth), frozenset(c.stages), c.relevance)
@@ -317,14 +371,23 @@ def hybrid(
     top_k: int,
     documents: Callable[[list[int]], dict[int, str]],
     min_relevance: float = 0.0,
-    via: Callable[[], Mapping[int, fusion.Fused]] | None = None,
+    via: Callable[[], Linked | None] | None = None,
+    generation: int | None = None,
 ) -> list[fusion.Fused]:
     """The best rows at least `min_relevance` relevant (reranked when configured), at
     most `top_k`. `documents(ids)` gives the reranker the candidates' text."""
     if not query.strip():
         return []
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
-    fused = ranked(corpus, owner_id=owner_id, query=query, where=where, limit=limit, via=via)
+    fused = ranked(
+        corpus,
+        owner_id=owner_id,
+        query=query,
+        where=where,
+        limit=limit,
+        via=via,
+        generation=generation,
+    )
     fused = [f for f in fused if f.relevance >= min_relevance]
     if rerank.configured() and len(fused) > 1:
         fused = _reranked(query, fused, top_k, documents)

@@ -1,10 +1,14 @@
 """The keyword stage reads its rows' text with its own statement; the rest of the stage is
-unchanged by it (same ids, same order, only rows search may return)."""
+unchanged by it (same ids, same order, only rows search may return). Its two searches
+(every word, then any) are one statement, and so is the read of the remaining rows."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from conversations.services import turn_append
 from memory.services import memory_create, memory_forget
-from retrieval import keyword, pipeline
+from retrieval import fusion, keyword, pipeline
 from retrieval.corpus import ITEMS
 from retrieval.fulltext_schema import KNOWLEDGE_FTS
 
@@ -43,3 +47,33 @@ def test_candidates_never_propose_a_forgotten_row_even_when_the_scope_omits_it(a
     assert items[1].pk not in found
     assert found[items[0].pk].text == "Alice keeps bees on the balcony"
     assert found[items[0].pk].covered == 1.0
+
+
+def test_rows_holding_every_word_come_first_and_both_searches_are_one_statement(alice, items):
+    keyword.search(KNOWLEDGE_FTS, "bees balcony", alice_scope(alice), 10)  # counts words once
+    with CaptureQueriesContext(connection) as queries:
+        hits = keyword.search(KNOWLEDGE_FTS, "bees balcony", alice_scope(alice), 10)
+    assert [i for i, _ in hits][0] == items[0].pk  # holds both words
+    assert {i for i, _ in hits} == {items[0].pk, items[1].pk}  # then those holding one
+    assert len(queries) == 1, [q["sql"][:80] for q in queries]
+    top = keyword.search(KNOWLEDGE_FTS, "bees balcony", alice_scope(alice), 1)
+    assert [i for i, _ in top] == [items[0].pk]
+
+
+def test_the_rows_statement_reads_linked_rows_beside_asked_ones(alice, commit):
+    with commit():
+        said = turn_append(user=alice, session_id="s", role="user", content="We moved to Porto")
+        other = turn_append(user=alice, session_id="s", role="user", content="I sing in a choir")
+        moved = memory_create(user=alice, content="Alice lives in Porto", source_turn=said)
+        sings = memory_create(user=alice, content="Alice sings", source_turn=other)
+        plain = memory_create(user=alice, content="Alice likes figs")
+    evidence = {said.pk: fusion.Fused(said.pk, 0.5, frozenset({"conversation"}), 0.7)}
+    linked = pipeline.Linked(ITEMS.source_column, evidence)
+    rows, sources = pipeline._rows(ITEMS, alice_scope(alice), [sings.pk, plain.pk], linked)
+    assert set(rows) == {sings.pk, plain.pk}  # the asked rows (their turn gave no evidence)
+    assert sources == {moved.pk: said.pk}  # the row its evidence is for
+    assert rows[plain.pk][0] == "Alice likes figs"
+
+
+def alice_scope(alice):
+    return keyword.Where().add("t.owner_id = %s", alice.pk)

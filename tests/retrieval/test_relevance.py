@@ -60,12 +60,22 @@ def test_every_hit_carries_a_relevance_between_0_and_1_and_the_floor_applies(ali
     assert [h.item.pk for h in strict] == [h.item.pk for h in everything if h.relevance >= 0.5]
 
 
-def test_one_recall_runs_a_bounded_number_of_statements(alice, linked):
-    question = "where does Rex go at weekends"
+@pytest.mark.parametrize("sourced", [True, False], ids=["linked", "unlinked"])
+def test_one_recall_runs_a_bounded_number_of_statements(alice, commit, sourced):
+    """At most 6 with facts learned from turns (what they need, the turns' search, the
+    items', the rows only a vector found of each, the hits); 4 without (no turn search)."""
+    with commit():
+        for n, (said, fact) in enumerate(CHAT * 3):
+            turn = turn_append(user=alice, session_id="dog", role="user", content=f"{n} {said}")
+            memory_create(
+                user=alice, content=f"{fact} ({n})", source_turn=turn if sourced else None
+            )
+    question = "where does my dog go at weekends, and what did the vet say"
     recall(user=alice, query=question, top_k=5)  # word counts are cached (30 s) after this
     with CaptureQueriesContext(connection) as queries:
-        recall(user=alice, query=question, top_k=5)
-    assert len(queries) <= 14, "\n".join(q["sql"][:120] for q in queries)
+        hits = recall(user=alice, query=question, top_k=5)
+    assert hits
+    assert len(queries) <= (6 if sourced else 4), "\n".join(q["sql"][:120] for q in queries)
 
 
 def test_first_person_questions_are_read_as_memories_name_the_account_holder():
