@@ -31,7 +31,7 @@ def turn_evidence(owner_id: int, query: str, snapshot: Snapshot) -> pipeline.Lin
         query=query,
         where=keyword.Where().add("t.owner_id = %s", owner_id),
         limit=TURN_CANDIDATES,
-        generation=snapshot.generations[TURNS.name],
+        state=snapshot,
     )[:TURN_CANDIDATES]
     if not turns:
         return None

@@ -14,7 +14,7 @@ from accounts.agents import agent_by_name
 from memory import provenance
 from memory.models import KnowledgeItem
 from retrieval import keyword, perspective, pipeline
-from retrieval.corpus import ITEMS, snapshot
+from retrieval.corpus import ITEMS
 
 MAX_TOP_K = 100
 
@@ -103,7 +103,6 @@ def recall(
     stored_query = perspective.as_stored(query or "")
     if not stored_query.strip():
         return []
-    state = snapshot(user.pk)  # the generations, and whether the conversation stage runs
     ranked = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
@@ -114,8 +113,7 @@ def recall(
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         # The conversation stage searches the turns once the items' keyword stage has run:
         # both keyword stages run while the query is embedded.
-        via=lambda: provenance.turn_evidence(user.pk, query or "", state),
-        generation=state.generations[ITEMS.name],
+        via=lambda state: provenance.turn_evidence(user.pk, query or "", state),
     )
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
     return [

@@ -15,7 +15,7 @@ from django.db import connection
 from django.utils.dateparse import parse_datetime
 
 from retrieval import dates, fusion, keyword, relevance, rerank, vocabulary
-from retrieval.corpus import Corpus
+from retrieval.corpus import Corpus, Snapshot, snapshot
 from retrieval.embedding import current_dim, current_model_id
 from retrieval.indexes import index_for
 from retrieval.query import prefetch, query_vector
@@ -116,7 +116,7 @@ class Started:
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
     covered: dict[int, float]
-    generation: int | None = None  # the owner's generation of the corpus, if already read
+    state: Snapshot  # the owner's generations, and which corpora link to turns
 
 
 def start(
@@ -126,11 +126,11 @@ def start(
     where: keyword.Where,
     limit: int,
     *,
-    generation: int | None = None,
+    state: Snapshot | None = None,
 ) -> Started:
     """The part of `candidates` that needs no query vector: the embedding is started, the
     keyword stage runs its SQL (which also reads the found rows' text) and their coverage
-    is computed, all while the model embeds."""
+    is computed, and the owner's `state` is read unless given, all while the model embeds."""
     text = vocabulary.vector_text(owner_id, query)
     embedding = prefetch(text)
     active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params))
@@ -138,6 +138,7 @@ def start(
     rows = {row_id: _row(values) for row_id, _, values in by_keyword}
     weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
     covered = {i: _covered(weights, row) for i, row in rows.items()}
+    state = state or snapshot(owner_id)
     return Started(
         corpus,
         owner_id,
@@ -149,7 +150,7 @@ def start(
         rows,
         weights,
         covered,
-        generation,
+        state,
     )
 
 
@@ -179,7 +180,11 @@ def finish(
     # The owner's index is brought current while the model may still be embedding.
     index = (
         index_for(
-            corpus, owner_id, current_model_id(), current_dim(), generation=started.generation
+            corpus,
+            owner_id,
+            current_model_id(),
+            current_dim(),
+            generation=started.state.generations[corpus.name],
         )
         if started.embedding
         else None
@@ -317,20 +322,20 @@ def ranked(
     query: str,
     where: keyword.Where,
     limit: int,
-    via: Callable[[], Linked | None] | None = None,
-    generation: int | None = None,
+    via: Callable[[Snapshot], Linked | None] | None = None,
+    state: Snapshot | None = None,
 ) -> list[fusion.Fused]:
     """Every candidate with its score and relevance, best first.
 
-    `via()` gives rows evidence found elsewhere (an item's source turn): a row's score and
-    relevance are the better of its own and that evidence's. It is called once this
-    search's keyword stage has run, so its own search runs while the query is embedded.
-    `generation` is the owner's generation of the corpus when the caller has read it.
+    `via(state)` gives rows evidence found elsewhere (an item's source turn): a row's score
+    and relevance are the better of its own and that evidence's. It is called with the
+    owner's state once this search's keyword stage has run, so its own search runs while
+    the query is embedded. `state` is given when the caller has read it.
     Rows of a day the query names, and turns of a speaker it names, score more (they stay
     as relevant as they are).
     """
-    started = start(corpus, owner_id, query, where, limit, generation=generation)
-    found, elsewhere = finish(started, via() if via else None)
+    started = start(corpus, owner_id, query, where, limit, state=state)
+    found, elsewhere = finish(started, via(started.state) if via else None)
     depth = max(limit, len(found))
     fused: dict[int, fusion.Fused] = {
         i: fusion.Fused(i, score(c, depth), frozenset(c.stages), c.relevance)
@@ -371,8 +376,7 @@ def hybrid(
     top_k: int,
     documents: Callable[[list[int]], dict[int, str]],
     min_relevance: float = 0.0,
-    via: Callable[[], Linked | None] | None = None,
-    generation: int | None = None,
+    via: Callable[[Snapshot], Linked | None] | None = None,
 ) -> list[fusion.Fused]:
     """The best rows at least `min_relevance` relevant (reranked when configured), at
     most `top_k`. `documents(ids)` gives the reranker the candidates' text."""
@@ -386,7 +390,6 @@ def hybrid(
         where=where,
         limit=limit,
         via=via,
-        generation=generation,
     )
     fused = [f for f in fused if f.relevance >= min_relevance]
     if rerank.configured() and len(fused) > 1:
