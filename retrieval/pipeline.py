@@ -49,31 +49,6 @@ def _heal(corpus: Corpus, owner_id: int, index: VectorIndex, dropped: list[int])
         index.remove(stale)
 
 
-def vector_candidates(
-    corpus: Corpus, owner_id: int, query: str, where: keyword.Where, limit: int
-) -> list[tuple[int, float]]:
-    """(id, cosine) best first among the rows `where` allows; [] without an embedder.
-
-    The owner's most common words are left out of the embedded text (`vocabulary`).
-    """
-    vector = query_vector(vocabulary.vector_text(owner_id, query))
-    if vector is None:
-        return []
-    index = index_for(corpus, owner_id, current_model_id(), current_dim())
-    hits = index.search(vector, limit * OVERFETCH)
-    if not hits:
-        return []
-    allowed = set(_ids_in_scope(corpus, where, [i for i, _ in hits]))
-    kept = [(i, s) for i, s in hits if i in allowed]
-    dropped = len(hits) - len(kept)
-    if len(kept) < limit and dropped and index.size > len(kept):
-        # Filters (or stale entries) ate the over-fetch: search exactly among allowed rows.
-        _heal(corpus, owner_id, index, [i for i, _ in hits if i not in allowed])
-        scope = np.array(_ids_in_scope(corpus, where, None), dtype=np.int64)
-        kept = index.search(vector, limit, allowed=scope)
-    return kept[:limit]
-
-
 @dataclass
 class Candidate:
     """One row a stage proposed, with the evidence that it answers the query."""
