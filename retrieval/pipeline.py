@@ -40,6 +40,14 @@ def _ids_in_scope(corpus: Corpus, where: keyword.Where, ids: list[int] | None) -
         return [row[0] for row in cursor.fetchall()]
 
 
+def _among_allowed(
+    corpus: Corpus, where: keyword.Where, index: VectorIndex, vector: np.ndarray, limit: int
+) -> list[tuple[int, float]]:
+    """The `limit` rows nearest to `vector` among those `where` allows (exact)."""
+    allowed = np.array(_ids_in_scope(corpus, where, None), dtype=np.int64)
+    return index.search(vector, limit, allowed=allowed)
+
+
 def _heal(corpus: Corpus, owner_id: int, index: VectorIndex, dropped: list[int]) -> None:
     """Drop index entries whose rows are gone or hidden (a write path that did not announce)."""
     base = keyword.Where().add("t.owner_id = %s", owner_id)
@@ -180,6 +188,13 @@ def finish(
         stale = [i for i, _ in by_vector if i not in rows]
         if stale and len(rows) < len(found):
             _heal(corpus, owner_id, index, stale)
+        kept = sum(1 for i, _ in by_vector if i in rows)
+        if kept < limit and kept < len(by_vector) < index.size:
+            # The filters ate the over-fetch: search exactly among the rows they allow.
+            by_vector = _among_allowed(corpus, where, index, vector, limit)
+            for row_id, cosine in by_vector:
+                found.setdefault(row_id, Candidate(row_id)).cosine = cosine
+            rows.update(_rows(corpus, where, [i for i, _ in by_vector if i not in rows])[0])
     found = {i: c for i, c in found.items() if i in rows}
     vector_ids = [i for i, _ in by_vector if i in found][:limit]
     for rank, row_id in enumerate(vector_ids, start=1):

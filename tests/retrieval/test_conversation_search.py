@@ -96,3 +96,38 @@ def test_bob_never_finds_alices_turns(alice, bob, chat, commit):
     found = search_turns(user=bob, query="adoption agencies summer plans sourdough", top_k=10)
     assert all(h.turn.owner_id == bob.pk for h in found)
     assert not set(pks(found)) & {t.pk for t in chat}
+
+
+TOPICS = (
+    "pricing hiring budget security mobile onboarding search billing analytics support "
+    "partners travel offices laptops training legal marketing design infrastructure payments "
+    "reporting localisation accessibility privacy performance testing releases documentation "
+    "community events"
+).split()
+
+
+def test_a_filter_that_rejects_every_nearest_turn_still_finds_the_allowed_paraphrase(alice, commit):
+    """60 nearer turns of another session fill the vector stage's over-fetch; the turn the
+    filter allows shares no word with the question: the vector stage must search again,
+    exactly, among the turns the filter allows."""
+    standup = [f"Roadmap meeting notes on {t}" for t in TOPICS]
+    standup += [f"The {t} meeting moved the roadmap" for t in TOPICS]
+    with commit():
+        turns_append_many(
+            user=alice,
+            turns=[{"session_id": "standup", "role": "user", "content": c} for c in standup],
+        )
+        planning = turns_append_many(
+            user=alice,
+            turns=[
+                {
+                    "session_id": "planning",
+                    "role": "user",
+                    "content": "Reserve a conference room for the product plan",
+                }
+            ],
+        )[0]
+    hits = search_turns(
+        user=alice, query="roadmap meeting notes", session_id="planning", top_k=1, min_relevance=0
+    )
+    assert [h.turn.pk for h in hits] == [planning.pk]
