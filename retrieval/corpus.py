@@ -61,7 +61,7 @@ def generation_read(corpus: Corpus, owner_id: int) -> int:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What a search of one owner needs to know before it starts, read in one statement."""
+    """What a search of one owner needs before its vector stage, read in one statement."""
 
     generations: dict[str, int]  # corpus name -> the owner's current generation
     sourced: frozenset[str]  # corpora where some row of the owner links to its source turn
@@ -83,8 +83,8 @@ def snapshot(owner_id: int) -> Snapshot:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {', '.join(columns)}", [owner_id] * len(columns))
         row = cursor.fetchone()
-    generations = {c.name: int(value or 0) for c, value in zip(corpora, row, strict=False)}
-    flags = row[len(corpora) :]
+    values, flags = row[: len(corpora)], row[len(corpora) :]
+    generations = {c.name: int(value or 0) for c, value in zip(corpora, values, strict=True)}
     return Snapshot(generations, frozenset(c.name for c, f in zip(linked, flags, strict=True) if f))
 
 
