@@ -101,8 +101,6 @@ def recall(
     )
     owned = KnowledgeItem.objects.for_user(user)
     stored_query = perspective.as_stored(query or "")
-    if not stored_query.strip():
-        return []
     ranked = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,

@@ -123,17 +123,17 @@ def start(
     covered = {i: _covered(weights, row) for i, row in rows.items()}
     state = state or snapshot(owner_id)
     return Started(
-        corpus,
-        owner_id,
-        where,
-        limit,
-        text,
-        embedding,
-        by_keyword,
-        rows,
-        weights,
-        covered,
-        state,
+        corpus=corpus,
+        owner_id=owner_id,
+        where=where,
+        limit=limit,
+        text=text,
+        embedding=embedding,
+        by_keyword=by_keyword,
+        rows=rows,
+        weights=weights,
+        covered=covered,
+        state=state,
     )
 
 
@@ -184,13 +184,12 @@ def finish(
     read, sources = _rows(corpus, where, [i for i in found if i not in rows], linked)
     rows.update(read)
     elsewhere = {i: linked.evidence[source] for i, source in sources.items()} if linked else {}
-    if index is not None:
-        stale = [i for i, _ in by_vector if i not in rows]
-        if stale and len(rows) < len(found):
-            _heal(corpus, owner_id, index, stale)
-        kept = sum(1 for i, _ in by_vector if i in rows)
-        if kept < limit and kept < len(by_vector) < index.size:
-            # The filters ate the over-fetch: search exactly among the rows they allow.
+    kept = sum(1 for i, _ in by_vector if i in rows)
+    if index is not None and kept < limit and kept < len(by_vector):
+        # The filters, or entries of rows gone meanwhile, ate the over-fetch: the gone ones
+        # leave the index, and the search is repeated exactly among the rows `where` allows.
+        _heal(corpus, owner_id, index, [i for i, _ in by_vector if i not in rows])
+        if len(by_vector) < index.size:
             by_vector = _among_allowed(corpus, where, index, vector, limit)
             for row_id, cosine in by_vector:
                 found.setdefault(row_id, Candidate(row_id)).cosine = cosine
