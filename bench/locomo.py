@@ -9,6 +9,15 @@ is then asked of recall (and, once, of conversation search); recall@k is the sha
 evidence turns (dia ids) among the top k results, on the ranking (min_relevance 0) and,
 for k = 10, among the hits the default relevance floor keeps.
 
+In the linked condition, each question is also asked with a filter, as an agent that
+knows whom or which conversation it asks about would: recall within the one entity (person)
+that all the facts holding its evidence are about, conversation search within the one
+session holding all of its evidence turns. Both are reported beside the same questions
+asked without the filter. A filter removes only rows that cannot be evidence, so the
+filtered row should score about as well or better (fused ranks can shift either way: the
+keyword stage reaches deeper into fewer rows); a clear drop means the filtered search
+misses rows the filter allows.
+
 With the recall scenarios (own facts and nonsense questions), the linked user also gets
 the 20 facts a person tells directly (`source="user"`, linked to nothing): each question
 should put its fact first (top-1 and top-3 rates), and the nonsense questions should get
@@ -29,6 +38,7 @@ from django.contrib.auth import get_user_model
 
 from conversations.search import search_turns
 from conversations.services import turns_append_many
+from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create
 from privacy.storage import fulltext_optimize
@@ -148,6 +158,15 @@ def load_conversation(
     return turn_dia, item_dias
 
 
+def dia_places(data: dict) -> dict[str, tuple[str, str]]:
+    """dia id -> (its session id, the entity of its speaker), as `load_conversation` stores them."""
+    return {
+        entry["dia_id"]: (f"session_{number}", f"person:{entry['speaker'].lower()}")
+        for number in _sessions(data)
+        for entry in data[f"session_{number}"]
+    }
+
+
 def evidence(question: dict) -> set[str]:
     return {part.strip() for ref in question.get("evidence", []) for part in str(ref).split(";")}
 
@@ -168,7 +187,10 @@ def _ask(
     facts_as: str,
     turns: bool,
 ) -> None:
+    """Recall@k of every question under one condition; with `turns`, also conversation
+    search, and both again with a filter (`_ask_filtered`)."""
     reachable = set().union(*item_dias.values()) if item_dias else set()
+    places = dia_places(data)
     for category, text, wanted in _questions(data):
         scores.count(category)
         floor = settings.GAIA_MIN_RELEVANCE
@@ -190,6 +212,55 @@ def _ask(
         scores.add(
             category, f"facts {facts_as} floored", 10, len(wanted & found_items) / len(wanted)
         )
+        if turns:
+            _ask_filtered(user, text, wanted, places, scores, turn_dia, item_dias)
+
+
+def _probe_recall(
+    scores: Scores,
+    name: str,
+    wanted: set[str],
+    found: list[set],
+    relevances: list[float],
+) -> None:
+    """Recall@k of one question's ranked `found` (dia ids per hit) as probes named `name`,
+    and at k = 10 among the hits whose `relevances` the default floor keeps."""
+    floor = settings.GAIA_MIN_RELEVANCE
+    for k in KS:
+        got = set().union(*found[:k]) if found[:k] else set()
+        scores.probe(f"{name} R@{k}", len(wanted & got) / len(wanted))
+    kept = [f for f, r in zip(found, relevances, strict=True) if r >= floor]
+    got = set().union(*kept) if kept else set()
+    scores.probe(f"{name} R@10 floored", len(wanted & got) / len(wanted))
+
+
+def _ask_filtered(
+    user: Any,
+    text: str,
+    wanted: set[str],
+    places: dict[str, tuple[str, str]],
+    scores: Scores,
+    turn_dia: dict[int, str],
+    item_dias: dict[int, set[str]],
+) -> None:
+    """The question with the filter an agent that knows where its answer lies would pass,
+    and without it: conversation search within the one session holding all the evidence,
+    recall within the one entity (person) all the evidence's facts are about."""
+    sessions = {places[d][0] for d in wanted if d in places}
+    if len(sessions) == 1:
+        session = sessions.pop()
+        for name, given in (("turns", {}), ("turns filtered", {"session_id": session})):
+            hits = search_turns(user=user, query=text, top_k=10, min_relevance=0, **given)
+            found = [{turn_dia.get(h.turn.pk)} for h in hits]
+            _probe_recall(scores, name, wanted, found, [h.relevance for h in hits])
+    holding = [item for item, dias in item_dias.items() if dias & wanted]
+    entities = set(KnowledgeItem.objects.filter(pk__in=holding).values_list("entity", flat=True))
+    if len(entities) == 1:
+        entity = entities.pop()
+        for name, given in (("facts", {}), ("facts filtered", {"entity": entity})):
+            hits = recall(user=user, query=text, top_k=10, min_relevance=0, **given)
+            found = [item_dias.get(h.item.pk, set()) for h in hits]
+            _probe_recall(scores, name, wanted, found, [h.relevance for h in hits])
 
 
 def _own_facts(user: Any, scenarios: dict, scores: Scores) -> None:
@@ -267,7 +338,19 @@ def conditions_table(scores: Scores) -> list[str]:
             f"{scores.mean('turns floored', 'overall', 10):.3f}",
         ]
         rows.append(f"| LoCoMo, facts {condition} | {' | '.join(cells)} |")
-    if scores.probes:
+    facts_n, turns_n = scores.probe_count("facts R@5"), scores.probe_count("turns R@5")
+    for label, suffix in (
+        (f"filtered: facts by person (n={facts_n}), turns by session (n={turns_n})", " filtered"),
+        ("the same questions, no filter", ""),
+    ):
+        if facts_n or turns_n:
+            cells = [
+                f"{scores.probe_mean(f'{target}{suffix} R@{k}{floored}'):.3f}"
+                for target in ("facts", "turns")
+                for k, floored in ((5, ""), (10, ""), (10, " floored"))
+            ]
+            rows.append(f"| LoCoMo, {label} | {' | '.join(cells)} |")
+    if scores.probe_count("own top-1"):
         rows += ["", "| probe | value |", "|---|---|"]
         for name in ("own top-1", "own top-3"):
             rows.append(

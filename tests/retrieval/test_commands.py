@@ -75,6 +75,12 @@ def test_memory_eval_prints_recall_per_category_and_overall(tmp_path, capsys, dj
     overall = [cell.strip() for cell in rows["overall"].split("|")[2:-1]]
     assert overall[0] == "3"  # answerable questions only
     assert float(overall[2]) == 1.0 and float(overall[4]) == 1.0  # tiny: all found in top 10
+    # Asked again with a filter: facts by the person they are about (all three questions),
+    # turns within the session holding all the evidence (not the two-session question).
+    filtered = rows["LoCoMo, filtered: facts by person (n=3), turns by session (n=2)"]
+    cells = [float(c) for c in filtered.split("|")[2:-1]]
+    assert cells[:5] == [1.0] * 5  # facts R@5, R@10, floored; turns R@5, R@10
+    assert "LoCoMo, the same questions, no filter" in rows
     assert not django_user_model.objects.filter(username__startswith="locomo-").exists()
 
 

@@ -5,12 +5,13 @@ between gunicorn workers and django-q2 workers.
 """
 
 import pytest
+from django.utils.timezone import now
 
 from conversations.search import search_turns
 from conversations.services import turn_append
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from memory.services import memory_create, memory_forget
+from memory.services import memory_create, memory_create_many, memory_forget
 from privacy.services import memory_erase
 from retrieval.corpus import ITEMS
 from retrieval.embedding.services import embed_rows
@@ -61,6 +62,60 @@ def test_a_forget_in_another_process_hides_the_item_everywhere_at_once(
     with as_process(web_a):
         assert recall(user=alice, query="bank pin hint") == []
         assert item.pk not in index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384)
+
+
+FACTS = [
+    "Alice grows tomatoes on her balcony",
+    "Alice's sister lives in Lyon",
+    "Alice drives a blue hatchback",
+    "Alice is allergic to penicillin",
+    "Alice plays the cello on Sundays",
+    "Alice's dentist is Dr. Moreau",
+    "Alice runs a half marathon every spring",
+    "Alice prefers tea without sugar",
+    "Alice's landlord raised the rent in May",
+    "Alice learned Portuguese in Lisbon",
+    "Alice keeps two cats named Pixel and Byte",
+    "Alice works night shifts at the hospital",
+    "Alice's favourite author is Ursula Le Guin",
+    "Alice broke her wrist skiing in 2019",
+    "Alice volunteers at the food bank",
+    "Alice's laptop is a ten year old ThinkPad",
+    "Alice bakes sourdough on weekends",
+    "Alice's grandmother was born in Krakow",
+    "Alice saves for a trip to Japan",
+    "Alice hates loud restaurants",
+    "Alice's bike was stolen last winter",
+    "Alice studies astronomy at night school",
+    "Alice's phone plan renews on the 3rd",
+    "Alice collects vinyl jazz records",
+    "Alice's team uses Jira for tickets",
+    "Alice swims at the lake in summer",
+    "Alice's mortgage is with a local credit union",
+    "Alice knits scarves for her nephews",
+    "Alice's passport expires next August",
+    "Alice sings in a community choir",
+]
+
+
+def test_rows_hidden_without_announcement_leave_the_index_when_a_search_comes_up_short(
+    alice, commit, web_a
+):
+    """A bulk update that bypasses the services (no generation bump) hides 28 of 30 items:
+    the index still holds their vectors until a search finds its over-fetch eaten by them;
+    that search drops them from the index and returns only what is still there."""
+    with as_process(web_a), commit():
+        items = memory_create_many(user=alice, items=[{"content": fact} for fact in FACTS])
+    with as_process(web_a):
+        assert len(recall(user=alice, query="Alice", top_k=30, min_relevance=0)) == 30
+        index = index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384)
+        assert index.size == 30
+        kept, hidden = items[:2], items[2:]
+        KnowledgeItem.objects.filter(pk__in=[i.pk for i in hidden]).update(forgotten_at=now())
+        hits = recall(user=alice, query="what vegetables does she grow", top_k=5, min_relevance=0)
+        assert sorted(ids(hits)) == sorted(i.pk for i in kept)
+        assert index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384) is index
+        assert index.size == 2 and all(i.pk not in index for i in hidden)
 
 
 def test_an_erase_in_another_process_removes_the_vector_everywhere(alice, commit, web_a, worker_b):

@@ -93,7 +93,7 @@ def main() -> None:
 
     with connection.cursor() as cursor:
         pragmas = {}
-        for name in ("secure_delete", "journal_mode"):
+        for name in ("secure_delete", "journal_mode", "mmap_size"):
             cursor.execute(f"PRAGMA {name}")
             pragmas[name] = cursor.fetchone()[0]
         cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")

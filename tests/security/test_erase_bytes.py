@@ -34,6 +34,7 @@ def test_erased_text_leaves_the_sqlite_file_and_its_wal(tmp_path):
     result = _probe(tmp_path)
     assert result["pragmas"]["secure_delete"] == 1
     assert result["pragmas"]["journal_mode"] == "wal"
+    assert result["pragmas"]["mmap_size"] == 256 * 1024 * 1024  # reads through a memory map
     assert result["pragmas"]["checkpoint"][0] == 0  # not busy: the WAL was emptied
     assert result["before"] == {"item": True, "carol": True, "bob": True}  # the scan works
     assert result["db"] == {"item": False, "carol": False, "bob": True}
