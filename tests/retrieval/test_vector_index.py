@@ -100,14 +100,21 @@ def test_changes_apply_in_place_only_to_an_index_that_saw_everything_before_them
     assert 4 not in index and index.generation == 6
 
 
-def test_a_large_index_stores_8_bit_codes_and_still_finds_the_nearest(monkeypatch):
+def test_a_small_index_stores_half_floats_a_large_one_8_bit_codes_both_find_the_nearest(
+    monkeypatch,
+):
     monkeypatch.setattr(vector, "QUANTIZE_FROM", 50)
     rng = np.random.default_rng(1)
     vectors = rng.normal(size=(500, 16)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    exact = VectorIndex(16, np.arange(500)[:40], vectors[:40], 1)
+    small = VectorIndex(16, np.arange(500)[:40], vectors[:40], 1)
     quantized = VectorIndex(16, np.arange(500), vectors, 1)
-    assert (exact._index.code_size, quantized._index.code_size) == (64, 16)  # bytes/vector
+    # bytes per vector: half-precision floats (float32 would be 64), then 8-bit codes
+    assert (small._index.code_size, quantized._index.code_size) == (32, 16)
+    found = dict(small.search(vectors[5], 40))
+    exact = vectors[:40] @ vectors[5]
+    assert max(abs(found[i] - exact[i]) for i in range(40)) < 1e-3  # cosines barely move
+    assert max(found, key=found.get) == 5
     for row in (3, 77, 499):
         assert quantized.search(vectors[row], 1)[0][0] == row
     assert [i for i, _ in quantized.search(vectors[7], 3, allowed=np.array([7, 8]))][0] == 7
