@@ -14,7 +14,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import extraction
-from bench.locomo import conditions_table, evaluate_folder, table
+from bench.locomo import evaluate_folder
+from bench.locomo_report import conditions_table, table
 from learning.llm import llm_configured
 from retrieval.embedding import current_model_id
 
