@@ -77,6 +77,12 @@ class KnowledgeItem(OwnedModel):
     class Meta:
         indexes = [
             models.Index(fields=["owner", "forgotten_at", "superseded_by"], name="ki_active"),
+            # The memory list's default order (newest change first) without sorting them all.
+            models.Index(
+                fields=["owner", "updated_at", "id"],
+                condition=models.Q(forgotten_at__isnull=True, superseded_by__isnull=True),
+                name="ki_recent",
+            ),
             models.Index(fields=["owner", "category", "context", "entity"], name="ki_scope"),
             models.Index(fields=["owner", "due_at"], name="ki_due"),
             models.Index(fields=["owner", "embedding_model"], name="ki_embedded"),
