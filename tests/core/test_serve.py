@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from core.management.commands import serve as serve_command
 from tests.system.deployment import children, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,3 +125,40 @@ def test_the_children_stop_when_serve_is_killed_outright(served):
 
     _until(lambda: not any(_running(pid) for pid in seen), "every child to exit")
     assert not _port_open(port)
+
+
+@pytest.fixture
+def stop_handlers():
+    """`_stop` ignores stop signals at its end (serve exits next): restore the test's own."""
+    saved = {signum: signal.getsignal(signum) for signum in serve_command.STOP_SIGNALS}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+def test_what_a_child_leaves_in_its_process_group_is_stopped_after_it(
+    tmp_path, monkeypatch, stop_handlers
+):
+    """A child that exits while a process it started still runs (django-q2's cluster, stopped
+    just as it had started its processes) leaves nothing running: even a process that
+    ignores SIGTERM is killed once the grace is over."""
+    monkeypatch.setattr(serve_command, "GROUP_GRACE_SECONDS", 0.5)
+    pid_file = tmp_path / "grandchild"
+    stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"
+    script = (
+        "import subprocess, sys, time\n"
+        f"kid = subprocess.Popen([sys.executable, '-c', {stubborn!r}])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(kid.pid))\n"
+        "time.sleep(300)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], process_group=0)
+    _until(lambda: pid_file.exists() and pid_file.read_text(), "the child's own process")
+    grandchild = int(pid_file.read_text())
+
+    serve_command._stop([child], signal.SIGTERM)
+
+    assert child.poll() is not None
+    deadline = time.monotonic() + 30
+    while _running(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(grandchild)

@@ -10,7 +10,9 @@ well, it reached qcluster twice within a moment, and django-q2's cluster deadloc
 stop signal that arrives while its handler of the first still holds its lock: its
 processes stayed behind after serve had given up on them. On Linux each child is also
 sent SIGTERM by the kernel when serve dies, however it dies (even by SIGKILL), so a
-child outside serve's group is never left running on its own.
+child outside serve's group is never left running on its own. Once the children are gone,
+whatever is left in their process groups (a worker process a child started just before
+it was stopped) is stopped too.
 """
 
 import ctypes
@@ -27,6 +29,7 @@ from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
 
 STOP_GRACE_SECONDS = 15
+GROUP_GRACE_SECONDS = 5  # for what a child left behind in its process group
 # Gunicorn's default access line holds the query string and the referrer, and with them
 # what people searched for (/memories/?q=...). This one keeps the path only.
 ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
@@ -162,3 +165,27 @@ def _stop(procs: list[subprocess.Popen], signum: int) -> None:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+        _end_groups([proc.pid for proc in procs])
+
+
+def _end_groups(groups: list[int]) -> None:
+    """Stop what is left in each child's process group once the child is gone: a child that
+    exits while its own children are starting (django-q2's cluster stopped right after it
+    began) can leave them running, orphaned. They get SIGTERM, then SIGKILL after
+    GROUP_GRACE_SECONDS."""
+    left = [g for g in groups if _signal_group(g, signal.SIGTERM)]
+    deadline = time.monotonic() + GROUP_GRACE_SECONDS
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = [g for g in left if _signal_group(g, 0)]
+    for group in left:
+        _signal_group(group, signal.SIGKILL)
+
+
+def _signal_group(group: int, signum: int) -> bool:
+    """Send `signum` to every process of `group` (0: only ask); False when none is left."""
+    try:
+        os.killpg(group, signum)
+    except (ProcessLookupError, PermissionError):  # gone (or no longer ours)
+        return False
+    return True
