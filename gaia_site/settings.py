@@ -85,10 +85,16 @@ TEMPLATES = [
 ]
 
 # --- Database: SQLite (WAL) in the data directory unless DATABASE_URL says otherwise.
+database_url = envstr("DATABASE_URL", f"sqlite:///{DATA_DIR / 'gaia.sqlite3'}")  # not a setting
+# On SQLite a request thread keeps its connection (10 minutes): opening one per request cost
+# ~2 ms (its pragmas, the schema, a cold page cache). A server's connections are counted,
+# so there persistence is the operator's choice (docs/operating.md).
 DATABASES = {
     "default": dj_database_url.parse(
-        envstr("DATABASE_URL", f"sqlite:///{DATA_DIR / 'gaia.sqlite3'}"),
-        conn_max_age=envint("GAIA_DB_CONN_MAX_AGE", 0),
+        database_url,
+        conn_max_age=envint(
+            "GAIA_DB_CONN_MAX_AGE", 600 if database_url.startswith("sqlite") else 0
+        ),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
