@@ -195,9 +195,9 @@ def _ask(
         scores.count(category)
         floor = settings.GAIA_MIN_RELEVANCE
         if turns:
-            hits = search_turns(user=user, query=text, top_k=10, min_relevance=0)
-            found = [turn_dia.get(h.turn.pk) for h in hits]
-            kept = [turn_dia.get(h.turn.pk) for h in hits if h.relevance >= floor]
+            turn_hits = search_turns(user=user, query=text, top_k=10, min_relevance=0)
+            found = [turn_dia.get(h.turn.pk) for h in turn_hits]
+            kept = [turn_dia.get(h.turn.pk) for h in turn_hits if h.relevance >= floor]
             for k in KS:
                 scores.add(category, "turns", k, len(wanted & set(found[:k])) / len(wanted))
             scores.add(category, "turns floored", 10, len(wanted & set(kept)) / len(wanted))
@@ -213,7 +213,7 @@ def _ask(
             category, f"facts {facts_as} floored", 10, len(wanted & found_items) / len(wanted)
         )
         if turns:
-            _ask_filtered(user, text, wanted, places, scores, turn_dia, item_dias)
+            _ask_filtered(user, text, wanted, places, scores, turn_dia, item_dias, turn_hits, hits)
 
 
 def _probe_recall(
@@ -242,23 +242,26 @@ def _ask_filtered(
     scores: Scores,
     turn_dia: dict[int, str],
     item_dias: dict[int, set[str]],
+    turn_hits: list,
+    item_hits: list,
 ) -> None:
     """The question with the filter an agent that knows where its answer lies would pass,
-    and without it: conversation search within the one session holding all the evidence,
-    recall within the one entity (person) all the evidence's facts are about."""
+    beside the same question's unfiltered hits (`turn_hits`, `item_hits`): conversation
+    search within the one session holding all the evidence, recall within the one entity
+    (person) all the evidence's facts are about."""
     sessions = {places[d][0] for d in wanted if d in places}
     if len(sessions) == 1:
-        session = sessions.pop()
-        for name, given in (("turns", {}), ("turns filtered", {"session_id": session})):
-            hits = search_turns(user=user, query=text, top_k=10, min_relevance=0, **given)
+        filtered = search_turns(
+            user=user, query=text, top_k=10, min_relevance=0, session_id=sessions.pop()
+        )
+        for name, hits in (("turns", turn_hits), ("turns filtered", filtered)):
             found = [{turn_dia.get(h.turn.pk)} for h in hits]
             _probe_recall(scores, name, wanted, found, [h.relevance for h in hits])
     holding = [item for item, dias in item_dias.items() if dias & wanted]
     entities = set(KnowledgeItem.objects.filter(pk__in=holding).values_list("entity", flat=True))
     if len(entities) == 1:
-        entity = entities.pop()
-        for name, given in (("facts", {}), ("facts filtered", {"entity": entity})):
-            hits = recall(user=user, query=text, top_k=10, min_relevance=0, **given)
+        filtered = recall(user=user, query=text, top_k=10, min_relevance=0, entity=entities.pop())
+        for name, hits in (("facts", item_hits), ("facts filtered", filtered)):
             found = [item_dias.get(h.item.pk, set()) for h in hits]
             _probe_recall(scores, name, wanted, found, [h.relevance for h in hits])
 
