@@ -36,6 +36,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from bench import floors
 from conversations.search import search_turns
 from conversations.services import turns_append_many
 from memory.models import KnowledgeItem
@@ -214,6 +215,11 @@ def _ask(
         )
         if turns:
             _ask_filtered(user, text, wanted, places, scores, turn_dia, item_dias, turn_hits, hits)
+            turn_found = [{turn_dia.get(h.turn.pk)} for h in turn_hits]
+            floors.probe_evidence(
+                scores, "turns", wanted, turn_found, [h.relevance for h in turn_hits]
+            )
+            floors.probe_evidence(scores, "facts", wanted, items, [h.relevance for h in hits])
 
 
 def _probe_recall(
@@ -276,10 +282,18 @@ def _own_facts(user: Any, scenarios: dict, scores: Scores) -> None:
         ids = [h.item.pk for h in recall(user=user, query=entry["question"], top_k=3)]
         scores.probe("own top-1", float(ids[:1] == [item_id]))
         scores.probe("own top-3", float(item_id in ids))
+        every = recall(user=user, query=entry["question"], top_k=100, min_relevance=0)
+        floors.probe_first(
+            scores, [h.item.pk == item_id for h in every], [h.relevance for h in every]
+        )
     for question in scenarios["nonsense_questions"]:  # with the default relevance floor
         scores.probe("nonsense recall hits", float(len(recall(user=user, query=question))))
         found = search_turns(user=user, query=question)
         scores.probe("nonsense turn hits", float(len(found)))
+        every = recall(user=user, query=question, top_k=100, min_relevance=0)
+        floors.probe_nonsense(scores, "nonsense recall hits", [h.relevance for h in every], 5)
+        turns = search_turns(user=user, query=question, top_k=100, min_relevance=0)
+        floors.probe_nonsense(scores, "nonsense turn hits", [h.relevance for h in turns], 10)
 
 
 def evaluate_conversation(

@@ -4,6 +4,7 @@ A value that cannot be read stops start-up with the variable's name: `GAIA_SECUR
 must not silently mean "off".
 """
 
+import math
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -33,10 +34,13 @@ def _number(name: str, default: int | float, kind: type) -> int | float:
     if value == "":
         return default
     try:
-        return kind(value)
+        number = kind(value)
     except ValueError:
+        number = math.nan
+    if not math.isfinite(number):  # "nan" or "inf" would make every comparison meaningless
         what = "a whole number" if kind is int else "a number"
-        raise ImproperlyConfigured(f"{name}={value!r} is not {what}.") from None
+        raise ImproperlyConfigured(f"{name}={value!r} is not {what}.")
+    return number
 
 
 def envint(name: str, default: int) -> int:
@@ -45,6 +49,11 @@ def envint(name: str, default: int) -> int:
 
 def envfloat(name: str, default: float) -> float:
     return float(_number(name, default, float))
+
+
+def envfloat_or_none(name: str) -> float | None:
+    """A number, or None when the variable is empty or missing (the feature is off)."""
+    return None if os.environ.get(name, "").strip() == "" else envfloat(name, 0.0)
 
 
 def envlist(name: str, default: str = "") -> list[str]:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from gaia_site.env import envbool, envfloat, envint, envlist, envstr
+from gaia_site.env import envbool, envfloat, envfloat_or_none, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(envstr("GAIA_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -263,6 +263,9 @@ GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
 GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")
 GAIA_RERANK_TIMEOUT = envfloat("GAIA_RERANK_TIMEOUT", 5.0)
+# With a reranker: hits it scores below this (its own scale) are left out; empty = it only
+# reorders. A cross-encoder tells a question about nothing stored from a shared word.
+GAIA_RERANK_MIN_SCORE = envfloat_or_none("GAIA_RERANK_MIN_SCORE")
 
 # --- LLM (any OpenAI-compatible /v1/chat/completions server); empty URL = no LLM.
 GAIA_LLM_URL = envstr("GAIA_LLM_URL", "")

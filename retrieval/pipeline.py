@@ -381,12 +381,15 @@ def hybrid(
         via=via,
     )
     fused = [f for f in fused if f.relevance >= min_relevance]
-    if rerank.configured() and len(fused) > 1:
+    judging = settings.GAIA_RERANK_MIN_SCORE is not None  # then even a lone hit is judged
+    if rerank.configured() and len(fused) > (0 if judging else 1):
         fused = _reranked(query, fused, top_k, documents)
     return fused[:top_k]
 
 
 def _reranked(query: str, fused: list, top_k: int, documents: Callable) -> list:
+    """The first top_k x 2 in the reranker's order. With GAIA_RERANK_MIN_SCORE the reranker
+    also judges: what it scores below that is left out, and so is the rest it never saw."""
     head, tail = fused[: top_k * 2], fused[top_k * 2 :]
     texts = documents([f.id for f in head])
     head = [f for f in head if f.id in texts]
@@ -394,6 +397,9 @@ def _reranked(query: str, fused: list, top_k: int, documents: Callable) -> list:
     if scores is None:
         return fused
     order = sorted(range(len(head)), key=lambda i: -scores[i])
+    least = settings.GAIA_RERANK_MIN_SCORE
+    if least is not None:
+        order, tail = [i for i in order if scores[i] >= least], []
     return [
         fusion.Fused(head[i].id, scores[i], head[i].stages, head[i].relevance) for i in order
     ] + tail

@@ -5,17 +5,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_agent_types'),
-        ('conversations', '0008_fulltext_search_first'),
-        ('memory', '0012_fulltext_search_first'),
+        ("accounts", "0003_agent_types"),
+        ("conversations", "0008_fulltext_search_first"),
+        ("memory", "0012_fulltext_search_first"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='knowledgeitem',
-            index=models.Index(condition=models.Q(('forgotten_at__isnull', True), ('superseded_by__isnull', True)), fields=['owner', 'updated_at', 'id'], name='ki_recent'),
+            model_name="knowledgeitem",
+            index=models.Index(
+                condition=models.Q(("forgotten_at__isnull", True), ("superseded_by__isnull", True)),
+                fields=["owner", "updated_at", "id"],
+                name="ki_recent",
+            ),
         ),
     ]

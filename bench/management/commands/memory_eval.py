@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import extraction
+from bench.floors import floors_table
 from bench.locomo import evaluate_folder
 from bench.locomo_report import conditions_table, table
 from learning.llm import llm_configured
@@ -76,6 +77,12 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         for line in [*conditions_table(scores), "", "Linked facts by category:", *table(scores)]:
             self.stdout.write(line)
+        if costs := floors_table(scores):
+            self.stdout.write(
+                "\nWhat each floor would keep (linked user, top 10, with min_relevance 0):"
+            )
+            for line in costs:
+                self.stdout.write(line)
         self.stdout.write(
             "facts ceiling = share of evidence turns that any observation links to "
             f"(no ranking can exceed it). {time.monotonic() - started:.0f}s"
