@@ -60,19 +60,20 @@ def test_rows_holding_every_word_come_first_and_both_searches_are_one_statement(
     assert [i for i, _ in top] == [items[0].pk]
 
 
-def test_the_rows_statement_reads_linked_rows_beside_asked_ones(alice, commit):
+def test_finishing_a_search_reads_the_rows_linked_evidence_is_for_beside_its_own(alice, commit):
     with commit():
         said = turn_append(user=alice, session_id="s", role="user", content="We moved to Porto")
         other = turn_append(user=alice, session_id="s", role="user", content="I sing in a choir")
         moved = memory_create(user=alice, content="Alice lives in Porto", source_turn=said)
         sings = memory_create(user=alice, content="Alice sings", source_turn=other)
-        plain = memory_create(user=alice, content="Alice likes figs")
+        memory_create(user=alice, content="Alice likes figs")
     evidence = {said.pk: fusion.Fused(said.pk, 0.5, frozenset({"conversation"}), 0.7)}
     linked = pipeline.Linked(ITEMS.source_column, evidence)
-    rows, sources = pipeline._rows(ITEMS, alice_scope(alice), [sings.pk, plain.pk], linked)
-    assert set(rows) == {sings.pk, plain.pk}  # the asked rows (their turn gave no evidence)
-    assert sources == {moved.pk: said.pk}  # the row its evidence is for
-    assert rows[plain.pk][0] == "Alice likes figs"
+    started = pipeline.start(ITEMS, alice.pk, "sings", alice_scope(alice), 20)
+    found, elsewhere = pipeline.finish(started, linked)
+    assert elsewhere == {moved.pk: evidence[said.pk]}  # the row its evidence is for
+    assert found[sings.pk].text == "Alice sings"  # the search's own rows, read as before
+    assert sings.pk not in elsewhere  # its turn gave no evidence
 
 
 def alice_scope(alice):
