@@ -323,6 +323,21 @@ def evaluate_conversation(
                 user.delete()
 
 
+class NotAConversation(ValueError):
+    """A file in the folder that is not a LoCoMo-format conversation."""
+
+
+def _conversation(path: Path) -> dict:
+    """One LoCoMo-format conversation file (NotAConversation names the file and the fault)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise NotAConversation(f"{path.name}: not JSON ({error}).") from error
+    if not isinstance(data, dict) or not _sessions(data):
+        raise NotAConversation(f"{path.name}: not a LoCoMo conversation (no session_N list).")
+    return data
+
+
 def evaluate_folder(
     folder: Path, *, scenarios: dict | None = None, keep: bool = False, progress=None
 ) -> Scores:
@@ -330,10 +345,11 @@ def evaluate_folder(
     files = sorted(folder.glob("*.json"))
     if not files:
         raise FileNotFoundError(f"No *.json conversations in {folder}")
-    for path in files:
+    conversations = [(path.name, _conversation(path)) for path in files]  # all, before any load
+    for name, data in conversations:
         if progress:
-            progress(f"loading and asking {path.name} (unlinked, linked, mixed) ...")
-        evaluate_conversation(json.loads(path.read_text()), scores, scenarios=scenarios, keep=keep)
+            progress(f"loading and asking {name} (unlinked, linked, mixed) ...")
+        evaluate_conversation(data, scores, scenarios=scenarios, keep=keep)
     if not keep:
         fulltext_optimize()  # once: it rewrites the whole index, not only the eval's rows
     return scores

@@ -89,6 +89,20 @@ def test_memory_eval_refuses_a_folder_without_conversations(tmp_path):
         call_command("memory_eval", "locomo", str(tmp_path))
 
 
+@pytest.mark.parametrize(
+    ("text", "fault"),
+    [('{"qa": []}', "not a LoCoMo conversation"), ("[1, 2", "not JSON"), ("\udcff", "not JSON")],
+)
+def test_memory_eval_names_a_file_that_is_not_a_conversation_before_loading_any(
+    tmp_path, text, fault, django_user_model
+):
+    (tmp_path / "a-tiny.json").write_text(json.dumps(CONVERSATION))
+    (tmp_path / "notes.json").write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(CommandError, match=f"notes.json: {fault}"):
+        call_command("memory_eval", "locomo", str(tmp_path))
+    assert not django_user_model.objects.filter(username__startswith="locomo-").exists()
+
+
 def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
     call_command(
         "memory_bench",

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import extraction
 from bench.floors import floors_table
-from bench.locomo import evaluate_folder
+from bench.locomo import NotAConversation, evaluate_folder
 from bench.locomo_report import conditions_table, table
 from learning.llm import llm_configured
 from retrieval.embedding import current_model_id
@@ -73,7 +73,7 @@ class Command(BaseCommand):
             scores = evaluate_folder(
                 folder, scenarios=probes, keep=keep, progress=self.stderr.write
             )
-        except FileNotFoundError as error:
+        except (FileNotFoundError, NotAConversation) as error:
             raise CommandError(str(error)) from error
         for line in [*conditions_table(scores), "", "Linked facts by category:", *table(scores)]:
             self.stdout.write(line)
