@@ -43,6 +43,7 @@ from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create
 from privacy.storage import fulltext_optimize
+from retrieval import keyword
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10)
@@ -297,13 +298,25 @@ def _own_facts(user: Any, scenarios: dict, scores: Scores) -> None:
 
 
 def evaluate_conversation(
-    data: dict, scores: Scores, *, scenarios: dict | None = None, keep: bool = False
+    data: dict,
+    scores: Scores,
+    *,
+    scenarios: dict | None = None,
+    keep: bool = False,
+    settled: bool = False,
 ) -> None:
-    """Every condition on one conversation, each in its own throwaway user."""
+    """Every condition on one conversation, each in its own throwaway user.
+
+    The questions follow the load within seconds, so they are weighed with the owner's word
+    counts as sampled early in it (reused for 30 s, `retrieval/termstats.py`). `settled`
+    reads the counts again once the conversation is in, as a question asked later sees them.
+    """
     for condition, link in LINKS.items():
         user = get_user_model().objects.create_user(f"locomo-{uuid.uuid4().hex[:12]}")
         try:
             turn_dia, item_dias = load_conversation(user, data, link=link)
+            if settled:
+                keyword.clear_caches()
             counted = Scores()  # questions are counted once, in the linked condition
             _ask(
                 user,
@@ -339,7 +352,12 @@ def _conversation(path: Path) -> dict:
 
 
 def evaluate_folder(
-    folder: Path, *, scenarios: dict | None = None, keep: bool = False, progress=None
+    folder: Path,
+    *,
+    scenarios: dict | None = None,
+    keep: bool = False,
+    settled: bool = False,
+    progress=None,
 ) -> Scores:
     scores = Scores()
     files = sorted(folder.glob("*.json"))
@@ -349,7 +367,7 @@ def evaluate_folder(
     for name, data in conversations:
         if progress:
             progress(f"loading and asking {name} (unlinked, linked, mixed) ...")
-        evaluate_conversation(data, scores, scenarios=scenarios, keep=keep)
+        evaluate_conversation(data, scores, scenarios=scenarios, keep=keep, settled=settled)
     if not keep:
         fulltext_optimize()  # once: it rewrites the whole index, not only the eval's rows
     return scores

@@ -66,9 +66,12 @@ CONVERSATION = {
 }
 
 
-def test_memory_eval_prints_recall_per_category_and_overall(tmp_path, capsys, django_user_model):
+@pytest.mark.parametrize("flags", [[], ["--settled"]])
+def test_memory_eval_prints_recall_per_category_and_overall(
+    tmp_path, capsys, django_user_model, flags
+):
     (tmp_path / "tiny.json").write_text(json.dumps(CONVERSATION))
-    call_command("memory_eval", "locomo", str(tmp_path))
+    call_command("memory_eval", "locomo", str(tmp_path), *flags)
     out = capsys.readouterr().out
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
     assert set(rows) >= {"category", "multi-hop", "single-hop", "overall"}

@@ -44,6 +44,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--keep", action="store_true", help="keep the throwaway users")
         parser.add_argument(
+            "--settled",
+            action="store_true",
+            help="locomo: ask with the owner's word counts read again after each load, as a "
+            "question asked later would (default: as sampled during the load, reused for 30 s)",
+        )
+        parser.add_argument(
             "--sessions", type=int, default=0, help="extraction: first N sessions per file"
         )
         parser.add_argument(
@@ -60,6 +66,7 @@ class Command(BaseCommand):
         paths: list[Path],
         scenarios: Path | None,
         keep: bool,
+        settled: bool,
         **options,
     ) -> None:
         if dataset == "extraction":
@@ -71,7 +78,7 @@ class Command(BaseCommand):
         started = time.monotonic()
         try:
             scores = evaluate_folder(
-                folder, scenarios=probes, keep=keep, progress=self.stderr.write
+                folder, scenarios=probes, keep=keep, settled=settled, progress=self.stderr.write
             )
         except (FileNotFoundError, NotAConversation) as error:
             raise CommandError(str(error)) from error
