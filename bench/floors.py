@@ -1,7 +1,8 @@
 """What a relevance floor costs and what it keeps out, for `memory_eval locomo`.
 
-Every linked question's hits (asked with `min_relevance` 0) are cut at each of FLOORS, as
-if it were the default: the evidence still found in the top 10 (facts and turns), the own
+Every linked question's top 10 (asked with `min_relevance` 0) is cut at each of FLOORS, as
+the main table cuts it at the default: the evidence still found (facts and turns). The own
+facts and nonsense questions are asked again with each floor as `min_relevance`: the own
 facts still put first, and the hits nonsense questions still get. A floor that removes the
 nonsense hits only by removing answers too shows up here as a row, not as a guess.
 """
@@ -25,17 +26,9 @@ def probe_evidence(
         scores.probe(_name(floor, target), len(wanted & got) / len(wanted))
 
 
-def probe_first(scores, is_wanted: Sequence[bool], relevances: Sequence[float]) -> None:
-    """Whether the first hit kept under each floor is the wanted one (own facts)."""
-    for floor in FLOORS:
-        first = next((w for w, r in zip(is_wanted, relevances, strict=True) if r >= floor), False)
-        scores.probe(_name(floor, "own top-1"), float(first))
-
-
-def probe_nonsense(scores, target: str, relevances: Sequence[float], top_k: int) -> None:
-    """How many hits a nonsense question keeps under each floor (at most `top_k`)."""
-    for floor in FLOORS:
-        scores.probe(_name(floor, target), float(min(top_k, sum(r >= floor for r in relevances))))
+def probe(scores, floor: float, what: str, value: float) -> None:
+    """One question's `value` under `floor` (asked with that floor as `min_relevance`)."""
+    scores.probe(_name(floor, what), value)
 
 
 def floors_table(scores) -> list[str]:

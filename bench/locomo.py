@@ -33,10 +33,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from bench import floors
+from bench.speed import seed
+from bench.synthetic import TextSource
 from conversations.search import search_turns
 from conversations.services import turns_append_many
 from memory.models import KnowledgeItem
@@ -47,6 +50,7 @@ from retrieval import keyword
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10)
+DISTRACTOR_POOL = 2000  # distractor texts embedded for real; the rest are perturbed copies
 
 
 @dataclass
@@ -283,18 +287,21 @@ def _own_facts(user: Any, scenarios: dict, scores: Scores) -> None:
         ids = [h.item.pk for h in recall(user=user, query=entry["question"], top_k=3)]
         scores.probe("own top-1", float(ids[:1] == [item_id]))
         scores.probe("own top-3", float(item_id in ids))
-        every = recall(user=user, query=entry["question"], top_k=100, min_relevance=0)
-        floors.probe_first(
-            scores, [h.item.pk == item_id for h in every], [h.relevance for h in every]
-        )
+        for floor in floors.FLOORS:  # asked again as if each floor were the default
+            ids = [
+                h.item.pk
+                for h in recall(user=user, query=entry["question"], top_k=3, min_relevance=floor)
+            ]
+            floors.probe(scores, floor, "own top-1", float(ids[:1] == [item_id]))
     for question in scenarios["nonsense_questions"]:  # with the default relevance floor
         scores.probe("nonsense recall hits", float(len(recall(user=user, query=question))))
         found = search_turns(user=user, query=question)
         scores.probe("nonsense turn hits", float(len(found)))
-        every = recall(user=user, query=question, top_k=100, min_relevance=0)
-        floors.probe_nonsense(scores, "nonsense recall hits", [h.relevance for h in every], 5)
-        turns = search_turns(user=user, query=question, top_k=100, min_relevance=0)
-        floors.probe_nonsense(scores, "nonsense turn hits", [h.relevance for h in turns], 10)
+        for floor in floors.FLOORS:
+            hits = len(recall(user=user, query=question, min_relevance=floor))
+            floors.probe(scores, floor, "nonsense recall hits", float(hits))
+            hits = len(search_turns(user=user, query=question, min_relevance=floor))
+            floors.probe(scores, floor, "nonsense turn hits", float(hits))
 
 
 def evaluate_conversation(
@@ -304,8 +311,10 @@ def evaluate_conversation(
     scenarios: dict | None = None,
     keep: bool = False,
     settled: bool = False,
+    distractors: int = 0,
 ) -> None:
-    """Every condition on one conversation, each in its own throwaway user.
+    """Every condition on one conversation, each in its own throwaway user (holding
+    `distractors` synthetic items and turns first, as a store with much else in it).
 
     The questions follow the load within seconds, so they are weighed with the owner's word
     counts as sampled early in it (reused for 30 s, `retrieval/termstats.py`). `settled`
@@ -314,6 +323,9 @@ def evaluate_conversation(
     for condition, link in LINKS.items():
         user = get_user_model().objects.create_user(f"locomo-{uuid.uuid4().hex[:12]}")
         try:
+            if distractors:
+                rng = np.random.default_rng(distractors)
+                seed(user, distractors, TextSource(seed=distractors), DISTRACTOR_POOL, rng)
             turn_dia, item_dias = load_conversation(user, data, link=link)
             if settled:
                 keyword.clear_caches()
@@ -357,6 +369,7 @@ def evaluate_folder(
     scenarios: dict | None = None,
     keep: bool = False,
     settled: bool = False,
+    distractors: int = 0,
     progress=None,
 ) -> Scores:
     scores = Scores()
@@ -367,7 +380,14 @@ def evaluate_folder(
     for name, data in conversations:
         if progress:
             progress(f"loading and asking {name} (unlinked, linked, mixed) ...")
-        evaluate_conversation(data, scores, scenarios=scenarios, keep=keep, settled=settled)
+        evaluate_conversation(
+            data,
+            scores,
+            scenarios=scenarios,
+            keep=keep,
+            settled=settled,
+            distractors=distractors,
+        )
     if not keep:
         fulltext_optimize()  # once: it rewrites the whole index, not only the eval's rows
     return scores

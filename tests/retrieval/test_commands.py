@@ -186,5 +186,27 @@ def test_memory_eval_prints_what_each_floor_keeps_beside_the_default(tmp_path, c
     linked = [float(c) for c in rows["LoCoMo, facts linked"].split("|")[2:-1]]
     assert cells["0.2"][0] == linked[2] and cells["0.2"][1] == linked[5]  # the default floor
     nonsense = rows["nonsense recall hits (per question, n=1)"].split("|")[2].strip()
-    assert cells["0.2"][3] == float(nonsense)
+    own = rows["own top-1 (rate, n=1)"].split("|")[2].strip()
+    assert cells["0.2"][2] == float(own) and cells["0.2"][3] == float(nonsense)
     assert all(high <= low for low, high in zip(cells["0.2"], cells["0.6"], strict=True))
+
+
+def test_memory_eval_stores_the_distractors_beside_each_conversation(
+    tmp_path, capsys, django_user_model
+):
+    (tmp_path / "tiny.json").write_text(json.dumps(CONVERSATION))
+    call_command("memory_eval", "locomo", str(tmp_path), "--distractors", "25", "--keep")
+    users = django_user_model.objects.filter(username__startswith="locomo-")
+    assert users.count() == 3  # unlinked, linked, mixed
+    observations = [
+        fact
+        for key in ("session_1_observation", "session_2_observation")
+        for facts in CONVERSATION[key].values()
+        for fact, _ in facts
+    ]
+    for user in users:
+        stored = KnowledgeItem.objects.filter(owner=user)
+        assert stored.filter(content__in=observations).count() == len(observations) == 4
+        assert stored.count() == 25 + 4
+    assert "| overall | 3 |" in capsys.readouterr().out
+    users.delete()

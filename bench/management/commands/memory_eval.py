@@ -44,6 +44,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--keep", action="store_true", help="keep the throwaway users")
         parser.add_argument(
+            "--distractors",
+            type=int,
+            default=0,
+            help="locomo: synthetic items and turns (this many of each) stored for each user "
+            "before the conversation, as in a store that holds much else",
+        )
+        parser.add_argument(
             "--settled",
             action="store_true",
             help="locomo: ask with the owner's word counts read again after each load, as a "
@@ -67,6 +74,7 @@ class Command(BaseCommand):
         scenarios: Path | None,
         keep: bool,
         settled: bool,
+        distractors: int,
         **options,
     ) -> None:
         if dataset == "extraction":
@@ -78,7 +86,12 @@ class Command(BaseCommand):
         started = time.monotonic()
         try:
             scores = evaluate_folder(
-                folder, scenarios=probes, keep=keep, settled=settled, progress=self.stderr.write
+                folder,
+                scenarios=probes,
+                keep=keep,
+                settled=settled,
+                distractors=max(0, distractors),
+                progress=self.stderr.write,
             )
         except (FileNotFoundError, NotAConversation) as error:
             raise CommandError(str(error)) from error
