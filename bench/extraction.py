@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 from django.contrib.auth import get_user_model
 
-from bench.locomo import _sessions, session_time
+from bench.locomo_data import session_time
+from bench.locomo_data import sessions as session_numbers
 from conversations.models import Turn
 from conversations.services import turns_append_many
 from learning.extraction import extract_turn
@@ -167,7 +168,7 @@ def evaluate_files(
     for path in conversation_files(paths):
         data = json.loads(path.read_text())
         tally = Tally()
-        numbers = _sessions(data)[: sessions or None]
+        numbers = session_numbers(data)[: sessions or None]
         for index, number in enumerate(numbers, 1):
             if progress:
                 progress(f"{path.name}: session {number} ({index}/{len(numbers)}) ...")

@@ -24,12 +24,9 @@ should put its fact first (top-1 and top-3 rates), and the nonsense questions sh
 nothing back (hits per question, with the default relevance floor).
 """
 
-import json
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +35,21 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from bench import floors
+from bench.locomo_data import (
+    dia_places,
+    load_conversation,
+    questions,
+    read_conversation,
+)
 from bench.speed import seed
 from bench.synthetic import TextSource
 from conversations.search import search_turns
-from conversations.services import turns_append_many
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create
 from privacy.storage import fulltext_optimize
 from retrieval import keyword
 
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10)
 DISTRACTOR_POOL = 2000  # distractor texts embedded for real; the rest are perturbed copies
 
@@ -90,97 +91,7 @@ class Scores:
         return len(self.probes.get(name, []))
 
 
-def session_time(text: str) -> datetime | None:
-    """LoCoMo's "1:56 pm on 8 May, 2023" as an aware datetime (None if unreadable)."""
-    for pattern in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
-        try:
-            return datetime.strptime(text.strip(), pattern).replace(tzinfo=UTC)
-        except (ValueError, AttributeError):
-            continue
-    return None
-
-
-def _sessions(data: dict) -> list[int]:
-    numbers = [
-        int(key.split("_")[1])
-        for key, value in data.items()
-        if key.startswith("session_") and key.count("_") == 1 and isinstance(value, list)
-    ]
-    return sorted(numbers)
-
-
 LINKS = {"unlinked": "none", "linked": "all", "mixed": "half"}  # condition -> which facts link
-
-
-def load_conversation(
-    user: Any, data: dict, *, link: str = "all"
-) -> tuple[dict[int, str], dict[int, set[str]]]:
-    """Store the turns and observations; returns turn id -> dia id, item id -> dia ids.
-
-    `link`: which observations keep their evidence turn as `source_turn` ("all", "none",
-    or "half": every other one, as when extraction and an agent both store facts).
-    """
-    speaker_a = data.get("speaker_a", "")
-    turn_dia: dict[int, str] = {}
-    dia_turn: dict[str, Any] = {}
-    for number in _sessions(data):
-        when = session_time(data.get(f"session_{number}_date_time", ""))
-        entries = data[f"session_{number}"]
-        turns = turns_append_many(
-            user=user,
-            turns=[
-                {
-                    "session_id": f"session_{number}",
-                    "role": "user" if entry["speaker"] == speaker_a else "assistant",
-                    "speaker": entry["speaker"],
-                    "content": entry["text"],
-                    "timestamp": when,
-                }
-                for entry in entries
-            ],
-        )
-        for turn, entry in zip(turns, entries, strict=True):
-            turn_dia[turn.pk] = entry["dia_id"]
-            dia_turn[entry["dia_id"]] = turn
-    item_dias: dict[int, set[str]] = defaultdict(set)
-    index = 0
-    for number in _sessions(data):
-        for speaker, facts in (data.get(f"session_{number}_observation") or {}).items():
-            for fact, dia in facts:
-                dias = dia if isinstance(dia, list) else [dia]
-                linked = link == "all" or (link == "half" and index % 2 == 0)
-                index += 1
-                item = memory_create(
-                    user=user,
-                    content=fact,
-                    category="fact",
-                    entity=f"person:{speaker.lower()}",
-                    # What an agent passes when it remembers what a logged turn taught it.
-                    source_turn=next((dia_turn[d] for d in dias if d in dia_turn), None)
-                    if linked
-                    else None,
-                )
-                item_dias[item.pk].update(dias)
-    return turn_dia, item_dias
-
-
-def dia_places(data: dict) -> dict[str, tuple[str, str]]:
-    """dia id -> (its session id, the entity of its speaker), as `load_conversation` stores them."""
-    return {
-        entry["dia_id"]: (f"session_{number}", f"person:{entry['speaker'].lower()}")
-        for number in _sessions(data)
-        for entry in data[f"session_{number}"]
-    }
-
-
-def evidence(question: dict) -> set[str]:
-    return {part.strip() for ref in question.get("evidence", []) for part in str(ref).split(";")}
-
-
-def _questions(data: dict) -> Iterator[tuple[str, str, set[str]]]:
-    for question in data.get("qa", []):
-        if question.get("category") in CATEGORIES and evidence(question):
-            yield CATEGORIES[question["category"]], str(question["question"]), evidence(question)
 
 
 def _ask(
@@ -197,7 +108,7 @@ def _ask(
     search, and both again with a filter (`_ask_filtered`)."""
     reachable = set().union(*item_dias.values()) if item_dias else set()
     places = dia_places(data)
-    for category, text, wanted in _questions(data):
+    for category, text, wanted in questions(data):
         scores.count(category)
         floor = settings.GAIA_MIN_RELEVANCE
         if turns:
@@ -348,21 +259,6 @@ def evaluate_conversation(
                 user.delete()
 
 
-class NotAConversation(ValueError):
-    """A file in the folder that is not a LoCoMo-format conversation."""
-
-
-def _conversation(path: Path) -> dict:
-    """One LoCoMo-format conversation file (NotAConversation names the file and the fault)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise NotAConversation(f"{path.name}: not JSON ({error}).") from error
-    if not isinstance(data, dict) or not _sessions(data):
-        raise NotAConversation(f"{path.name}: not a LoCoMo conversation (no session_N list).")
-    return data
-
-
 def evaluate_folder(
     folder: Path,
     *,
@@ -376,7 +272,7 @@ def evaluate_folder(
     files = sorted(folder.glob("*.json"))
     if not files:
         raise FileNotFoundError(f"No *.json conversations in {folder}")
-    conversations = [(path.name, _conversation(path)) for path in files]  # all, before any load
+    conversations = [(path.name, read_conversation(path)) for path in files]  # all, before any load
     for name, data in conversations:
         if progress:
             progress(f"loading and asking {name} (unlinked, linked, mixed) ...")

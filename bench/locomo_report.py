@@ -2,7 +2,8 @@
 
 from django.conf import settings
 
-from bench.locomo import CATEGORIES, KS, LINKS, Scores
+from bench.locomo import KS, LINKS, Scores
+from bench.locomo_data import CATEGORIES
 
 
 def conditions_table(scores: Scores) -> list[str]:

@@ -15,7 +15,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import extraction
 from bench.floors import floors_table
-from bench.locomo import NotAConversation, evaluate_folder
+from bench.locomo import evaluate_folder
+from bench.locomo_data import NotAConversation
 from bench.locomo_report import conditions_table, table
 from learning.llm import llm_configured
 from retrieval.embedding import current_model_id
