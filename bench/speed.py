@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import lru_cache
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -56,10 +57,18 @@ def _percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else 0.0
 
 
+@lru_cache(maxsize=4)
+def _embedded(model_id: str, texts: tuple[str, ...]) -> np.ndarray:
+    """The embeddings of `texts` (read-only): `memory_eval --distractors` seeds the same
+    synthetic texts for every user it makes."""
+    vectors = get_embedder().embed(list(texts))
+    vectors.setflags(write=False)
+    return vectors
+
+
 def _vectors(texts: list[str], pool: int, rng: np.random.Generator) -> np.ndarray:
     """Real embeddings for the first `pool` texts, perturbed copies of them for the rest."""
-    embedder = get_embedder()
-    real = embedder.embed(texts[: min(pool, len(texts))])
+    real = _embedded(get_embedder().model_id, tuple(texts[: min(pool, len(texts))]))
     if len(texts) <= len(real):
         return real
     picks = rng.integers(0, len(real), len(texts) - len(real))
