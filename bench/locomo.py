@@ -275,7 +275,8 @@ def evaluate_folder(
     conversations = [(path.name, read_conversation(path)) for path in files]  # all, before any load
     for name, data in conversations:
         if progress:
-            progress(f"loading and asking {name} (unlinked, linked, mixed) ...")
+            beside = f", each beside {distractors} distractors" if distractors else ""
+            progress(f"loading and asking {name} (unlinked, linked, mixed{beside}) ...")
         evaluate_conversation(
             data,
             scores,

@@ -191,6 +191,12 @@ def test_memory_eval_prints_what_each_floor_keeps_beside_the_default(tmp_path, c
     assert all(high <= low for low, high in zip(cells["0.2"], cells["0.6"], strict=True))
 
 
+def test_memory_eval_refuses_a_negative_number_of_distractors(tmp_path):
+    (tmp_path / "tiny.json").write_text(json.dumps(CONVERSATION))
+    with pytest.raises(CommandError, match="--distractors -3: give 0 or more"):
+        call_command("memory_eval", "locomo", str(tmp_path), "--distractors", "-3")
+
+
 def test_memory_eval_stores_the_distractors_beside_each_conversation(
     tmp_path, capsys, django_user_model
 ):

@@ -78,6 +78,8 @@ class Command(BaseCommand):
         distractors: int,
         **options,
     ) -> None:
+        if distractors < 0:
+            raise CommandError(f"--distractors {distractors}: give 0 or more.")
         if dataset == "extraction":
             return self.extraction(paths, keep=keep, **options)
         folder = paths[0]
@@ -91,7 +93,7 @@ class Command(BaseCommand):
                 scenarios=probes,
                 keep=keep,
                 settled=settled,
-                distractors=max(0, distractors),
+                distractors=distractors,
                 progress=self.stderr.write,
             )
         except (FileNotFoundError, NotAConversation) as error:
