@@ -381,8 +381,9 @@ def hybrid(
         via=via,
     )
     fused = [f for f in fused if f.relevance >= min_relevance]
-    judging = settings.GAIA_RERANK_MIN_SCORE is not None  # then even a lone hit is judged
-    if rerank.configured() and len(fused) > (0 if judging else 1):
+    # One hit has no order to change, but a judging reranker may still leave it out.
+    worth_asking = len(fused) > 1 or (fused and settings.GAIA_RERANK_MIN_SCORE is not None)
+    if rerank.configured() and worth_asking:
         fused = _reranked(query, fused, top_k, documents)
     return fused[:top_k]
 
