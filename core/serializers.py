@@ -10,6 +10,7 @@ non-finite numbers, bounded nesting).
 from datetime import datetime
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -89,8 +90,12 @@ class WhenField(serializers.Field):
             raise serializers.ValidationError("Not an ISO 8601 date or time.")
         if data == "":
             return None
+        if "tz" not in self.context:
+            # A naive time read as UTC moved an Oslo user's 19:00 to 20:00: every input
+            # serializer with a time takes the caller's zone (accounts.services.user_context).
+            raise ImproperlyConfigured(f"{type(self.parent).__name__} needs a 'tz' context.")
         try:  # also refuses times outside the range every zone can show (core.validation)
-            return parse_when(data, field=self.field_name, tz=self.context.get("tz"))
+            return parse_when(data, field=self.field_name, tz=self.context["tz"])
         except DjangoValidationError as error:
             raise serializers.ValidationError(django_errors(error)) from None
 

@@ -90,7 +90,9 @@ class TurnCreateView(APIView):
         responses={201: one_or_many("TurnsLogged", TurnSerializer), **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
-        entries, many = OneOrMany.parse(TurnCreateSerializer, request.data, {"user": request.user})
+        entries, many = OneOrMany.parse(
+            TurnCreateSerializer, request.data, user_context(request.user)
+        )
         agent, override = request_agent(request), request_context(request)
         entries = [with_context(entry, override) for entry in entries]
         if many:

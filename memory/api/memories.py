@@ -135,7 +135,7 @@ class MemoryListCreateView(GenericAPIView):
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(
-            MemoryCreateSerializer, request.data, {"user": request.user}
+            MemoryCreateSerializer, request.data, user_context(request.user)
         )
         source, agent = write_source(request), request_agent(request)
         override = request_context(request)
