@@ -4,6 +4,58 @@ from django.conf import settings
 
 from bench.locomo import KS, LINKS, Scores
 from bench.locomo_data import CATEGORIES
+from retrieval import indexes, keyword, query, rerank, vocabulary
+
+# The rankings `memory_eval --ranking` compares: each the settings it runs under.
+RANKINGS = {
+    "minilm": {
+        "about": "all-MiniLM-L6-v2, fused order, no judge: the ranking before the judge",
+        "settings": {"GAIA_LOCAL_EMBED_MODEL": "all-minilm-l6-v2", "GAIA_JUDGE": "off"},
+    },
+    "bge": {
+        "about": "bge-small-en-v1.5, fused order, no judge",
+        "settings": {"GAIA_LOCAL_EMBED_MODEL": "bge-small-en-v1.5", "GAIA_JUDGE": "off"},
+    },
+    "judged": {
+        "about": "bge-small-en-v1.5 with the relevance judge: the defaults",
+        "settings": {"GAIA_LOCAL_EMBED_MODEL": "bge-small-en-v1.5", "GAIA_JUDGE": "local"},
+    },
+}
+
+
+def clear_caches() -> None:
+    """What a process cached under other settings (word counts, indexes, query vectors)."""
+    vocabulary.clear_cache()
+    keyword.clear_caches()
+    indexes.index_cache().clear()
+    query.clear_cache()
+    rerank.reset()
+
+
+def summary_table(runs: list[tuple[str, tuple]]) -> list[str]:
+    """The headline of each ranking's run, one row each."""
+    floor = settings.GAIA_MIN_RELEVANCE
+    rows = [
+        f"| ranking | facts R@10 unlinked / linked / mixed (floor {floor}) | turns R@10 "
+        f"(floor {floor}) | own top-1 | nonsense hits (recall / turns) | accounts rank 1 "
+        "/ top 5 / nonsense with hits / broad answered |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, (scores, accounts) in runs:
+        facts = " / ".join(f"{scores.mean(f'facts {c} floored', 'overall', 10):.3f}" for c in LINKS)
+        turns = f"{scores.mean('turns floored', 'overall', 10):.3f}"
+        own = f"{scores.probe_mean('own top-1'):.3f}"
+        nonsense = (
+            f"{scores.probe_mean('nonsense recall hits'):.2f} / "
+            f"{scores.probe_mean('nonsense turn hits'):.2f}"
+        )
+        acct = "; ".join(
+            f"{a.name}: {a.top1 / max(1, a.questions):.3f} / {a.top5 / max(1, a.questions):.3f}"
+            f" / {a.nonsense_answered} of {a.nonsense} / {a.broad_answered} of {a.broad}"
+            for a in accounts
+        )
+        rows.append(f"| {name} | {facts} | {turns} | {own} | {nonsense} | {acct or '-'} |")
+    return rows
 
 
 def conditions_table(scores: Scores) -> list[str]:

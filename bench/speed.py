@@ -21,6 +21,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from bench.judging import time_judged
 from bench.synthetic import TextSource
 from conversations.models import Session, Turn
 from conversations.search import search_turns
@@ -43,13 +44,18 @@ class Row:
     size: int
     seed_seconds: float
     build_ms: float
-    recall_p50: float
+    recall_p50: float  # the fast path: fused, no judge
     recall_p95: float
     embed_p50: float  # the query embedding alone, on the same questions
+    judged_p50: float  # recall with the relevance judge
+    judged_p95: float
+    judge_p50: float  # the judge alone on the same candidates
+    judge_p95: float
     turns_p50: float
     turns_p95: float
     single_per_s: float
     batch_per_s: float
+    embed_batch_per_s: float  # the embedder alone on the same batch
     rss_mb: float
 
 
@@ -187,10 +193,17 @@ def measure(
             recall(user=user, query=text)
             search_turns(user=user, query=text)
         embedder = get_embedder()  # the floor: the same questions, embedded one at a time
-        embeds = _timed([lambda t=t: embedder.embed([t]) for t in asked[10 : 10 + queries]])
-        recalls = _timed([lambda t=t: recall(user=user, query=t) for t in asked[10 : 10 + queries]])
+        embeds = _timed([lambda t=t: embedder.embed_queries([t]) for t in asked[10 : 10 + queries]])
+        recalls = _timed(
+            [lambda t=t: recall(user=user, query=t, judge=False) for t in asked[10 : 10 + queries]]
+        )
+        progress(f"N={size}: {queries} judged recalls, and the judge alone ...")
+        judged = time_judged(user, asked[10 : 10 + queries])
         turn_searches = _timed(
-            [lambda t=t: search_turns(user=user, query=t) for t in asked[10 + queries :]]
+            [
+                lambda t=t: search_turns(user=user, query=t, judge=False)
+                for t in asked[10 + queries :]
+            ]
         )
 
         progress(f"N={size}: {single_writes} single and {batch_writes} batched writes ...")
@@ -202,6 +215,10 @@ def measure(
         started = time.perf_counter()
         memory_create_many(user=user, items=batch)
         batch_rate = batch_writes / (time.perf_counter() - started)
+        floor = [source.item(size + single_writes + batch_writes + n) for n in range(batch_writes)]
+        started = time.perf_counter()
+        embedder.embed(floor)  # the embedder's own batched rate, on texts of the same kind
+        embed_rate = batch_writes / (time.perf_counter() - started)
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         return Row(
             size=size,
@@ -210,10 +227,15 @@ def measure(
             recall_p50=statistics.median(recalls),
             recall_p95=_percentile(recalls, 95),
             embed_p50=statistics.median(embeds),
+            judged_p50=statistics.median(judged["judged"]),
+            judged_p95=_percentile(judged["judged"], 95),
+            judge_p50=statistics.median(judged["judge"]),
+            judge_p95=_percentile(judged["judge"], 95),
             turns_p50=statistics.median(turn_searches),
             turns_p95=_percentile(turn_searches, 95),
             single_per_s=single_rate,
             batch_per_s=batch_rate,
+            embed_batch_per_s=embed_rate,
             rss_mb=rss_mb,
         )
     finally:
@@ -227,16 +249,18 @@ def measure(
 
 def table(rows: list[Row]) -> list[str]:
     lines = [
-        "| N items (+N turns) | recall p50 ms | recall p95 ms | query embedding p50 ms "
-        "| conv. search p50 ms | conv. search p95 ms | single writes/s | batched writes/s "
-        "| index build ms | seed s | peak RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| N items (+N turns) | query embedding p50 ms | fast recall p50 / p95 ms "
+        "| judged recall p50 / p95 ms | judge alone p50 / p95 ms | fast conv. search p50 / p95 ms "
+        "| single writes/s | batched writes/s | embedder batched/s | index build ms | seed s "
+        "| peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r.size:,} | {r.recall_p50:.1f} | {r.recall_p95:.1f} | {r.embed_p50:.1f} "
-            f"| {r.turns_p50:.1f} "
-            f"| {r.turns_p95:.1f} | {r.single_per_s:.0f} | {r.batch_per_s:.0f} "
+            f"| {r.size:,} | {r.embed_p50:.1f} | {r.recall_p50:.1f} / {r.recall_p95:.1f} "
+            f"| {r.judged_p50:.0f} / {r.judged_p95:.0f} | {r.judge_p50:.0f} / {r.judge_p95:.0f} "
+            f"| {r.turns_p50:.1f} / {r.turns_p95:.1f} | {r.single_per_s:.0f} "
+            f"| {r.batch_per_s:.0f} | {r.embed_batch_per_s:.0f} "
             f"| {r.build_ms:.0f} | {r.seed_seconds:.0f} | {r.rss_mb:.0f} |"
         )
     return lines

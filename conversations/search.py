@@ -10,6 +10,8 @@ from django.core.exceptions import ValidationError
 from conversations.models import Turn
 from retrieval import keyword, pipeline
 from retrieval.corpus import TURNS
+from retrieval.documents import texts_for
+from retrieval.judge import Hits
 
 MAX_TOP_K = 100
 
@@ -32,10 +34,12 @@ def search_turns(
     time_from: datetime | None = None,
     time_to: datetime | None = None,
     min_relevance: float | None = None,
-) -> list[TurnHit]:
+    judge: bool = True,
+) -> Hits:
     """Turns matching `query` (best first) or, with only a time range, newest first.
 
-    Turns less relevant than `min_relevance` (default GAIA_MIN_RELEVANCE) are left out.
+    Turns less relevant than `min_relevance` (default GAIA_MIN_RELEVANCE) are left out;
+    `judge=False` skips the relevance judge (the fast path; `Hits.judged` tells).
     """
     if not (query and query.strip()) and not time_from and not time_to:
         raise ValidationError("Give a query or a time range.", code="empty")
@@ -50,7 +54,8 @@ def search_turns(
     if time_to:
         turns = turns.filter(timestamp__lte=time_to)
     if not (query and query.strip()):
-        return [TurnHit(t, 0.0, "time", 1.0) for t in turns.order_by("-timestamp")[:top_k]]
+        newest = turns.order_by("-timestamp")[:top_k]
+        return Hits([TurnHit(t, 0.0, "time", 1.0) for t in newest], reason="time range")
     where = keyword.Where().add("t.owner_id = %s", user.pk)
     if session_id:
         where.add(
@@ -65,18 +70,29 @@ def search_turns(
         where.add("t.timestamp >= %s", time_from)
     if time_to:
         where.add("t.timestamp <= %s", time_to)
-    ranked = pipeline.hybrid(
+    verdict = pipeline.hybrid(
         TURNS,
         owner_id=user.pk,
         query=query,
         where=where,
         top_k=top_k,
-        documents=lambda ids: dict(turns.filter(pk__in=ids).values_list("pk", "content")),
+        documents=lambda ids: _as_read(user.pk, ids),
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
+        judged=judge,
     )
-    found = turns.in_bulk([r.id for r in ranked])
-    return [
-        TurnHit(found[r.id], r.score, r.matched_by, round(r.relevance, 4))
-        for r in ranked
-        if r.id in found
-    ]
+    found = turns.in_bulk([r.id for r in verdict.hits])
+    return Hits(
+        [
+            TurnHit(found[r.id], r.score, r.matched_by, round(r.relevance, 4))
+            for r in verdict.hits
+            if r.id in found
+        ],
+        judged=verdict.judged,
+        reason=verdict.reason,
+    )
+
+
+def _as_read(owner_id: int, ids: list[int]) -> dict[int, str]:
+    """What the judge reads of each turn: as it is indexed, who said it, what was said,
+    and the end of the turn it answers ("Yes, last Sunday" means nothing alone)."""
+    return {pk: text for pk, (text, _) in texts_for(TURNS, owner_id, ids).items()}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from gaia_site.env import envbool, envfloat, envfloat_or_none, envint, envlist, envstr
+from gaia_site.env import envbool, envfloat, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(envstr("GAIA_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -240,7 +240,14 @@ GAIA_EMBED_API_KEY = envstr("GAIA_EMBED_API_KEY", "")
 GAIA_EMBED_DIM = envint("GAIA_EMBED_DIM", 384)
 GAIA_EMBED_TIMEOUT = envfloat("GAIA_EMBED_TIMEOUT", 10.0)
 GAIA_EMBED_BATCH = envint("GAIA_EMBED_BATCH", 32)
+# A server's model: the cosines of unrelated texts and of a sure paraphrase (MiniLM's scale
+# by default), where a hit's relevance by similarity runs from 0 to 1.
+GAIA_EMBED_SIMILARITY_NONE = envfloat("GAIA_EMBED_SIMILARITY_NONE", 0.25)
+GAIA_EMBED_SIMILARITY_FULL = envfloat("GAIA_EMBED_SIMILARITY_FULL", 0.75)
 GAIA_EMBED_THREADS = envint("GAIA_EMBED_THREADS", 0)  # local model threads; 0 = cores, max 4
+# The local model (GAIA_EMBEDDER=local): bge-small-en-v1.5 (default) or all-minilm-l6-v2.
+# Changing it re-embeds every row in the background (docs/recall.md).
+GAIA_LOCAL_EMBED_MODEL = envstr("GAIA_LOCAL_EMBED_MODEL", "bge-small-en-v1.5")
 GAIA_EMBED_MODEL_PATH = envstr("GAIA_EMBED_MODEL_PATH", "")
 GAIA_EMBED_TOKENIZER_PATH = envstr("GAIA_EMBED_TOKENIZER_PATH", "")
 
@@ -259,13 +266,20 @@ GAIA_RRF_SPEAKER_WEIGHT = envfloat("GAIA_RRF_SPEAKER_WEIGHT", 0.25)
 # Hits less relevant than this (retrieval/relevance.py, 0..1) are not returned unless a
 # caller asks for a lower min_relevance.
 GAIA_MIN_RELEVANCE = envfloat("GAIA_MIN_RELEVANCE", 0.2)
+# The relevance judge (retrieval/judge.py): "local" (the packaged cross-encoder, default)
+# or "off" (fused order, relevance from similarity and matched words). A rerank server
+# (GAIA_RERANK_URL) replaces the local one.
+GAIA_JUDGE = envstr("GAIA_JUDGE", "local")
+# The judge reads at most this many of the best fused candidates (at least top_k).
+GAIA_JUDGE_CANDIDATES = envint("GAIA_JUDGE_CANDIDATES", 20)
+# Past this, the fused order stands and the answer says it was not judged.
+GAIA_JUDGE_DEADLINE = envfloat("GAIA_JUDGE_DEADLINE", 2.0)
+GAIA_JUDGE_THREADS = envint("GAIA_JUDGE_THREADS", 1)  # onnxruntime threads per judgement
+GAIA_JUDGE_CONCURRENCY = envint("GAIA_JUDGE_CONCURRENCY", 2)  # judgements at once
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
 GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")
 GAIA_RERANK_TIMEOUT = envfloat("GAIA_RERANK_TIMEOUT", 5.0)
-# With a reranker: hits it scores below this (its own scale) are left out; empty = it only
-# reorders. A cross-encoder tells a question about nothing stored from a shared word.
-GAIA_RERANK_MIN_SCORE = envfloat_or_none("GAIA_RERANK_MIN_SCORE")
 
 # --- LLM (any OpenAI-compatible /v1/chat/completions server); empty URL = no LLM.
 GAIA_LLM_URL = envstr("GAIA_LLM_URL", "")

@@ -39,7 +39,7 @@ def known_memories(*, user: Any, turns: list[Turn]) -> dict[str, list[dict[str, 
     """The memories the model sees beside the transcript: current ones, and earlier
     versions and retracted items, marked with when they stopped being true."""
     query = _query(turns) or " ".join(t.content for t in turns)[:QUERY_CHARS]
-    hits = recall(user=user, query=query, top_k=SHOWN_CURRENT, min_relevance=0)
+    hits = recall(user=user, query=query, top_k=SHOWN_CURRENT, min_relevance=0, judge=False)
     current = [h.item for h in hits]
     by_id = {item.pk: item for item in current}
     superseded = [

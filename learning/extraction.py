@@ -127,7 +127,10 @@ def extract_turn(*, turn_id: int) -> dict[str, Any]:
         turn_extraction_skip(turn_id=turn.pk)
         return {"status": "skipped"}
     items = [
-        h.item for h in recall(user=user, query=turn.content, top_k=CONTEXT_ITEMS, min_relevance=0)
+        h.item
+        for h in recall(
+            user=user, query=turn.content, top_k=CONTEXT_ITEMS, min_relevance=0, judge=False
+        )
     ]
     try:
         answer = llm.complete_json(

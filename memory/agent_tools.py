@@ -120,6 +120,14 @@ TOOLS: list[dict] = [
                 "minimum": 0,
                 "maximum": 1,
                 "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+                "judge": {
+                    "type": "boolean",
+                    "description": "false: faster, without the relevance judge (default true).",
+                },
+            },
+            "judge": {
+                "type": "boolean",
+                "description": "false: faster, without the relevance judge (default true).",
             },
         },
         ["query"],
@@ -167,6 +175,14 @@ TOOLS: list[dict] = [
                 "minimum": 0,
                 "maximum": 1,
                 "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+                "judge": {
+                    "type": "boolean",
+                    "description": "false: faster, without the relevance judge (default true).",
+                },
+            },
+            "judge": {
+                "type": "boolean",
+                "description": "false: faster, without the relevance judge (default true).",
             },
         },
         [],
@@ -274,7 +290,8 @@ def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
                 "matched_by": h.matched_by,
             }
             for h in hits
-        ]
+        ],
+        "judged": hits.judged,
     }
 
 
@@ -317,7 +334,8 @@ def _search_turns(user: Any, arguments: dict, caller: Caller) -> dict:
                 "relevance": h.relevance,
             }
             for h in hits
-        ]
+        ],
+        "judged": hits.judged,
     }
 
 

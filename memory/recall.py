@@ -15,6 +15,7 @@ from memory import provenance
 from memory.models import KnowledgeItem
 from retrieval import keyword, perspective, pipeline
 from retrieval.corpus import ITEMS
+from retrieval.judge import Hits
 
 MAX_TOP_K = 100
 
@@ -62,6 +63,24 @@ def item_scope(
     return where
 
 
+BROAD_RELEVANCE = 0.5  # what matters most of a person answers "what do you know about me"
+
+
+def _about_holder(owned: Any, where: keyword.Where, top_k: int) -> Hits:
+    """A question about the person as a whole: their items that matter most (pinned, then
+    by importance, use and recency), under the same filters as any recall."""
+    ids = pipeline.in_scope(ITEMS, where)
+    items = (
+        owned.filter(pk__in=ids)
+        .exclude(category="note")  # a diary note is what was said once, not who they are
+        .select_related("agent")
+        .defer("embedding")
+        .order_by("-pinned", "-importance", "-use_count", "-updated_at", "-pk")[:top_k]
+    )
+    hits = [Hit(item, BROAD_RELEVANCE, "profile", BROAD_RELEVANCE) for item in items]
+    return Hits(hits, reason="broad question")
+
+
 def recall(
     *,
     user: Any,
@@ -75,10 +94,13 @@ def recall(
     time_to: datetime | None = None,
     min_relevance: float | None = None,
     agent: str | None = None,
-) -> list[Hit]:
+    judge: bool = True,
+) -> Hits:
     """The user's items that best answer `query`, best first (at most `top_k`), each at
     least `min_relevance` relevant (default GAIA_MIN_RELEVANCE; 0 returns every candidate).
     `agent` keeps only what the user's agent of that name stored (none if no such agent).
+    `judge=False` takes the fast path: the fused order, without the relevance judge. The
+    answer says whether it was judged (`Hits.judged`).
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
     """
@@ -87,7 +109,7 @@ def recall(
     if agent:
         found = agent_by_name(user=user, name=agent)
         if found is None:
-            return []
+            return Hits(judged=True)
         writer = found.pk
     where = item_scope(
         owner_id=user.pk,
@@ -100,8 +122,10 @@ def recall(
         agent_id=writer,
     )
     owned = KnowledgeItem.objects.for_user(user)
+    if perspective.asks_about_holder(query or ""):
+        return _about_holder(owned, where, top_k)
     stored_query = perspective.as_stored(query or "")
-    ranked = pipeline.hybrid(
+    verdict = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
         query=stored_query,
@@ -112,10 +136,17 @@ def recall(
         # The conversation stage searches the turns once the items' keyword stage has run:
         # both keyword stages run while the query is embedded.
         via=lambda state: provenance.turn_evidence(user.pk, query or "", state),
+        asked=query,
+        judged=judge,
     )
+    ranked = verdict.hits
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
-    return [
-        Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
-        for r in ranked
-        if r.id in items
-    ]
+    return Hits(
+        [
+            Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
+            for r in ranked
+            if r.id in items
+        ],
+        judged=verdict.judged,
+        reason=verdict.reason,
+    )

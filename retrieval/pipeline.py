@@ -14,9 +14,9 @@ from django.conf import settings
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from retrieval import dates, fusion, keyword, relevance, rerank, vocabulary
+from retrieval import dates, fusion, judge, keyword, relevance, vocabulary
 from retrieval.corpus import Corpus, Snapshot, snapshot
-from retrieval.embedding import current_dim, current_model_id
+from retrieval.embedding import current_dim, current_model_id, similarity_scale
 from retrieval.indexes import index_for
 from retrieval.query import prefetch, query_vector
 from retrieval.vector import VectorIndex
@@ -38,6 +38,11 @@ def _ids_in_scope(corpus: Corpus, where: keyword.Where, ids: list[int] | None) -
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
+
+
+def in_scope(corpus: Corpus, where: keyword.Where) -> list[int]:
+    """The ids of the active rows `where` allows (it scopes the owner)."""
+    return _ids_in_scope(corpus, where, None)
 
 
 def _among_allowed(
@@ -70,10 +75,11 @@ class Candidate:
     speaker: str = ""
     covered: float = 0.0
     stages: set[str] = field(default_factory=set)
+    scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
 
     @property
     def relevance(self) -> float:
-        return relevance.relevance(self.cosine, self.covered)
+        return relevance.relevance(self.cosine, self.covered, self.scale)
 
 
 @dataclass(frozen=True)
@@ -208,7 +214,9 @@ def finish(
         exact = dict(index.search(vector, len(missing), allowed=np.array(missing, dtype=np.int64)))
         for row_id in missing:
             found[row_id].cosine = exact.get(row_id)
+    scale = similarity_scale()
     for row_id, candidate in found.items():
+        candidate.scale = scale
         candidate.text, candidate.moment, candidate.speaker = rows[row_id]
         known = started.covered.get(row_id)
         candidate.covered = _covered(started.weights, rows[row_id]) if known is None else known
@@ -277,7 +285,7 @@ def score(candidate: Candidate, depth: int) -> float:
     k = settings.GAIA_RRF_K
     vector_rank = candidate.vector_rank or depth + 1
     keyword_rank = candidate.keyword_rank or depth + 1
-    by_vector = 0.5 + 0.5 * relevance.of_similarity(candidate.cosine)
+    by_vector = 0.5 + 0.5 * relevance.of_similarity(candidate.cosine, candidate.scale)
     by_keyword = 0.5 + 0.5 * candidate.covered
     return settings.GAIA_RRF_VECTOR_WEIGHT * by_vector / (
         k + vector_rank
@@ -366,11 +374,18 @@ def hybrid(
     documents: Callable[[list[int]], dict[int, str]],
     min_relevance: float = 0.0,
     via: Callable[[Snapshot], Linked | None] | None = None,
-) -> list[fusion.Fused]:
-    """The best rows at least `min_relevance` relevant (reranked when configured), at
-    most `top_k`. `documents(ids)` gives the reranker the candidates' text."""
+    asked: str | None = None,
+    judged: bool = True,
+) -> judge.Verdict:
+    """The best rows at least `min_relevance` relevant, at most `top_k`.
+
+    With `judged` (and a judge configured), the judge reads the question as `asked`
+    (default `query`) with the first fused candidates, whose text `documents(ids)` gives,
+    and its relevance orders and filters them (`retrieval.judge`). Without it, or when it
+    fails or runs out of time, the fused order and relevance stand (`Verdict.judged`).
+    """
     if not query.strip():
-        return []
+        return judge.Verdict([], judged)
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
     fused = ranked(
         corpus,
@@ -380,27 +395,13 @@ def hybrid(
         limit=limit,
         via=via,
     )
-    fused = [f for f in fused if f.relevance >= min_relevance]
-    # One hit has no order to change, but a judging reranker may still leave it out.
-    worth_asking = len(fused) > 1 or (fused and settings.GAIA_RERANK_MIN_SCORE is not None)
-    if rerank.configured() and worth_asking:
-        fused = _reranked(query, fused, top_k, documents)
-    return fused[:top_k]
-
-
-def _reranked(query: str, fused: list, top_k: int, documents: Callable) -> list:
-    """The first top_k x 2 in the reranker's order. With GAIA_RERANK_MIN_SCORE the reranker
-    also judges: what it scores below that is left out, and so is the rest it never saw."""
-    head, tail = fused[: top_k * 2], fused[top_k * 2 :]
-    texts = documents([f.id for f in head])
-    head = [f for f in head if f.id in texts]
-    scores = rerank.rerank_scores(query, [texts[f.id] for f in head])
-    if scores is None:
-        return fused
-    order = sorted(range(len(head)), key=lambda i: -scores[i])
-    least = settings.GAIA_RERANK_MIN_SCORE
-    if least is not None:
-        order, tail = [i for i in order if scores[i] >= least], []
-    return [
-        fusion.Fused(head[i].id, scores[i], head[i].stages, head[i].relevance) for i in order
-    ] + tail
+    reason = "skipped" if judged is False else "off"
+    if judged and judge.mode() != "off":
+        verdict = judge.judge(
+            asked or query, fused, documents, top_k=top_k, min_relevance=min_relevance
+        )
+        if verdict.judged:
+            return judge.Verdict(verdict.hits[:top_k], True)
+        reason = verdict.reason
+    kept = [f for f in fused if f.relevance >= min_relevance][:top_k]
+    return judge.Verdict(kept, False, reason)

@@ -44,7 +44,7 @@ def _remember(key: tuple[str, str], vector: np.ndarray) -> None:
 
 def _embed(embedder, key: tuple[str, str]) -> np.ndarray:
     try:
-        vector = embedder.embed([key[1]])[0]
+        vector = embedder.embed_queries([key[1]])[0]
     finally:
         with _lock:
             _pending.pop(key, None)

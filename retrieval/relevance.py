@@ -22,8 +22,12 @@ from functools import lru_cache
 
 from retrieval.keyword import STOPWORDS, stem
 
+# all-MiniLM-L6-v2's scale; each embedder names its own (`retrieval.embedding.similarity_scale`):
+# bge-small-en-v1.5 puts unrelated texts near 0.4-0.55, its cosines live in a higher band.
 SIMILARITY_NONE = 0.25
 SIMILARITY_FULL = 0.75
+Scale = tuple[float, float]  # (cosine of nothing in common, cosine of a certain match)
+MINILM_SCALE: Scale = (SIMILARITY_NONE, SIMILARITY_FULL)
 COVERAGE_BONUS = 0.25
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -54,14 +58,15 @@ def coverage(weights: Mapping[str, float], text: str) -> float:
     return sum(w for term, w in weights.items() if term in present) / total
 
 
-def of_similarity(cosine: float | None) -> float:
+def of_similarity(cosine: float | None, scale: Scale = MINILM_SCALE) -> float:
     """The similarity alone on the [0, 1] scale."""
     if cosine is None:
         return 0.0
-    return _clip((cosine - SIMILARITY_NONE) / (SIMILARITY_FULL - SIMILARITY_NONE))
+    none, full = scale
+    return _clip((cosine - none) / (full - none))
 
 
-def relevance(cosine: float | None, covered: float) -> float:
+def relevance(cosine: float | None, covered: float, scale: Scale = MINILM_SCALE) -> float:
     """Similarity and matched words together, in [0, 1].
 
     The words alone count as their coverage squared: a row holding every word of the query
@@ -71,8 +76,7 @@ def relevance(cosine: float | None, covered: float) -> float:
     by_words = _clip(covered) ** 2
     if cosine is None:  # no embedder: the words are all there is
         return by_words
-    joined = cosine + COVERAGE_BONUS * covered
-    return max(by_words, _clip((joined - SIMILARITY_NONE) / (SIMILARITY_FULL - SIMILARITY_NONE)))
+    return max(by_words, of_similarity(cosine + COVERAGE_BONUS * covered, scale))
 
 
 def _clip(value: float) -> float:

@@ -1,7 +1,8 @@
-"""Optional rerank stage: any HTTP reranker speaking the common `/v1/rerank` shape.
+"""A remote relevance judge: any HTTP reranker speaking the common `/v1/rerank` shape.
 
 Request {model, query, documents, top_n}; answer {results: [{index, relevance_score}]}.
-Not configured, down or answering nonsense: the fused order stands (logged, never raised).
+Configured (GAIA_RERANK_URL), it replaces the local cross-encoder (`retrieval.judge`).
+Down or answering nonsense: None, and the fused order stands (logged, never raised).
 """
 
 import logging

@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
-from retrieval import indexes, keyword, query, rerank, vocabulary
+from retrieval import indexes, judge, keyword, query, rerank, vocabulary
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +19,7 @@ def _clear_search_caches() -> None:
     indexes.index_cache().clear()
     query.clear_cache()
     rerank.reset()  # a reranker failure remembered by an earlier test
+    judge.reset()
 
 
 @pytest.fixture(autouse=True)

@@ -93,6 +93,12 @@ class TurnSearchSerializer(StrictSerializer):
         help_text="Leave out hits less relevant than this (0..1; default: the server's "
         "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
     )
+    judge = serializers.BooleanField(
+        default=True,
+        help_text="Let the relevance judge (a cross-encoder) read the query with the best "
+        "candidates: it orders them and leaves out what does not answer (default true). "
+        "false takes the fast path: fused order, no judge.",
+    )
 
     def validate(self, attrs: dict) -> dict:
         if not (attrs.get("query") or "").strip() and not (
@@ -123,6 +129,15 @@ class TurnHitSerializer(serializers.Serializer):
 
 class TurnSearchResultSerializer(serializers.Serializer):
     results = TurnHitSerializer(many=True)
+    judged = serializers.BooleanField(
+        help_text="Whether the relevance judge ordered and chose these hits (false: the fused "
+        "order, because the caller asked for the fast path or the judge was off, failed or "
+        "ran out of time; judge_note says which)."
+    )
+    judge_note = serializers.CharField(
+        help_text='Why not judged: "skipped", "off", "deadline", "unavailable", '
+        '"time range"; empty when judged.'
+    )
 
 
 class SessionSerializer(serializers.ModelSerializer):

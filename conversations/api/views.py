@@ -121,7 +121,7 @@ class TurnSearchView(APIView):
         query = TurnSearchSerializer(data=request.data, context=user_context(request.user))
         query.is_valid(raise_exception=True)
         hits = search.search_turns(user=request.user, **query.validated_data)
-        return Response(TurnSearchResultSerializer({"results": hits}).data)
+        return Response(TurnSearchResultSerializer(hits.answer()).data)
 
 
 class SessionListView(GenericAPIView):

@@ -275,7 +275,7 @@ class MemorySearchView(APIView):
         given["context"] = read_context(given.get("context"), request_active_context(request))
         hits = recall(user=request.user, **given)
         services.memory_touch(user=request.user, item_ids=[h.item.pk for h in hits])
-        return Response(RecallResultSerializer({"results": hits}).data)
+        return Response(RecallResultSerializer(hits.answer()).data)
 
 
 class MemoryForgetBulkView(APIView):

@@ -241,6 +241,12 @@ class RecallSerializer(StrictSerializer):
         help_text="Leave out hits less relevant than this (0..1; default: the server's "
         "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
     )
+    judge = serializers.BooleanField(
+        default=True,
+        help_text="Let the relevance judge (a cross-encoder) read the query with the best "
+        "candidates: it orders them and leaves out what does not answer (default true). "
+        "false takes the fast path: fused order, no judge.",
+    )
 
 
 class RecallHitSerializer(serializers.Serializer):
@@ -263,14 +269,25 @@ class RecallHitSerializer(serializers.Serializer):
         help_text="How well the hit answers the query, 0..1, comparable across queries."
     )
     matched_by = serializers.ChoiceField(
-        choices=["vector", "keyword", "both", "conversation", "date"],
+        choices=["vector", "keyword", "both", "conversation", "date", "profile"],
         help_text='"conversation": found only through the turn it was learned from; '
-        '"date": only among the items of a day the query names.',
+        '"date": only among the items of a day the query names; "profile": the question '
+        'asked about the person as a whole ("what do you know about me"), answered with '
+        "what matters most of them.",
     )
 
 
 class RecallResultSerializer(serializers.Serializer):
     results = RecallHitSerializer(many=True)
+    judged = serializers.BooleanField(
+        help_text="Whether the relevance judge ordered and chose these hits (false: the fused "
+        "order, because the caller asked for the fast path or the judge was off, failed or "
+        "ran out of time; judge_note says which)."
+    )
+    judge_note = serializers.CharField(
+        help_text='Why not judged: "skipped", "off", "deadline", "unavailable", '
+        '"time range"; empty when judged.'
+    )
 
 
 class ForgetBulkSerializer(StrictSerializer):

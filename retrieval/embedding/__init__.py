@@ -21,6 +21,7 @@ __all__ = [
     "current_model_id",
     "from_bytes",
     "get_embedder",
+    "similarity_scale",
     "to_bytes",
 ]
 
@@ -33,6 +34,7 @@ def _config() -> tuple:
     if kind == "local":
         return (
             "local",
+            local.model_named(settings.GAIA_LOCAL_EMBED_MODEL).name,
             settings.GAIA_EMBED_MODEL_PATH,
             settings.GAIA_EMBED_TOKENIZER_PATH,
             settings.GAIA_EMBED_BATCH,
@@ -53,8 +55,9 @@ def _config() -> tuple:
 
 def _build(config: tuple) -> Embedder:
     if config[0] == "local":
-        _, model_path, tokenizer_path, batch, threads = config
+        _, name, model_path, tokenizer_path, batch, threads = config
         return local.LocalEmbedder(
+            local.MODELS[name],
             model_path=model_path or None,
             tokenizer_path=tokenizer_path or None,
             batch_size=batch,
@@ -82,11 +85,20 @@ def current_model_id() -> str:
     """The model id vectors are stored under, from settings alone (nothing is loaded)."""
     config = _config()
     if config[0] == "local":
-        return local.MODEL_ID
+        return local.MODELS[config[1]].model_id
     return f"openai:{config[2]}:{config[3]}"
 
 
+def similarity_scale() -> tuple[float, float]:
+    """The cosines at which the current model's similarity means nothing and certain."""
+    config = _config()
+    if config[0] == "local":
+        return local.MODELS[config[1]].similarity_scale
+    return (settings.GAIA_EMBED_SIMILARITY_NONE, settings.GAIA_EMBED_SIMILARITY_FULL)
+
+
 def current_dim() -> int:
-    if _config()[0] == "local":
-        return local.DIM
+    config = _config()
+    if config[0] == "local":
+        return local.MODELS[config[1]].dim
     return settings.GAIA_EMBED_DIM

@@ -17,7 +17,12 @@ class Embedder(Protocol):
     is_local: bool  # fast and in-process: writes embed in the request
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """One row per text, shape (len(texts), dim), float32, unit length."""
+        """One row per stored text, shape (len(texts), dim), float32, unit length."""
+        ...
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """One row per question, as the model wants questions read (an instruction in
+        front for some models), in the same space as `embed`."""
         ...
 
 

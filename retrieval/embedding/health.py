@@ -1,7 +1,6 @@
 """The "embedder" health check: is the configured embedder usable, and which model is it."""
 
 import time
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -29,22 +28,11 @@ def embedder_health() -> dict[str, Any]:
 
 def verify_local_files() -> None:
     """sha256 of the model and tokenizer (cached per file version); EmbedderError if bad."""
-    local.verify_file(
-        _path(settings.GAIA_EMBED_MODEL_PATH) or local.default_model_path(),
-        local.MODEL_SHA256,
-        "model file",
-        local.MODEL_FIX,
+    local.verified_files(
+        local.model_named(settings.GAIA_LOCAL_EMBED_MODEL),
+        settings.GAIA_EMBED_MODEL_PATH or None,
+        settings.GAIA_EMBED_TOKENIZER_PATH or None,
     )
-    local.verify_file(
-        _path(settings.GAIA_EMBED_TOKENIZER_PATH) or local.default_tokenizer_path(),
-        local.TOKENIZER_SHA256,
-        "tokenizer",
-        local.TOKENIZER_FIX,
-    )
-
-
-def _path(value: str):
-    return Path(value) if value else None
 
 
 def _remote_probe() -> dict[str, Any]:

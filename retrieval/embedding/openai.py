@@ -14,6 +14,9 @@ BREAKER_SECONDS = 30.0
 
 
 class OpenAIEmbedder:
+    """A server's embeddings: questions and stored texts are sent alike (a server that
+    wants an instruction for questions takes it in its own configuration)."""
+
     is_local = False
 
     def __init__(
@@ -44,6 +47,9 @@ class OpenAIEmbedder:
 
     def available(self) -> bool:
         return time.monotonic() >= self._down_until
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:

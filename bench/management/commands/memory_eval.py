@@ -12,14 +12,17 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.test import override_settings
 
 from bench import extraction
+from bench.account import NotAnAccount, account_table, evaluate_account, read_account
 from bench.floors import floors_table
 from bench.locomo import evaluate_folder
 from bench.locomo_data import NotAConversation
-from bench.locomo_report import conditions_table, table
+from bench.locomo_report import RANKINGS, clear_caches, conditions_table, summary_table, table
 from learning.llm import llm_configured
 from retrieval.embedding import current_model_id
+from retrieval.judge import mode as judge_mode
 
 
 class Command(BaseCommand):
@@ -42,6 +45,21 @@ class Command(BaseCommand):
             type=Path,
             help="locomo: own-facts JSON (own_facts, nonsense_questions) asked beside the "
             "linked facts",
+        )
+        parser.add_argument(
+            "--accounts",
+            type=Path,
+            nargs="+",
+            default=[],
+            help="locomo: account scenarios (bench/data/account-*.json) asked beside LoCoMo",
+        )
+        parser.add_argument(
+            "--ranking",
+            choices=[*RANKINGS, "default", "all"],
+            default="default",
+            help="locomo: which ranking to measure: the current settings (default), "
+            "minilm (all-MiniLM-L6-v2, no judge), bge (bge-small-en-v1.5, no judge), judged "
+            "(bge-small-en-v1.5 with the relevance judge), or all three one after another",
         )
         parser.add_argument("--keep", action="store_true", help="keep the throwaway users")
         parser.add_argument(
@@ -73,6 +91,8 @@ class Command(BaseCommand):
         dataset: str,
         paths: list[Path],
         scenarios: Path | None,
+        accounts: list[Path],
+        ranking: str,
         keep: bool,
         settled: bool,
         distractors: int,
@@ -86,7 +106,47 @@ class Command(BaseCommand):
         if len(paths) != 1 or not folder.is_dir():
             raise CommandError(f"{' '.join(map(str, paths))} is not a folder.")
         probes = _scenarios(scenarios) if scenarios else None
+        try:
+            account_data = [(path, read_account(path)) for path in accounts]
+        except NotAnAccount as error:
+            raise CommandError(str(error)) from error
+        names = list(RANKINGS) if ranking == "all" else [ranking]
+        summary = []
+        for name in names:
+            if len(names) > 1:
+                self.stdout.write(f"\n## Ranking: {name} ({RANKINGS[name]['about']})\n")
+            with override_settings(**RANKINGS.get(name, {}).get("settings", {})):
+                clear_caches()
+                summary.append(
+                    (
+                        name,
+                        self.locomo(
+                            folder,
+                            probes,
+                            account_data,
+                            keep=keep,
+                            settled=settled,
+                            distractors=distractors,
+                        ),
+                    )
+                )
+        if len(names) > 1:
+            self.stdout.write("\n## The rankings side by side\n")
+            for line in summary_table(summary):
+                self.stdout.write(line)
+
+    def locomo(
+        self,
+        folder: Path,
+        probes: dict | None,
+        accounts: list[tuple[Path, dict]],
+        *,
+        keep: bool,
+        settled: bool,
+        distractors: int,
+    ) -> tuple:
         started = time.monotonic()
+        self.stdout.write(f"Embedder {current_model_id()}, judge {judge_mode()}.")
         try:
             scores = evaluate_folder(
                 folder,
@@ -110,6 +170,18 @@ class Command(BaseCommand):
             "facts ceiling = share of evidence turns that any observation links to "
             f"(no ranking can exceed it). {time.monotonic() - started:.0f}s"
         )
+        accounted = []
+        for path, data in accounts:
+            self.stderr.write(f"asking the account {path.name} ...")
+            accounted.append(evaluate_account(path, data, keep=keep))
+        if accounted:
+            self.stdout.write("")
+            for line in account_table(accounted):
+                self.stdout.write(line)
+            for score in accounted:
+                if score.misses:
+                    self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+        return scores, accounted
 
     def extraction(self, paths: list[Path], *, keep: bool, **options) -> None:
         if not llm_configured():

@@ -108,8 +108,11 @@ class _Api:
         include_sensitive: bool | None = None,
         time_from: datetime | str | None = None,
         time_to: datetime | str | None = None,
+        min_relevance: float | None = None,
+        judge: bool | None = None,
     ) -> list[RecallHit]:
-        """Search memory (hybrid recall), best first."""
+        """Search memory (hybrid recall), best first. `judge=False` takes the fast path,
+        without the server's relevance judge."""
         body = _given(
             query=query,
             top_k=top_k,
@@ -119,6 +122,8 @@ class _Api:
             include_sensitive=include_sensitive,
             time_from=time_from,
             time_to=time_to,
+            min_relevance=min_relevance,
+            judge=judge,
         )
         return self._send(_Call("POST", "memories/search/", body, parse=_results(RecallHit)))
 
@@ -174,8 +179,11 @@ class _Api:
         role: str | None = None,
         time_from: datetime | str | None = None,
         time_to: datetime | str | None = None,
+        min_relevance: float | None = None,
+        judge: bool | None = None,
     ) -> list[TurnHit]:
-        """Search logged turns by keywords, a time range, or both."""
+        """Search logged turns by keywords, a time range, or both (`judge=False`: the fast
+        path, without the server's relevance judge)."""
         body = _given(
             query=query,
             top_k=top_k,
@@ -183,6 +191,8 @@ class _Api:
             role=role,
             time_from=time_from,
             time_to=time_to,
+            min_relevance=min_relevance,
+            judge=judge,
         )
         return self._send(_Call("POST", "conversations/search/", body, parse=_results(TurnHit)))
 

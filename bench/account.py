@@ -1,0 +1,104 @@
+"""Recall on one person's account: memories told by the person, questions in an agent's words.
+
+An account file (bench/data/account-*.json) holds about 200 memories of one made-up person
+across life and work, questions with the memories that answer them, questions about
+nothing they ever said, and broad questions ("What do you know about me?"). Everything is
+stored with `memory_create` in a throwaway user and asked through `recall` with the
+default settings, as an agent would: a question is right at rank 1 when its first hit is
+one of its answers, in the top 5 when any of its first five is; a nonsense question should
+get no hit, a broad one some.
+"""
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from memory.recall import recall
+from memory.services import memory_create
+
+REQUIRED = ("memories", "questions", "nonsense_questions")
+
+
+class NotAnAccount(ValueError):
+    """A file that is not an account scenario."""
+
+
+@dataclass
+class AccountScore:
+    name: str
+    questions: int = 0
+    top1: int = 0
+    top5: int = 0
+    nonsense: int = 0
+    nonsense_hits: int = 0  # hits over all nonsense questions
+    nonsense_answered: int = 0  # nonsense questions that got any hit
+    broad: int = 0
+    broad_answered: int = 0
+    misses: list[str] = field(default_factory=list)  # questions not right at rank 1
+
+
+def read_account(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise NotAnAccount(f"{path}: {error}") from error
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), list) for k in REQUIRED):
+        raise NotAnAccount(f"{path}: needs the lists {', '.join(REQUIRED)}.")
+    contents = {m.get("content") for m in data["memories"] if isinstance(m, dict)}
+    for question in data["questions"]:
+        missing = [a for a in question.get("answers", []) if a not in contents]
+        if not question.get("answers") or missing:
+            raise NotAnAccount(f"{path}: {question.get('question')!r} has answers not stored.")
+    return data
+
+
+def evaluate_account(path: Path, data: dict[str, Any], *, keep: bool = False) -> AccountScore:
+    score = AccountScore(path.stem)
+    user = get_user_model().objects.create_user(f"account-{uuid.uuid4().hex[:12]}")
+    try:
+        for memory in data["memories"]:
+            memory_create(
+                user=user,
+                content=memory["content"],
+                category=memory.get("category") or "fact",
+                source="user",
+            )
+        for question in data["questions"]:
+            answers = set(question["answers"])
+            found = [h.item.content for h in recall(user=user, query=question["question"])]
+            score.questions += 1
+            score.top1 += bool(found[:1]) and found[0] in answers
+            score.top5 += bool(answers & set(found[:5]))
+            if not (found[:1] and found[0] in answers):
+                score.misses.append(question["question"])
+        for question in data["nonsense_questions"]:
+            hits = len(recall(user=user, query=question))
+            score.nonsense += 1
+            score.nonsense_hits += hits
+            score.nonsense_answered += bool(hits)
+        for question in data.get("broad_questions", []):
+            score.broad += 1
+            score.broad_answered += bool(recall(user=user, query=question))
+    finally:
+        if not keep:
+            user.delete()
+    return score
+
+
+def account_table(scores: list[AccountScore]) -> list[str]:
+    rows = [
+        "| account | questions | right at rank 1 | in the top 5 | nonsense with hits "
+        "| hits per nonsense question | broad answered |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s in scores:
+        rows.append(
+            f"| {s.name} | {s.questions} | {s.top1 / max(1, s.questions):.3f} "
+            f"| {s.top5 / max(1, s.questions):.3f} | {s.nonsense_answered} of {s.nonsense} "
+            f"| {s.nonsense_hits / max(1, s.nonsense):.2f} | {s.broad_answered} of {s.broad} |"
+        )
+    return rows

