@@ -15,6 +15,7 @@ class Fused:
     score: float
     stages: frozenset[str]
     relevance: float = 0.0  # in [0, 1], comparable across queries (`retrieval.relevance`)
+    similarity: float = 0.0  # the part of it the row's own embedding gives (0: none)
 
     @property
     def matched_by(self) -> str:

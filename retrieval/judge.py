@@ -79,10 +79,12 @@ def calibrate(logit: float) -> float:
 LOGIT_MID = -4.0
 LOGIT_SCALE = 1.5
 # The judge is sure a text does not answer below this logit (about -11 for unrelated
-# text): such a candidate keeps no relevance from the fused evidence unless that evidence
-# is STRONG. Above it, the judge adds what it recognises to the fused relevance: it cannot
-# tell every paraphrase ("What do I do for a living?" -> "a pharmacist", logit -11), and
-# it reads conversation turns out of context.
+# text): such a candidate keeps no relevance from the fused evidence unless the row's own
+# embedding is STRONGly similar (matched words alone never overrule the judge, which read
+# them: "living" and "lives" share a stem, not a meaning). Above it, the judge adds what it
+# recognises to the fused relevance: it misses some paraphrases ("How do I commute?" ->
+# "rides a folding bike to work", logit -11), and a conversation turn can mean more than
+# its words.
 VETO = 1.0 / (1.0 + math.exp(-(-10.0 - LOGIT_MID) / LOGIT_SCALE))
 STRONG = 0.6
 # The judge's order is kept close to the fused one: each halving of a candidate's fused
@@ -99,7 +101,7 @@ def blend(p: float, fused: fusion.Fused, rank: int) -> tuple[float, float]:
     """(score, relevance) of a candidate the judge gave probability `p`, at 0-based fused
     `rank`: the relevance is the judge's, or the fused relevance unless the judge vetoes
     it; the score orders by the judge, kept near the fused order."""
-    vouched = 0.0 if p < VETO and fused.relevance < STRONG else fused.relevance
+    vouched = 0.0 if p < VETO and fused.similarity < STRONG else fused.relevance
     key = _odds(p) - RANK_WEIGHT / LOGIT_SCALE * math.log1p(rank)
     return 1.0 / (1.0 + math.exp(-key)), max(p, vouched)
 
@@ -147,7 +149,7 @@ def judge(
     blended = [blend(p, f, rank) for rank, (f, p) in enumerate(zip(head, scores, strict=True))]
     kept = sorted(
         (
-            fusion.Fused(f.id, score, f.stages, relevance)
+            fusion.Fused(f.id, score, f.stages, relevance, f.similarity)
             for f, (score, relevance) in zip(head, blended, strict=True)
             if relevance >= min_relevance
         ),

@@ -335,7 +335,13 @@ def ranked(
     found, elsewhere = finish(started, via(started.state) if via else None)
     depth = max(limit, len(found))
     fused: dict[int, fusion.Fused] = {
-        i: fusion.Fused(i, score(c, depth), frozenset(c.stages), c.relevance)
+        i: fusion.Fused(
+            i,
+            score(c, depth),
+            frozenset(c.stages),
+            c.relevance,
+            relevance.of_similarity(c.cosine, c.scale),
+        )
         for i, c in found.items()
     }
     for row_id, other in elsewhere.items():
@@ -346,9 +352,12 @@ def ranked(
                 other.score,
                 other.stages | (mine.stages if mine else frozenset()),
                 max(other.relevance, mine.relevance if mine else 0.0),
+                mine.similarity if mine else 0.0,  # the row's own text, never its source's
             )
         elif other.relevance > mine.relevance:
-            fused[row_id] = fusion.Fused(row_id, mine.score, mine.stages, other.relevance)
+            fused[row_id] = fusion.Fused(
+                row_id, mine.score, mine.stages, other.relevance, mine.similarity
+            )
     boosts = [(in_named_days(query, found), "date", settings.GAIA_RRF_DATE_WEIGHT)]
     if corpus.speaker_column:
         boosts.append(
@@ -358,7 +367,7 @@ def ranked(
         for row_id in ids:
             f = fused[row_id]
             fused[row_id] = fusion.Fused(
-                row_id, f.score * (1 + weight), f.stages | {stage}, f.relevance
+                row_id, f.score * (1 + weight), f.stages | {stage}, f.relevance, f.similarity
             )
     # On equal scores a direct match comes before a row found only through other evidence.
     return sorted(fused.values(), key=lambda f: (-f.score, "conversation" in f.stages, f.id))

@@ -1,25 +1,48 @@
-"""Start-up: refuse to serve with a broken local model; queue the embedding backfill;
-load the local model before the web server forks its workers."""
+"""Start-up: refuse to serve with a broken local model (the embedder, the relevance
+judge); queue the embedding backfill; load the local models before the web server forks
+its workers."""
 
 from django.conf import settings
 from django_q.tasks import async_task
 
-from retrieval.embedding import EmbedderError, get_embedder
+from retrieval import judge
+from retrieval.crossencoder import MODEL_NAME, JudgeError, verify_files
+from retrieval.embedding import EmbedderError, current_model_id, get_embedder
 from retrieval.embedding.health import verify_local_files
 from retrieval.embedding.services import embeddings_missing
 
 
 def embedding_startup() -> str:
-    """A one-line status; raises EmbedderError (naming the fix) when the model is unusable."""
+    """A status (one line each for the embedder and the judge); raises EmbedderError
+    (naming the fix) when a local model is unusable."""
     if (settings.GAIA_EMBEDDER or "local").strip().lower() == "local":
         verify_local_files()
+    judging = _judge_status()
     missing = embeddings_missing()
     if not any(missing.values()):
-        return "Embeddings: all items and turns have a vector of the current model."
+        return f"Embeddings ({current_model_id()}): every item and turn has a vector.\n{judging}"
     async_task("retrieval.tasks.backfill_until_done", 500, group="embeddings")
     return (
-        f"Embeddings: {missing['items']} items and {missing['turns']} turns lack a vector of "
-        "the current model; the worker embeds them in bounded batches."
+        f"Embeddings ({current_model_id()}): {missing['items']} items and {missing['turns']} "
+        "turns lack a vector of this model; the worker embeds them in bounded batches "
+        "(recall answers meanwhile; progress: manage.py memory_backfill --dry-run).\n"
+        f"{judging}"
+    )
+
+
+def _judge_status() -> str:
+    mode = judge.mode()
+    if mode == "off":
+        return "Relevance judge: off (GAIA_JUDGE=off): hits keep the fused order."
+    if mode == "remote":
+        return f"Relevance judge: the rerank server at {settings.GAIA_RERANK_URL}."
+    try:
+        verify_files()
+    except JudgeError as error:
+        raise EmbedderError(f"{error} (or set GAIA_JUDGE=off to serve without it)") from error
+    return (
+        f"Relevance judge: {MODEL_NAME} (local, at most {settings.GAIA_JUDGE_CANDIDATES} "
+        "candidates a search)."
     )
 
 
@@ -27,6 +50,11 @@ def embedder_preload() -> None:
     """Load the local model now, in the process gunicorn forks its workers from
     (`--preload`): they then share its ~190 MB of weights instead of loading a copy each.
     Nothing happens with a remote embedder; a broken model fails later, per request."""
+    if judge.mode() == "local":
+        try:
+            judge.local_judge().logits("warm up", ["warm up"])
+        except JudgeError:
+            pass  # `serve` refused to start on it; recall falls back to the fused order
     if (settings.GAIA_EMBEDDER or "local").strip().lower() != "local":
         return
     try:

