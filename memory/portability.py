@@ -542,7 +542,7 @@ class _Store:
             rows = store(batch)
             if self.journal is not None:
                 self.journal.note(rows, self.created, self.skipped)
-        self.sizer.done()
+            self.sizer.done()  # before commit: the embedding after it holds no lock
         self.flushed = True
 
     def _phase(self, source: Source, kind: str, store: Callable[[Batch], list]) -> None:
