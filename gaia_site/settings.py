@@ -157,6 +157,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = envint("GAIA_MAX_BODY_BYTES", 2 * 1024 * 1024)
 GAIA_MAX_IMPORT_BYTES = envint("GAIA_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
 # Imports up to this size are stored during the request; larger ones by a worker (a job).
 GAIA_IMPORT_SYNC_BYTES = envint("GAIA_IMPORT_SYNC_BYTES", 256 * 1024)
+# The longest a client may take to send one whole request, headers and body (serve's web
+# worker reads it before a thread takes it; a slower one gets 408).
+GAIA_REQUEST_READ_TIMEOUT = envint("GAIA_REQUEST_READ_TIMEOUT", 120)
 
 # --- REST API
 REST_FRAMEWORK = {

@@ -1,0 +1,180 @@
+"""`manage.py serve` as a real process with slow clients holding connections: requests that
+arrive slowly (a large declared body sent one byte at a time, headers never finished) take
+no thread, so health and an authenticated recall from another client still answer; a
+request not whole in GAIA_REQUEST_READ_TIMEOUT gets 408."""
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tests.core.test_serve import ROOT, _answers, _until
+from tests.system.deployment import free_port
+
+SLOW = 8  # as many as serve's threads
+ANSWER_WITHIN = 10.0  # generous: CI runs on two busy cores
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`serve --no-worker` with a short read deadline: (base URL, alice's token)."""
+    tmp_path = tmp_path_factory.mktemp("slow")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("GAIA_", "DATABASE_URL"))}
+    environ.update(GAIA_DATA_DIR=str(tmp_path), GAIA_LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
+    for command in (["migrate", "--noinput"], ["create_api_token", "alice", "--create-user"]):
+        made = subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr[-3000:]
+    token = made.stdout.strip().splitlines()[-1]
+    port = free_port()
+    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--no-worker"],
+        cwd=ROOT, env={**environ, "GAIA_REQUEST_READ_TIMEOUT": "6"}, stdout=log, stderr=log,
+        start_new_session=True,
+    )  # fmt: skip
+    log.close()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _until(lambda: _answers(f"{url}/api/v1/health/"), "the web server")
+        yield url, token
+    finally:
+        serve.terminate()
+        try:
+            serve.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            serve.wait()
+
+
+def _connect(url: str) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=ANSWER_WITHIN)
+    return sock
+
+
+def _slow_body(url: str, token: str) -> socket.socket:
+    sock = _connect(url)
+    sock.sendall(
+        b"POST /api/v1/memories/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + f"Authorization: Bearer {token}\r\n".encode()
+        + b"Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"
+    )
+    return sock
+
+
+def _slow_head(url: str) -> socket.socket:
+    sock = _connect(url)
+    sock.sendall(b"GET /api/v1/health/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    return sock
+
+
+def test_slow_senders_holding_connections_do_not_stop_other_clients(server):
+    url, token = server
+    with contextlib.ExitStack() as held:
+        for _ in range(SLOW):
+            held.enter_context(_slow_body(url, token))
+            held.enter_context(_slow_head(url))
+        time.sleep(1)  # let the server take them all
+
+        with httpx.Client(base_url=url, timeout=ANSWER_WITHIN) as client:
+            health = client.get("/api/v1/health/")
+            recall = client.post(
+                "/api/v1/memories/search/",
+                json={"query": "coffee"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            stored = client.post(
+                "/api/v1/memories/",
+                json={"content": "Drinks coffee black"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+
+    assert health.status_code == 200
+    assert recall.status_code == 200, recall.text
+    assert recall.json()["results"] == []
+    assert stored.status_code == 201, stored.text
+
+
+def test_a_request_not_whole_by_the_deadline_gets_408_and_is_closed(server):
+    url, token = server
+    with _slow_body(url, token) as sock:
+        sock.settimeout(60)
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+
+
+def test_a_body_larger_than_any_the_server_accepts_is_refused_before_it_is_sent(server):
+    url, token = server
+    with _connect(url) as sock:
+        sock.sendall(
+            b"POST /api/v1/import/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + f"Authorization: Bearer {token}\r\n".encode()
+            + b"Content-Length: 100000000000\r\n\r\n"
+        )
+        answer = sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 413 "), answer
+
+
+def test_bodies_in_pieces_and_chunked_ones_are_answered_on_a_kept_alive_connection(server):
+    url, token = server
+    auth = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    body = b'{"content": "Takes the night train to Vienna"}'
+
+    def pieces():
+        yield body[:20]
+        time.sleep(0.3)
+        yield body[20:]
+
+    with httpx.Client(base_url=url, timeout=ANSWER_WITHIN) as client:
+        sized = {**auth, "Content-Length": str(len(body))}
+        first = client.post("/api/v1/memories/", content=pieces(), headers=sized)
+        chunked = client.post("/api/v1/memories/", content=pieces(), headers=auth)
+        second = client.post("/api/v1/memories/", json={"content": "Likes rye"}, headers=auth)
+        found = client.post("/api/v1/memories/search/", json={"query": "Vienna"}, headers=auth)
+
+    assert first.status_code == 201, first.text
+    assert chunked.status_code < 500  # framed and answered (its body is another matter)
+    assert second.status_code == 201, second.text
+    assert [hit["content"] for hit in found.json()["results"]][:1] == [
+        "Takes the night train to Vienna"
+    ]
+
+
+def test_pipelined_requests_on_one_connection_are_each_answered(server):
+    url, _ = server
+    with _connect(url) as sock:
+        request = b"GET /api/v1/health/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        sock.sendall(request * 3)
+        answer = b""
+        deadline = time.monotonic() + ANSWER_WITHIN
+        while answer.count(b"HTTP/1.1 200 ") < 3 and time.monotonic() < deadline:
+            answer += sock.recv(65536)
+    assert answer.count(b"HTTP/1.1 200 ") == 3, answer[:500]
+
+
+def test_a_client_that_waits_for_100_continue_gets_it_once_and_then_its_answer(server):
+    url, token = server
+    body = b'{"content": "Keeps bees"}'
+    with _connect(url) as sock:
+        sock.sendall(
+            b"POST /api/v1/memories/ HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\n"
+            + f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n".encode()
+            + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        )
+        assert sock.recv(4096) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 201 "), answer[:300]
+    assert b"100 Continue" not in answer
