@@ -256,8 +256,13 @@ def _remember(user: Any, arguments: dict, caller: Caller) -> dict:
     data.pop("confidence", None)  # a model does not set its own certainty
     data.pop("importance", None)  # nor its weight: that comes from category and source
     data["context"] = data.get("context") or caller.active_context
-    item = services.memory_create(user=user, source="tool", agent=caller.agent, **data)
-    return {**_item(item), "deduplicated": item.deduplicated}
+    item = services.memory_create(user=user, source="tool", token=caller.token, **data)
+    return {
+        **_item(item),
+        "deduplicated": item.deduplicated,
+        "outcome": item.outcome,
+        "conflicts_with": item.conflicts_with_id,
+    }
 
 
 def _recall(user: Any, arguments: dict, caller: Caller) -> dict:

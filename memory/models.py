@@ -71,6 +71,15 @@ class KnowledgeItem(OwnedModel):
     agent = models.ForeignKey(
         "accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The agent token it was stored through, when one was (a person in the web app: none).
+    token = models.ForeignKey(
+        "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # A possible conflict: an older item that shares most words but says something else
+    # (memory/dedup.py). Set when stored, cleared once reconciliation judged the pair.
+    conflicts_with = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="conflicted_by"
+    )
 
     objects = KnowledgeQuerySet.as_manager()
 
@@ -122,6 +131,10 @@ class MemoryVersion(OwnedModel):
         "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     token_name = models.CharField(max_length=100, blank=True, default="")  # kept if deleted
+    # The agent that made the change (its token's, or the turn's for extraction).
+    agent = models.ForeignKey(
+        "accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     reason = models.CharField(max_length=300, blank=True, default="")
 
     objects = OwnedQuerySet.as_manager()
