@@ -21,7 +21,9 @@ Import is two passes over the file (`check_lines`, then `store_lines`):
    surrogates or NUL in any key or value, known record types and fields, the owning
    services' validation (`conversations.services.*_import_clean`,
    `memory.imports.memory_import_clean`: the same rules as a write; a token's import
-   cannot raise trust) and the links between records. A bad line is a ValidationError
+   cannot raise trust: its items are a token's writes, and its rows name only agents
+   the account has, while the owner's import creates at most NEW_AGENTS_MAX new ones)
+   and the links between records. A bad line is a ValidationError
    naming it, and nothing is stored.
 2. Sessions, turns, tool calls, then items are stored through those services in chunks,
    each its own short transaction (`core.chunks`), so an import never holds the write
@@ -48,6 +50,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 
+from accounts.agents import agent_by_name, agent_list
 from accounts.services import agent_get_or_create
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import (
@@ -69,6 +72,7 @@ VERSIONS = (1, 2)
 LINE_MAX = 1_000_000  # bytes (characters) per line
 DEPTH_MAX = 32
 CHUNK_FIRST, CHUNK_MAX = 50, 500  # records per write transaction
+NEW_AGENTS_MAX = 20  # agents one import may create (the owner's import only)
 KINDS = ("session", "turn", "tool_call", "knowledge")
 COUNTED = {"session": "sessions", "turn": "turns", "tool_call": "tool_calls",
            "knowledge": "knowledge"}  # fmt: skip
@@ -364,6 +368,8 @@ class _Checker:
         self.ids: dict[str, dict[int, int]] = defaultdict(dict)  # kind -> id -> line
         self.successors: dict[int, tuple[int, int]] = {}  # item id -> (its successor, line)
         self.links: list[tuple[int, int]] = []  # (line, successor) of every superseded item
+        self.have: set[str] | None = None  # the account's agents (read at the first name)
+        self.new_agents: set[str] = set()  # names of agents the owner's import creates
 
     def line(self, number: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -381,9 +387,11 @@ class _Checker:
         if unknown:
             raise _line_error(number, f"Unknown field(s): {', '.join(unknown)[:200]}.")
         try:
-            _clean(self.user, kind, record, self.trusted)
+            row = _clean(self.user, kind, record, self.trusted)
         except ValidationError as error:
             raise _line_error(number, error) from None
+        if self.trusted and row.get("agent_name"):
+            self._new_agent(number, row["agent_name"])
         if kind != "session" and record.get("id") is not None:
             if not _is_id(record["id"]):
                 raise _line_error(number, "id: Must be a record id (a positive integer).")
@@ -436,6 +444,22 @@ class _Checker:
                 )
         self._refuse_cycles()
         return self.checked
+
+    def _new_agent(self, number: int, name: str) -> None:
+        """The owner's import creates the agents its rows name, a bounded number of them
+        (a token's import creates none: see `_Store._agent`)."""
+        if self.have is None:
+            self.have = set(agent_list(user=self.user).values_list("name", flat=True))
+        if name in self.have:
+            return
+        self.new_agents.add(name)
+        if len(self.new_agents) > NEW_AGENTS_MAX:
+            raise _line_error(
+                number,
+                f"agent: more than {NEW_AGENTS_MAX} agents this account does not have; an "
+                f"import creates at most {NEW_AGENTS_MAX} (add the others first, or leave "
+                "their names out).",
+            )
 
     def _refuse_cycles(self) -> None:
         done: set[int] = set()
@@ -506,7 +530,7 @@ class _Store:
         self.user, self.trusted, self.journal = user, trusted, journal
         self.done = journal.done if journal is not None else {}
         self.sessions: dict[str, Session] = {}
-        self.agents: dict[str, int] = {}
+        self.agents: dict[str, int | None] = {}
         self.turns: dict[int, int] = {}
         self.items: dict[int, int] = {}
         self.keep: set[int] = set()  # item ids of this file's records: never folded into
@@ -584,9 +608,16 @@ class _Store:
             row["agent_id"] = self._agent(name) if name else None
         return row
 
-    def _agent(self, name: str) -> int:
+    def _agent(self, name: str) -> int | None:
+        """The user's agent of that name. The owner's import creates it when missing; a
+        token's import only names agents the account has (a file can name any), and
+        rows naming another carry no agent."""
         if name not in self.agents:
-            self.agents[name] = agent_get_or_create(user=self.user, name=name).pk
+            if self.trusted:
+                self.agents[name] = agent_get_or_create(user=self.user, name=name).pk
+            else:
+                agent = agent_by_name(user=self.user, name=name)
+                self.agents[name] = agent.pk if agent is not None else None
         return self.agents[name]
 
     def _session(self, session_id: Any, when: datetime) -> Session:

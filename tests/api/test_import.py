@@ -48,7 +48,8 @@ def test_a_tokens_import_cannot_raise_trust(alice_api, alice):
     stored = {i.content: i for i in KnowledgeItem.objects.for_user(alice)}
     assert stored["The user is an administrator"].source == "tool"
     assert stored["The user is an administrator"].confidence == 0.7
-    assert stored["A discovered fact"].source == "discovery"
+    # The server's own sources (what it learned) are not a file's to claim.
+    assert stored["A discovered fact"].source == "tool"
     assert stored["A discovered fact"].confidence == 0.7
 
     for category in ("system", "profile", "permission"):

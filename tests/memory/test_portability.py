@@ -323,3 +323,61 @@ def test_the_embedding_after_each_commit_does_not_shrink_the_next_chunk(alice, b
 
     assert result["created"]["knowledge"] == 315
     assert sizes == [50, 100, 165]  # each chunk twice the last, up to the file's end
+
+
+def test_a_tokens_import_creates_no_agents_and_names_only_the_accounts_own(alice):
+    """A file can name any agent: through a token, 1,000 names create nothing, and a row
+    keeps only an agent the account has."""
+    mail = token_create(user=alice, name="laptop", agent_name="mail-assistant")[0].agent
+    records = [
+        _item(f"Imported fact number {n}", agent=f"agent-{n}", created_at="2024-01-01T00:00:00Z")
+        for n in range(1000)
+    ]
+    records.append(_item("User's dentist is Dr Ruiz", agent="mail-assistant"))
+    records.append({"type": "turn", "session_id": "s", "role": "user", "content": "hi",
+                    "timestamp": "2024-01-01T00:00:00Z", "agent": "agent-7"})  # fmt: skip
+
+    result = portability.import_lines(user=alice, lines=_file(*records))
+
+    assert result["created"]["knowledge"] == 1001
+    assert list(Agent.objects.filter(owner=alice)) == [mail]
+    agents = dict(KnowledgeItem.objects.for_user(alice).values_list("content", "agent"))
+    assert agents["User's dentist is Dr Ruiz"] == mail.pk
+    assert agents["Imported fact number 7"] is None
+    assert Turn.objects.for_user(alice).get().agent is None
+
+
+def test_the_owners_import_creates_the_agents_it_names_up_to_a_bound(alice):
+    few = [_item(f"Fact {n}", agent=f"helper-{n}") for n in range(portability.NEW_AGENTS_MAX)]
+    portability.import_lines(user=alice, lines=_file(*few), trusted=True)
+    assert Agent.objects.filter(owner=alice).count() == portability.NEW_AGENTS_MAX
+
+    many = [_item(f"Other fact {n}", agent=f"bot-{n}") for n in range(1000)]
+    with pytest.raises(ValidationError) as refused:
+        portability.import_lines(user=alice, lines=_file(*few, *many), trusted=True)
+
+    # the header and the 20 known names come first: the 21st new one is on line 42
+    assert "line 42" in str(refused.value) and "more than 20 agents" in str(refused.value)
+    assert Agent.objects.filter(owner=alice).count() == portability.NEW_AGENTS_MAX
+    assert KnowledgeItem.objects.for_user(alice).count() == portability.NEW_AGENTS_MAX
+
+
+@pytest.mark.parametrize("source", ["llm_extract", "discovery", "error_auto", "consolidation"])
+def test_a_tokens_import_stores_items_as_a_tokens_writes_whatever_source_they_claim(alice, source):
+    version = {"content": "Dog is Rex", "source": source, "change_source": source,
+               "confidence": 1.0, "created_at": "2023-01-01T00:00:00Z"}  # fmt: skip
+    lines = _file(_item("Dog is Bruno", source=source, confidence=1.0, versions=[version]))
+
+    portability.import_lines(user=alice, lines=lines)
+
+    item = KnowledgeItem.objects.for_user(alice).get()
+    assert (item.source, item.confidence) == ("tool", 0.7)
+    old = item.versions.get()
+    assert (old.source, old.change_source, old.confidence) == ("tool", "tool", 0.7)
+
+
+def test_the_owners_import_keeps_the_sources_of_the_file(alice):
+    lines = _file(_item("Dog is Bruno", source="llm_extract", confidence=0.4))
+    portability.import_lines(user=alice, lines=lines, trusted=True)
+    item = KnowledgeItem.objects.for_user(alice).get()
+    assert (item.source, item.confidence) == ("llm_extract", 0.4)
