@@ -1,7 +1,8 @@
-"""`manage.py serve` as a real process with slow clients holding connections: requests that
-arrive slowly (a large declared body sent one byte at a time, headers never finished) take
-no thread, so health and an authenticated recall from another client still answer; a
-request not whole in GAIA_REQUEST_READ_TIMEOUT gets 408."""
+"""`manage.py serve` as a real process: what it says at start, and its web server with slow
+clients holding connections. Requests that arrive slowly (a large declared body sent one
+byte at a time, headers never finished) take no thread, so health and an authenticated
+recall from another client still answer; a request not whole in GAIA_REQUEST_READ_TIMEOUT
+gets 408."""
 
 import contextlib
 import os
@@ -9,10 +10,12 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 
+from core.management.commands import serve as serve_command
 from tests.core.test_serve import ROOT, _answers, _until
 from tests.system.deployment import free_port
 
@@ -20,19 +23,42 @@ SLOW = 8  # as many as serve's threads
 ANSWER_WITHIN = 10.0  # generous: CI runs on two busy cores
 
 
+def _manage(environ: dict[str, str], *command: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *command],
+        cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`serve --no-worker` with a short read deadline: (base URL, alice's token)."""
-    tmp_path = tmp_path_factory.mktemp("slow")
+def environ(tmp_path_factory) -> dict[str, str]:
+    tmp_path = tmp_path_factory.mktemp("serve")
+    (tmp_path / "run").mkdir()
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("GAIA_", "DATABASE_URL"))}
-    environ.update(GAIA_DATA_DIR=str(tmp_path), GAIA_LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
-    for command in (["migrate", "--noinput"], ["create_api_token", "alice", "--create-user"]):
-        made = subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        assert made.returncode == 0, made.stderr[-3000:]
-    token = made.stdout.strip().splitlines()[-1]
+    environ.update(
+        GAIA_DATA_DIR=str(tmp_path),
+        GAIA_LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+        XDG_RUNTIME_DIR=str(tmp_path / "run"),  # where gunicorn's control socket would go
+    )
+    _manage(environ, "migrate", "--noinput")
+    return environ
+
+
+@pytest.fixture(scope="module")
+def first_start(environ) -> str:
+    """What ensure_admin printed at the first start (it generated the password)."""
+    return _manage(environ, "ensure_admin")
+
+
+@pytest.fixture(scope="module")
+def server(environ, first_start):
+    """`serve --no-worker` with a short read deadline: (base URL, alice's token)."""
+    tmp_path = Path(environ["GAIA_DATA_DIR"])
+    made = _manage(environ, "create_api_token", "alice", "--create-user")
+    token = made.strip().splitlines()[-1]
     port = free_port()
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
     serve = subprocess.Popen(
@@ -44,6 +70,7 @@ def server(tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     try:
         _until(lambda: _answers(f"{url}/api/v1/health/"), "the web server")
+        _until(lambda: "Gaia Memory Server on" in _log(environ), "the banner")
         yield url, token
     finally:
         serve.terminate()
@@ -52,6 +79,10 @@ def server(tmp_path_factory):
         except subprocess.TimeoutExpired:
             serve.kill()
             serve.wait()
+
+
+def _log(environ: dict[str, str]) -> str:
+    return (Path(environ["GAIA_DATA_DIR"]) / "serve.log").read_text()
 
 
 def _connect(url: str) -> socket.socket:
@@ -178,3 +209,38 @@ def test_a_client_that_waits_for_100_continue_gets_it_once_and_then_its_answer(s
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 201 "), answer[:300]
     assert b"100 Continue" not in answer
+
+
+def test_serve_shows_the_generated_admin_password_under_its_banner(server, environ, first_start):
+    password = first_start.split("Generated password", 1)[1].split(": ", 1)[1].split()[0]
+    said = _log(environ)
+    banner = said.index("Gaia Memory Server on http://127.0.0.1:")
+    assert f"Admin login: admin / {password}" in said[banner:]
+
+
+def test_serve_opens_no_gunicorn_control_socket_another_instance_could_share(server, environ):
+    assert list(Path(environ["XDG_RUNTIME_DIR"]).iterdir()) == []
+
+
+def test_a_busy_port_stops_serve_before_any_banner_and_names_gaia_port(environ):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "manage.py", "serve", "--port", str(port), "--no-worker"],
+            cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode != 0
+    assert "Gaia Memory Server on" not in done.stdout
+    assert f"127.0.0.1:{port}" in done.stderr and "GAIA_PORT=" in done.stderr
+
+
+def test_serve_names_the_production_proxy_when_it_listens_beyond_this_machine(settings):
+    settings.SECURE_PROXY_SSL_HEADER = None
+    assert serve_command.front_notes("127.0.0.1") == []
+    [note] = serve_command.front_notes("0.0.0.0")
+    assert "no reverse proxy" in note and "docs/operating.md" in note
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    [note] = serve_command.front_notes("0.0.0.0")
+    assert "around the proxy" in note and "127.0.0.1" in note
