@@ -295,6 +295,15 @@ class _Api:
         )
         return self._send(_Call("PATCH", f"agents/{agent_id}/", body))
 
+    def extract(
+        self, text: str, *, store: bool | None = None, context: str | None = None
+    ) -> dict[str, Any]:
+        """Atomic facts of a text blob (notes, a task's output, a summary), read by the
+        server's language model: {"facts": [...], "stored": n}; with store=True each fact
+        is remembered (those that cannot be, such as credentials, carry an "error")."""
+        body = _given(text=text, store=store, context=context)
+        return self._send(_Call("POST", "memories/extract/", body))
+
     def tools(self) -> list[dict[str, Any]]:
         """The memory tools as OpenAI function-calling schemas."""
         return self._send(_Call("GET", "tools/", parse=lambda b: b["tools"]))

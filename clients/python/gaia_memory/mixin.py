@@ -22,8 +22,11 @@ What it does around the agent:
 - `_execute_tool(name, args)`: runs the memory tools on the server; every other tool runs
   as before and is logged with its duration, success and error, so a failing tool
   becomes an error lesson in memory (and the next system prompt warns about it).
-- `register_memory_tools()` / `memory_tools()`: the five tool schemas (OpenAI function
-  calling), and `execute_memory_tool()` the dispatcher for them.
+- `register_memory_tools()` / `memory_tools()`: the memory tool schemas (OpenAI function
+  calling; `extract` among them while the server has a language model), and
+  `execute_memory_tool()` the dispatcher for them.
+- `extract_memories(text)`: a text blob (a task's output, a context summary) into atomic
+  facts, remembered in the active context.
 - `get_memory_system_prompt()`, `get_memory_dynamic_context()`, `set_memory_context()`.
 
 Memory never takes the agent down: when the server cannot be reached, the hooks log a
@@ -44,7 +47,9 @@ from gaia_memory.errors import GaiaError
 logger = logging.getLogger("gaia_memory")
 MEMORY_TOOL_NAMES = (
     "remember", "recall", "update_memory", "forget", "search_past_conversations", "recall_skills",
+    "extract",
 )  # fmt: skip
+_IN_CONTEXT = ("remember", "recall", "extract")  # default to the active memory context
 _ANSWER_KEYS = ("result", "answer", "response", "content", "final_answer", "output")
 _SUMMARY_CHARS = 2000
 
@@ -157,17 +162,24 @@ class MemoryMixin:
     def execute_memory_tool(self, name: str, arguments: dict[str, Any] | str | None) -> dict:
         """Run a memory tool on the server; returns {"name", "ok", "result" | "error"}.
 
-        `remember` and `recall` default to the active memory context.
+        `remember`, `recall` and `extract` default to the active memory context.
         """
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
             except ValueError:
                 pass  # the server answers with a readable error
-        if isinstance(arguments, dict) and name in ("remember", "recall"):
+        if isinstance(arguments, dict) and name in _IN_CONTEXT:
             if self.memory_context != "global" and not arguments.get("context"):
                 arguments = {**arguments, "context": self.memory_context}
         return self._client().call_tool(name, arguments).raw
+
+    def extract_memories(self, text: str, *, store: bool = True) -> dict[str, Any]:
+        """Decompose a text blob (a task's output, a context summary) into atomic facts,
+        remembered in the active memory context unless store=False: the server's answer,
+        {"facts": [...], "stored": n}. Needs the server's language model (else GaiaError)."""
+        context = None if self.memory_context == "global" else self.memory_context
+        return self._client().extract(text, store=store, context=context)
 
     # --- the agent's lifecycle ------------------------------------------------------
 
