@@ -85,7 +85,9 @@ def candidate_pairs(*, user: Any, max_pairs: int = MAX_PAIRS) -> list[Pair]:
 
 def similar_pairs(*, user: Any, max_pairs: int = MAX_PAIRS) -> list[Pair]:
     """The most similar not-yet-judged pairs of the user's active embedded items."""
-    embedded = KnowledgeItem.objects.for_user(user).active().exclude(embedding__isnull=True)
+    # A diary note is evidence of one conversation, never merged with another's.
+    active = KnowledgeItem.objects.for_user(user).active().without_diary_notes()
+    embedded = active.exclude(embedding__isnull=True)
     embedded = embedded.exclude(embedding_model="")
     model = embedded.values("embedding_model").annotate(n=Count("pk")).order_by("-n").first()
     if model is None:

@@ -29,7 +29,7 @@ Scope = tuple[str, str, str]
 Words = frozenset[str]
 FOLD_REASON = "the same statement was written again"
 # Set on a new row; a fold keeps the item's own.
-_ROW_ONLY = ("source", "source_turn", "agent_id", "token")
+_ROW_ONLY = ("source", "source_turn", "agent_id", "token", "alone")
 
 
 @cache
@@ -109,6 +109,9 @@ def _plan(
     plan: list[Step] = []
     for row, ids, words in zip(rows, hits, words_of, strict=True):
         scope = _scope(row)
+        if row.get("alone"):  # stored on its own (a diary note): never folded nor linked
+            plan.append(Step((1, len(plan)), False))
+            continue
         keys = sorted({(0, pk) for pk in ids} | seen.candidates(scope, words))
         current = (
             (k, seen.words[k] if k in seen.words else stored.get(k[1], Words())) for k in keys
@@ -132,7 +135,9 @@ def items_store(*, user: Any, rows: list[dict[str, Any]]) -> list[KnowledgeItem]
     "deduplicated", "conflict" (stored, linked to `conflicts_with`) or "new".
     """
     hits = [
-        dedup.candidate_ids(
+        []
+        if row.get("alone")
+        else dedup.candidate_ids(
             owner_id=user.pk,
             content=row["content"],
             category=row["category"],

@@ -17,12 +17,22 @@ SOURCE_CONFIDENCE = {
 }
 SOURCES = list(SOURCE_CONFIDENCE)
 CONTENT_MAX = 2000
+# A conversation's diary note (consolidation) is about its session: entity
+# "session:<session_id>", category note, the session's dates in its metadata.
+SESSION_ENTITY = "session:"
 
 
 class KnowledgeQuerySet(OwnedQuerySet):
     def active(self) -> "KnowledgeQuerySet":
         """Neither forgotten nor superseded: what search, listings and prompts show."""
         return self.filter(forgotten_at__isnull=True, superseded_by__isnull=True)
+
+    def diary_notes(self) -> "KnowledgeQuerySet":
+        """The conversations' diary notes (one per session, see `SESSION_ENTITY`)."""
+        return self.filter(category="note", entity__startswith=SESSION_ENTITY)
+
+    def without_diary_notes(self) -> "KnowledgeQuerySet":
+        return self.exclude(category="note", entity__startswith=SESSION_ENTITY)
 
 
 class KnowledgeItem(OwnedModel):
@@ -105,6 +115,12 @@ class KnowledgeItem(OwnedModel):
     @property
     def is_active(self) -> bool:
         return self.forgotten_at is None and self.superseded_by_id is None
+
+    @property
+    def is_diary_note(self) -> bool:
+        """A conversation's diary note: evidence of what was said then (its session's date
+        is `metadata["session_date"]`), not a current fact."""
+        return self.category == "note" and self.entity.startswith(SESSION_ENTITY)
 
 
 class MemoryVersion(OwnedModel):

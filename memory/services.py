@@ -6,7 +6,7 @@ of another user's item behaves exactly like a missing one (`KnowledgeItem.DoesNo
 
 import inspect
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -36,6 +36,7 @@ from memory.models import (
     CATEGORIES,
     CONTENT_MAX,
     PRIVILEGED_CATEGORIES,
+    SESSION_ENTITY,
     SOURCE_CONFIDENCE,
     KnowledgeItem,
 )
@@ -202,11 +203,48 @@ def memory_create(
         "agent": agent,
         "token": token,
     }
-    row = _new_row(user, arguments, check_enabled=True)
+    return _store_one(user, _new_row(user, arguments, check_enabled=True))
+
+
+def _store_one(user: Any, row: dict[str, Any]) -> KnowledgeItem:
     with embedded_ahead([item_text(content=row["content"])]), transaction.atomic():
         [item] = items_store(user=user, rows=[row])
         events.items_changed(user.pk, upserted=[item.pk])
     return item
+
+
+def memory_session_note(
+    *,
+    user: Any,
+    session_id: str,
+    content: str,
+    context: str,
+    source_turn: Any,
+    first: date,
+    last: date,
+) -> KnowledgeItem:
+    """Store the diary note of one conversation (consolidation): category note, entity
+    `session:<session_id>`, the session's dates in its metadata (`session_date`, the
+    first day; `session_until`, the last). It is stored on its own: never folded into
+    another item or linked with one, so no session's note changes another's, and it
+    links only `source_turn` (a turn of that session)."""
+    bound = _CREATE_ARGUMENTS.bind(
+        user=user,
+        content=content,
+        category="note",
+        context=context,
+        entity=f"{SESSION_ENTITY}{session_id}"[:200],
+        source="consolidation",
+        source_turn=source_turn,
+        metadata={
+            "session_id": session_id,
+            "session_date": first.isoformat(),
+            "session_until": last.isoformat(),
+        },
+    )
+    bound.apply_defaults()
+    row = _new_row(user, bound.arguments, check_enabled=True)
+    return _store_one(user, {**row, "alone": True})
 
 
 _CREATE_ARGUMENTS = inspect.signature(memory_create)

@@ -1,6 +1,6 @@
 """Reconciliation of near-duplicate pairs found through stored embeddings."""
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from django.utils import timezone
@@ -8,7 +8,7 @@ from django.utils import timezone
 from learning import reconciliation
 from learning.models import ReconciledPair
 from memory.models import KnowledgeItem
-from memory.services import memory_create
+from memory.services import memory_create, memory_session_note
 from tests.learning import fake_llm as f
 from tests.learning.conftest import vector
 
@@ -135,3 +135,20 @@ def test_the_sweep_reaches_a_user_whose_only_pairs_are_linked(fake_llm, alice, q
     memory_create(user=alice, content="User is not allergic to penicillin")
     assert reconciliation.reconciliation_sweep() == 1
     assert queued == [("learning.tasks.reconcile_user", (alice.pk,))]
+
+
+def test_two_sessions_diary_notes_are_never_judged_as_a_pair(alice):
+    for session_id in ("monday", "tuesday"):
+        note = memory_session_note(
+            user=alice,
+            session_id=session_id,
+            content=f"Conversation {session_id}: Alice planned a trip to Porto",
+            context="global",
+            source_turn=None,
+            first=date(2026, 3, 2),
+            last=date(2026, 3, 2),
+        )
+        KnowledgeItem.objects.filter(pk=note.pk).update(
+            embedding=vector(1, 0, 0), embedding_model="m1"
+        )
+    assert reconciliation.candidate_pairs(user=alice) == []
