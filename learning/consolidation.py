@@ -11,7 +11,6 @@ delivered twice) applies it once.
 """
 
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -33,7 +32,6 @@ from conversations.services import (
 from core.queue import enqueue_now
 from learning import prompts
 from learning.consolidation_memory import LEARNED, all_learned, known_memories, stale_facts
-from learning.fact_sources import fact_turn
 from learning.facts import facts_store
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
@@ -184,7 +182,7 @@ def _facts(session: Session, turns: list[Turn], given: list[Any]) -> list[dict[s
             facts=[fact for fact, old in zip(given, stale, strict=True) if not old],
             source="consolidation",
             context=session.context,
-            turn_for=partial(fact_turn, turns=turns),
+            source_turn=turns[-1],
         )
     )
     skipped = {"skipped": "superseded or retracted since"}
