@@ -11,6 +11,7 @@ delivered twice) applies it once.
 """
 
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -32,6 +33,7 @@ from conversations.services import (
 from core.queue import enqueue_now
 from learning import prompts
 from learning.consolidation_memory import LEARNED, all_learned, known_memories, stale_facts
+from learning.fact_sources import fact_turn
 from learning.facts import facts_store
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
@@ -182,7 +184,7 @@ def _facts(session: Session, turns: list[Turn], given: list[Any]) -> list[dict[s
             facts=[fact for fact, old in zip(given, stale, strict=True) if not old],
             source="consolidation",
             context=session.context,
-            source_turn=turns[-1],
+            turn_for=partial(fact_turn, turns=turns),
         )
     )
     skipped = {"skipped": "superseded or retracted since"}
