@@ -310,7 +310,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Session ids in logged paths become {session_id} (they outlive an erase).
+    "filters": {"private_paths": {"()": "core.access_log.PrivatePathsFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["private_paths"],
+        }
+    },
     "root": {"handlers": ["console"], "level": envstr("GAIA_LOG_LEVEL", "INFO")},
     # The MCP SDK logs every stateless request's session start and end at INFO.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
