@@ -11,7 +11,8 @@ closes over that one user and can reach nobody else's memory.
   unknown id, no model) is a result with `isError: true` the model can read, not a
   protocol error; an unknown tool name is a protocol error (INVALID_PARAMS).
 - Prompts `memory-system` and `memory-context`, and the same two texts as resources
-  (`gaia://memory/system-prompt`, `gaia://memory/turn-context`, query `?context=&days=`).
+  (`gaia://memory/system-prompt`, `gaia://memory/turn-context`, query `?context=&days=`),
+  also listed as resource templates (`resources/templates/list`, RFC 6570 query forms).
 - The server's `instructions` are the user's system block when a client asks for them
   (`initialize`, `server/discover`), so clients that put server instructions into their
   system prompt (Claude Code, Claude Desktop) get the memory block without extra setup.
@@ -132,6 +133,7 @@ _PROMPTS = {  # name -> (what it renders, description, arguments)
         ],
     ),
 }
+_TEMPLATE_QUERIES = {"memory-system": "{?context}", "memory-context": "{?context,days}"}
 _RESOURCES = {  # uri -> (prompt name, title)
     SYSTEM_URI: ("memory-system", "Memory block for the system prompt"),
     CONTEXT_URI: ("memory-context", "Per-turn memory context"),
@@ -185,6 +187,20 @@ def build_server(
             ]
         )
 
+    async def list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=uri + _TEMPLATE_QUERIES[name],
+                    name=name,
+                    title=title,
+                    description=_PROMPTS[name][1],
+                    mime_type="text/plain",
+                )
+                for uri, (name, title) in _RESOURCES.items()
+            ]
+        )
+
     async def read_resource(ctx, params: types.ReadResourceRequestParams):
         parts = urlsplit(str(params.uri))
         base = parts._replace(query="", fragment="").geturl()
@@ -208,5 +224,6 @@ def build_server(
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
     )
