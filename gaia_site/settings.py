@@ -5,11 +5,23 @@ from pathlib import Path
 
 import dj_database_url
 
-from gaia_site.env import envbool, envfloat, envfloat_or_none, envint, envlist, envstr
+from gaia_site.env import (
+    data_dir,
+    envbool,
+    envfloat,
+    envfloat_or_none,
+    envint,
+    envlist,
+    envstr,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(envstr("GAIA_DATA_DIR", str(BASE_DIR / "var"))).resolve()
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Written in unless both the database (DATABASE_URL) and the secret key live elsewhere.
+DATA_DIR = data_dir(
+    "GAIA_DATA_DIR",
+    str(BASE_DIR / "var"),
+    must_write=not (envstr("DATABASE_URL") and envstr("GAIA_SECRET_KEY")),
+)
 
 
 def _secret_key() -> str:
