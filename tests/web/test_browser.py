@@ -1,4 +1,5 @@
-"""The web app in a real browser: headless Chromium (Debian package) driven by Playwright.
+"""The web app in a real browser: headless Chromium (tests/web/chromium.py finds it)
+driven by Playwright.
 
 Screenshots of the main pages go to test-artifacts/screenshots/ for people to look at.
 """
@@ -14,9 +15,10 @@ from accounts.services import token_authenticate, user_settings_update
 from conversations.models import Session
 from discovery.services import finding_propose_many
 from memory.models import KnowledgeItem
+from tests.web.chromium import find_chromium, missing_reason
 from tests.web.seed import seed_month
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = find_chromium()
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 CHROMIUM_ARGS = [
     "--headless",
@@ -28,11 +30,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-if not Path(CHROMIUM).exists():
-    pytest.skip(
-        f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)",
-        allow_module_level=True,
-    )
+if CHROMIUM is None:
+    pytest.skip(missing_reason(), allow_module_level=True)
 sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="Playwright is not installed (pip install -r requirements-dev.txt)",
