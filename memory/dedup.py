@@ -104,14 +104,15 @@ def judge(
     key: frozenset[str], candidates: Iterable[tuple[K, frozenset[str]]]
 ) -> tuple[K | None, Outcome]:
     """What a text of meaning `key` is to `candidates` (in order, oldest first): the
-    first that says the same ("fold"), else the nearest that shares most words
+    first that says the same ("fold"), else the nearest that shares most words, the
+    newest on ties, so a chain of corrections links each to the one before
     ("conflict"), else nothing ("new")."""
     best, best_score = None, 0.0
     for other_key, other in candidates:
         if other == key:
             return other_key, "fold"
         score = near(key, other)
-        if score > best_score:
+        if score and score >= best_score:
             best, best_score = other_key, score
     return (best, "conflict") if best is not None else (None, "new")
 
