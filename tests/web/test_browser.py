@@ -11,7 +11,7 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from accounts.services import token_authenticate, user_settings_update
+from accounts.services import token_authenticate, token_create, user_settings_update
 from conversations.models import Session
 from discovery.services import finding_propose_many
 from memory.models import KnowledgeItem
@@ -360,5 +360,30 @@ def test_the_main_pages_work_on_a_phone(browser, live_server, alice):
             expect(nav.get_by_role("link", name=link)).to_be_in_viewport()
         page.locator("details.usermenu summary").click()
         expect(page.get_by_role("button", name="Log out")).to_be_in_viewport()
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_chart_opens_on_the_latest_days_and_table_rows_show_every_column(
+    browser, live_server, alice
+):
+    seed_month(alice)
+    token_create(user=alice, name="kitchen-tablet")
+    context = browser.new_context(viewport=PHONE, base_url=live_server.url, is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        _log_in(page)
+        today = page.locator("svg.chart-svg .chart-hover rect").last
+        expect(today).to_be_in_viewport()  # the oldest, empty days are what scrolls away
+        expect(page.locator("svg.chart-svg .chart-hover rect").first).not_to_be_in_viewport()
+
+        page.goto("/tokens/")
+        row = page.locator("#tokens tbody tr").first
+        expect(row.get_by_role("button", name="Revoke")).to_be_in_viewport()
+        for column in ("Agent", "Token", "Last used"):
+            cell = row.locator(f'td[data-label="{column}"]')
+            expect(cell).to_be_in_viewport()
+        _shot(page, "phone-tokens-rows")
     finally:
         context.close()
