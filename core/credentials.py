@@ -19,10 +19,14 @@ Check = Callable[[re.Match], bool] | None
 # "is", "was", ":", "=", "->", "changed to", "is now" (a few, in any order).
 _JOINT = (
     r"(?:\s+(?i:for|from|of|to|on|at|sent\s+(?:by|to))\s+[^\n\d:=.,;!?]{1,30}?)?"
-    r"\s*(?:(?i:is|was|are|were|now|still|changed\s+to|set\s+to|reads|will\s+be|became)"
+    r"\s*(?:(?i:is|was|are|were|now|still|changed\s+to|set\s+to|reads|will\s+be|became|"
+    r"er|var|är|ist|est|es)"
     r"\s*|[:=\-]+\s*|->\s*|=>\s*){0,3}"
 )
-_NOT_AFTER_NUMBER = r"(?![\d:/.,]?\d)(?!\s?(?i:am|pm|%|km|kg|cm|mm|min|h\b|hours|days|years))"
+_NOT_AFTER_NUMBER = (  # a number with a unit is a measure, not a code
+    r"(?![\d:/.,]?\d)(?!\s?(?i:am|pm|%|km|kg|cm|mm|m|min|h|hours|days|weeks|years|metres|"
+    r"meters|feet|ft|steps|kr|nok|sek|dkk|eur|usd|euros?|dollars?|kroner|people|times|percent)\b)"
+)
 _DATE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}")
 
 
@@ -52,15 +56,19 @@ _DIGITS = r"(?<![\w.\-])(?P<value>[#*]?\d(?:[ \-.]?\d){2,9}[#*]?)" + _NOT_AFTER_
 _DOOR = _subject(
     r"(?:door|garage|gate|alarm|keypad|lockbox|key\s?box|key\s?safe|lock|locker|padlock|"
     r"safe|entry|entrance|intercom|buzzer|access|alarm\s+system|security\s+system)"
-    r"\s+(?:code|combination|combo|pin)s?"
-    r"|(?:code|combination|combo)\s+(?:for|to|of)\s+(?:the\s+|my\s+|our\s+)?"
+    r"\s*[:,]?\s+(?:code|combination|combo|pin)s?"
+    r"|(?:code|combination|combo)\s+(?:for|to|of)\s+"
+    r"(?:(?:get\s+into|get\s+in\s+to|open|enter|unlock)\s+)?(?:the\s+|my\s+|our\s+)?"
     r"(?:[\w']+\s+)?(?:door|garage|gate|alarm|safe|lock|locker|lockbox|building|house|"
     r"flat|apartment|office|shed|storage)"
+    # a lock box's value is its code: "Lockbox at the cabin: 0417"
+    r"|lock\s?box|key\s?box|key\s?safe"
 )
 _ONE_TIME = _subject(
     r"(?:verification|one[\s-]?time|otp|2fa|mfa|two[\s-]factor|tfa|authentication|"
     r"authenticator|auth|login|log-?in|sign[\s-]?in|security|recovery|backup|reset|"
-    r"activation|confirmation\s+pin)\s+(?:pass)?codes?|one[\s-]time\s+passwords?|otp|totp"
+    r"activation|confirmation\s+pin|sms|text)\s+(?:pass)?codes?|one[\s-]time\s+passwords?|"
+    r"otp|totp"
 )
 _PASSPHRASE = _subject(
     r"pass[\s-]?phrases?|(?:seed|recovery|secret|mnemonic|backup)\s+(?:phrase|words)|"
@@ -155,6 +163,24 @@ def _us_ssn(match: re.Match) -> bool:
     return area not in {"000", "666"} and area[0] != "9" and group != "00" and serial != "0000"
 
 
+# A one-time code with a letter prefix ("G-482913"), or before what it is for ("Use code
+# 482913 to sign in", "482913 is your verification code").
+_OTP_VALUE = r"(?<![\w\-])(?P<value>(?:[A-Z]{1,3}-)?\d(?:[ \-]?\d){3,9})" + _NOT_AFTER_NUMBER
+_OTP_BEFORE_USE = (
+    r"\b(?i:code)\s+" + _OTP_VALUE + r"\s+(?i:to\s+(?:sign|log)\s*(?:in|on)|to\s+verify|"
+    r"to\s+confirm|to\s+reset|to\s+activate)\b"
+)
+_OTP_IS_YOUR = (  # an SMS's digits are contiguous: cheap to try at every number
+    r"(?<![\w\-])(?P<value>\d{4,10})\s+(?i:is\s+your\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:code|otp|passcode|pin))\b"
+)
+# "user: alex pass: Sommer2026!": the password after a user name, under a short word.
+_USER_THEN_PASS = (
+    r"\b(?i:user(?:name)?|login|e-?mail)\s*[:=]\s*[^\s,;]{2,100}[,;]?\s+"
+    r"(?i:pass|pw|pwd|pin)\s*[:=]\s*(?P<secret>(?P<value>[^\s,;]{4,100}))"
+)
+
+
 RULES: list[tuple[str, re.Pattern, Check]] = [
     ("a door or alarm code", re.compile(_DOOR + _JOINT + _DIGITS), _not_a_date),
     ("a one-time code", re.compile(_ONE_TIME + _JOINT + _DIGITS), _not_a_date),
@@ -167,6 +193,9 @@ RULES: list[tuple[str, re.Pattern, Check]] = [
         ),
         lambda m: bool(re.search(r"\d", m.group("value"))) and _not_a_date(m),
     ),
+    ("a one-time code", re.compile(_ONE_TIME + _JOINT + _OTP_VALUE), _not_a_date),
+    ("a one-time code", re.compile(_OTP_BEFORE_USE), None),
+    ("a one-time code", re.compile(_OTP_IS_YOUR), None),
     ("a passphrase", re.compile(_PASSPHRASE + _JOINT + _WORDS), _passphrase),
     (
         "a passphrase",
@@ -179,6 +208,11 @@ RULES: list[tuple[str, re.Pattern, Check]] = [
         "a login and password",
         re.compile(_LOGIN + r"[^\n:=]{0,40}?(?:[:=]|\b(?i:is|was)\b)\s*" + _PAIR),
         _login_pair,
+    ),
+    (
+        "a login and password",
+        re.compile(_USER_THEN_PASS),
+        lambda m: bool(re.search(r"[^A-Za-z]", m.group("value")) or not m.group("value").islower()),
     ),
     (
         "a national id number",
