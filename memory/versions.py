@@ -1,6 +1,6 @@
 """Lineage: every content change of an item keeps the earlier state as a `MemoryVersion`.
 
-An item's id never changes: an edit (API, tool, MCP, web, admin), a near-duplicate fold,
+An item's id never changes: an edit (API, tool, MCP, web, admin), a fold of a repeat,
 an import fold, extraction's corrections and retractions all change the row in place and
 record what it said before, when it was replaced, by which source and agent token, and
 why. Reconciliation's "contradict" is the one case where one item replaces another

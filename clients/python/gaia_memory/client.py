@@ -88,7 +88,7 @@ class _Api:
         due_at: datetime | str | None = None,
         source_turn: int | None = None,
     ) -> Memory:
-        """Store one memory; `deduplicated` says a near-duplicate was updated instead."""
+        """Store one memory; `outcome` says new, deduplicated or conflict."""
         body = _given(
             content=content,
             category=category,
