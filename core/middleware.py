@@ -15,6 +15,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.middleware.common import CommonMiddleware as DjangoCommonMiddleware
 
+from core.storage_full import is_storage_full, storage_full_noted
+
 API_PREFIX = "/api/"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 # Only our own files may run or style a page: no inline script, no inline style, no
@@ -40,6 +42,7 @@ _MESSAGES = {
     404: ("not_found", "Not found."),
     405: ("method_not_allowed", "Method not allowed."),
     413: ("too_large", "Request body too large."),
+    507: ("storage_full", "The server's disk is full."),
     500: ("server_error", "Internal server error."),
 }
 
@@ -107,3 +110,28 @@ class ApiMiddleware:
         if limit is not None and length > limit:
             return error_json("too_large", f"Request body too large: at most {limit} bytes.", 413)
         return None
+
+
+STORAGE_FULL = (
+    "The server's disk is full: nothing was stored. Reading works; writing works again "
+    "once its operator has freed space."
+)
+
+
+class StorageFullMiddleware:
+    """A request that failed because the disk is full answers 507 saying so (not a
+    generic 500), and health's `storage` check reports it (core.storage_full)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not is_storage_full(exception):
+            return None
+        storage_full_noted()
+        if request.path.startswith(API_PREFIX):
+            return error_json("storage_full", STORAGE_FULL, 507)
+        return HttpResponse(STORAGE_FULL, status=507, content_type="text/plain; charset=utf-8")

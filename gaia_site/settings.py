@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.ApiMiddleware",
+    "core.middleware.StorageFullMiddleware",
 ]
 
 ROOT_URLCONF = "gaia_site.urls"
@@ -246,6 +247,8 @@ if GAIA_SYNC_TASKS:
     Q_CLUSTER["sync"] = True
 # Health: a queued task waiting longer than this means no worker is consuming the queue.
 GAIA_WORKER_STALE_SECONDS = envint("GAIA_WORKER_STALE_SECONDS", 300)
+# Health: less free space than this where the SQLite database is makes `storage` not ok.
+GAIA_MIN_FREE_BYTES = envint("GAIA_MIN_FREE_BYTES", 64 * 1024 * 1024)
 
 # --- Embeddings
 GAIA_EMBEDDER = envstr("GAIA_EMBEDDER", "local")  # local | openai
