@@ -85,7 +85,9 @@ TOOLS: list[dict] = [
     function_schema(
         "remember",
         "Store a fact, preference, error, skill, note or reminder about the user for future "
-        "conversations. One self-contained statement per call.",
+        "conversations. One self-contained statement per call. The result's `outcome` is "
+        "new, deduplicated (a memory said the same) or conflict: `conflicts_with` is an "
+        "older memory it may contradict; if the user corrected it, update or forget that one.",
         {
             "content": {"type": "string", "description": "The statement to remember."},
             **_ITEM_FIELDS,

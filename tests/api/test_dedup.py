@@ -93,3 +93,22 @@ def test_the_history_names_the_agent_and_token_of_every_write_folded_or_not(alic
         ("user lives in porto!", "phone-agent", "phone-agent"),
         ("User lives in Porto", "test-agent", "test-agent"),
     ]
+
+
+def test_the_remember_tool_says_what_the_write_did(alice_api):
+    def remember(content: str) -> dict:
+        body = {"name": "remember", "arguments": {"content": content}}
+        answer = alice_api.post("/api/v1/tools/call/", body, format="json").json()
+        assert answer["ok"] is True, answer
+        return answer["result"]
+
+    first = remember("Team meeting is on Monday")
+    again = remember("team meeting is on monday.")
+    moved = remember("Team meeting is on Friday")
+    assert (first["outcome"], first["conflicts_with"]) == ("new", None)
+    assert (again["outcome"], again["id"], again["deduplicated"]) == (
+        "deduplicated",
+        first["id"],
+        True,
+    )
+    assert (moved["outcome"], moved["conflicts_with"]) == ("conflict", first["id"])
