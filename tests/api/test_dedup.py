@@ -112,3 +112,15 @@ def test_the_remember_tool_says_what_the_write_did(alice_api):
         True,
     )
     assert (moved["outcome"], moved["conflicts_with"]) == ("conflict", first["id"])
+
+
+def test_erasing_one_side_of_a_possible_conflict_leaves_the_other_unlinked(alice_api, alice):
+    monday = alice_api.post(MEMORIES, {"content": "Team meeting is on Monday"}, format="json")
+    friday = alice_api.post(MEMORIES, {"content": "Team meeting is on Friday"}, format="json")
+    monday, friday = monday.json(), friday.json()
+    assert alice_api.post(f"{MEMORIES}{monday['id']}/erase/").status_code in (200, 204)
+    kept = alice_api.get(f"{MEMORIES}{friday['id']}/").json()
+    assert kept["conflicts_with"] is None and kept["conflicts"] == []
+    assert list(KnowledgeItem.objects.for_user(alice).values_list("content", flat=True)) == [
+        "Team meeting is on Friday"
+    ]
