@@ -293,9 +293,12 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def parse(lines: Iterable[bytes | str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each non-blank line; ValidationError naming a bad line."""
+def parse(lines: Iterable[bytes | str], after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each non-blank line after line `after`; ValidationError
+    naming a bad line."""
     for number, raw in enumerate(lines, start=1):
+        if number <= after:
+            continue
         if len(raw) > LINE_MAX:
             raise _line_error(number, f"Longer than {LINE_MAX} bytes.")
         if isinstance(raw, bytes):
@@ -472,6 +475,56 @@ class _Checker:
                 path[current] = None
                 current = self.successors.get(current, (None, 0))[0]
             done.update(path)
+
+
+def _checker_state(checker: _Checker, reached: int) -> dict[str, Any]:
+    """What a check in slices keeps between two slices (JSON)."""
+    return {
+        "reached": reached,
+        "header": checker.header,
+        "end": checker.end,
+        "version": checker.checked.version,
+        "counts": checker.checked.counts,
+        "ids": {kind: list(ids.items()) for kind, ids in checker.ids.items()},
+        "successors": [[item, *link] for item, link in checker.successors.items()],
+        "links": checker.links,
+        "new_agents": sorted(checker.new_agents),
+    }
+
+
+def _checker_from(user: Any, trusted: bool, state: dict[str, Any]) -> _Checker:
+    checker = _Checker(user, trusted)
+    checker.header, checker.end = state["header"], state["end"]
+    checker.checked.version, checker.checked.counts = state["version"], state["counts"]
+    for kind, pairs in state["ids"].items():
+        checker.ids[kind] = {item: line for item, line in pairs}
+    checker.successors = {item: (successor, line) for item, successor, line in state["successors"]}
+    checker.links = [(line, successor) for line, successor in state["links"]]
+    checker.new_agents = set(state["new_agents"])
+    return checker
+
+
+def check_some(
+    *,
+    user: Any,
+    lines: Iterable[bytes | str],
+    trusted: bool,
+    state: dict[str, Any] | None,
+    stop: Callable[[], bool],
+) -> tuple[dict[str, Any], Checked | None]:
+    """Pass 1 in slices (a worker's, memory.import_jobs): check `lines` on from where
+    `state` (None at first) got to, until the file ends or `stop()` says so. Returns the
+    state to go on from and, once the whole file is checked, what `check_lines` returns.
+    Raises ValidationError naming the first bad line, as `check_lines`."""
+    memory_import_allowed(user=user, trusted=trusted)
+    checker = _checker_from(user, trusted, state) if state else _Checker(user, trusted)
+    reached = state["reached"] if state else 0
+    for done, (number, record) in enumerate(parse(lines, after=reached), start=1):
+        checker.line(number, record)
+        reached = number
+        if done % 50 == 0 and stop():
+            return _checker_state(checker, reached), None
+    return _checker_state(checker, reached), checker.finish()
 
 
 def check_lines(
