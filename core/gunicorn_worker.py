@@ -65,7 +65,7 @@ class Framing:
 
     def take_head(self, data: bytes) -> bytes:
         """Feed bytes while the head is incomplete; returns what follows the head."""
-        self.head += data
+        self.head = (self.head + data).lstrip(b"\r\n")  # blank lines before a request
         end = HEAD_END.search(self.head)
         if end is None:
             if len(self.head) > self.max_head:
@@ -298,7 +298,7 @@ class BufferingThreadWorker(ThreadWorker):
 
     def finish_request(self, conn: TConn, fs) -> None:
         unreader = conn.parser.unreader if conn.parser is not None else None
-        if isinstance(unreader, ReplayUnreader) and not fs.cancelled() and fs.result():
+        if isinstance(unreader, ReplayUnreader) and not fs.cancelled() and not fs.exception():
             # What came behind the request is read already: the socket will not show it
             # as readable, so gunicorn must see it in the buffer it checks.
             unreader.buf.seek(0, 2)
@@ -332,5 +332,6 @@ class BufferingThreadWorker(ThreadWorker):
         now = time.monotonic()
         for conn, incoming in list(self.incoming.items()):
             if incoming.deadline <= now:
-                self._send(conn, _answer("408 Request Timeout"))
+                if incoming.framing.head:  # a request begun; an idle connection just closes
+                    self._send(conn, _answer("408 Request Timeout"))
                 self._drop(conn)

@@ -44,6 +44,13 @@ def test_a_request_without_a_body_is_whole_with_its_head():
     assert _feed(_framing(), b"GET / HTTP/1.1\r\nHost: x\r\n\r\nGET") == (b"", b"GET", True)
 
 
+def test_blank_lines_before_a_request_are_not_taken_for_its_end():
+    framing = _framing()
+    assert framing.take_head(b"\r\n\r\n") == b"" and not framing.head_done
+    framing.take_head(b"GET / HTTP/1.1\r\n\r\n")
+    assert framing.head_done and framing.head == b"GET / HTTP/1.1\r\n\r\n"
+
+
 def test_an_expect_100_continue_line_is_answered_by_the_worker_not_replayed():
     framing = _framing()
     framing.take_head(b"POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n")

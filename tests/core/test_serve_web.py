@@ -134,14 +134,19 @@ def test_slow_senders_holding_connections_do_not_stop_other_clients(server):
     assert stored.status_code == 201, stored.text
 
 
+def _all(sock: socket.socket) -> bytes:
+    sock.settimeout(60)
+    answer = b""
+    while chunk := sock.recv(4096):
+        answer += chunk
+    return answer
+
+
 def test_a_request_not_whole_by_the_deadline_gets_408_and_is_closed(server):
     url, token = server
-    with _slow_body(url, token) as sock:
-        sock.settimeout(60)
-        answer = b""
-        while chunk := sock.recv(4096):
-            answer += chunk
-    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    with _slow_body(url, token) as slow, _connect(url) as idle:
+        assert _all(slow).startswith(b"HTTP/1.1 408 ")
+        assert _all(idle) == b""  # nothing begun, nothing answered: closed
 
 
 def test_a_body_larger_than_any_the_server_accepts_is_refused_before_it_is_sent(server):
