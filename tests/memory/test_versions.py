@@ -3,8 +3,11 @@ possible conflict, and folds that keep versions."""
 
 import pytest
 
-from memory import services
+from accounts.services import token_create
+from conversations.services import turn_append
+from memory import lineage, services
 from memory.models import KnowledgeItem, MemoryVersion
+from memory.versions import item_history
 
 pytestmark = pytest.mark.django_db
 
@@ -64,3 +67,27 @@ def test_a_repeat_with_the_same_text_keeps_no_version(alice):
     services.memory_create(user=alice, content="Likes jazz")
     again = services.memory_create(user=alice, content="Likes jazz")
     assert again.deduplicated and not MemoryVersion.objects.exists()
+
+
+def test_a_correction_from_a_conversation_names_the_agent_whose_turn_it_came_from(alice):
+    token, _ = token_create(user=alice, name="kitchen-speaker")
+    item = services.memory_create(user=alice, content="User lives in Porto", token=token)
+    turn = turn_append(
+        user=alice, session_id="s1", role="user", content="I moved to Lisbon", agent=token.agent
+    )
+    lineage.memory_supersede(
+        user=alice, item_id=item.pk, content="User lives in Lisbon", source="llm_extract",
+        source_turn=turn,
+    )  # fmt: skip
+    item.refresh_from_db()
+    [current, first] = item_history(user=alice, item=item)
+    assert (current.content, current.source, current.agent) == (
+        "User lives in Lisbon",
+        "llm_extract",
+        "kitchen-speaker",
+    )
+    assert (first.content, first.agent, first.token) == (
+        "User lives in Porto",
+        "kitchen-speaker",
+        "kitchen-speaker",
+    )
