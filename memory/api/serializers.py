@@ -44,7 +44,8 @@ _AGENT_FILTER = "Only what the agent of this name stored (GET agents/ lists them
 _CONFLICT = (
     "An older item that shares most of this one's words but says something else (a "
     "place, day, number, name or negation): both are kept until reconciliation judges "
-    "them; null when there is none or it was judged."
+    "them; null when there is none or it was judged. The older item may have been "
+    "forgotten or replaced since: `conflicts` (GET memories/{id}/) lists those still waiting."
 )
 
 

@@ -312,3 +312,13 @@ def test_the_item_page_shows_a_possible_conflict_waiting_without_a_model(alice_w
         assert "Possible conflict" in body and f"/memories/{other.pk}/" in body
         assert "no model is configured, so they wait here" in body
     assert "Possible conflict" not in alice_web.get("/memories/new/").content.decode()
+
+
+def test_the_list_marks_a_possible_conflict_until_the_older_is_gone(alice_web, alice):
+    monday = _remember(alice, "Team meeting is on Monday")
+    friday = _remember(alice, "Team meeting is on Friday")
+    listed = alice_web.get("/memories/").content.decode()
+    assert listed.count("possible conflict</a>") == 1
+    assert f'href="/memories/{friday.pk}/#conflicts"' in listed
+    services.memory_forget(user=alice, item_id=monday.pk)
+    assert "possible conflict</a>" not in alice_web.get("/memories/").content.decode()
