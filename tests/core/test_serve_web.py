@@ -5,6 +5,7 @@ recall from another client still answer; a request not whole in GAIA_REQUEST_REA
 gets 408."""
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -256,3 +257,16 @@ def test_the_documented_production_web_server_reads_requests_as_serve_does():
     unit = doc.split("ExecStart=/opt/gaia/.venv/bin/gunicorn", 1)[1].split("Restart=", 1)[0]
     assert "--config python:core.gunicorn_config" in unit and "--no-control-socket" in unit
     assert "client_body_timeout" in doc and "GAIA_REQUEST_READ_TIMEOUT" in doc
+
+
+def test_a_body_spooled_to_disk_reaches_the_view_whole(server):
+    url, token = server
+    body = json.dumps({"content": "Likes tea", "padding": "x" * 1_500_000}).encode()
+    with httpx.Client(base_url=url, timeout=ANSWER_WITHIN) as client:
+        answer = client.post(
+            "/api/v1/memories/",
+            content=body,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+    # Parsed whole (a cut body would be malformed JSON): the unknown field is named.
+    assert answer.status_code == 400 and "padding" in answer.text, answer.text[:300]
