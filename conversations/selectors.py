@@ -23,6 +23,12 @@ def session_get(*, user: Any, session_id: str) -> Session:
     return sessions_list(user=user).get(session_id=session_id)
 
 
+def turn_get(*, user: Any, turn_id: int) -> Turn:
+    """One of the user's turns by id, with its session (DoesNotExist for another user's
+    id, the same as for a missing one)."""
+    return Turn.objects.for_user(user).select_related("session", "agent").get(pk=turn_id)
+
+
 def session_turns(*, user: Any, session: Session) -> QuerySet[Turn]:
     """The session's turns in conversation order."""
     return (

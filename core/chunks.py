@@ -25,7 +25,12 @@ PAUSE_SECONDS = 0.1  # SQLite's busy handler polls at least every 100 ms
 
 
 class Sizer:
-    """The size of the next chunk: it grows or shrinks so a chunk takes about TARGET_SECONDS."""
+    """The size of the next chunk: it grows or shrinks so a chunk takes about TARGET_SECONDS.
+
+    What is timed is the chunk's transaction, up to its commit: call `done()` as the last
+    thing inside it. The work that runs after commit (embedding the rows just written,
+    `transaction.on_commit`) holds no lock, and counted it shrank chunks to one row.
+    """
 
     def __init__(self, first: int, most: int) -> None:
         self.size, self.most = max(1, min(first, most)), most
@@ -68,7 +73,7 @@ def write_in_chunks(
         sizer.start()
         with transaction.atomic():
             out.extend(write(chunk))
-        sizer.done()
+            sizer.done()
         start += len(chunk)
     return out
 
@@ -82,7 +87,7 @@ def repeat_in_chunks(step: Callable[[int], int], *, first: int, most: int) -> in
         sizer.start()
         with transaction.atomic():
             done = step(sizer.size)
-        sizer.done()
+            sizer.done()
         total += done
         if not done:
             return total

@@ -1,5 +1,6 @@
 """Gunicorn settings `serve` starts it with (`--config python:core.gunicorn_config`;
-`load_bench` calls it too). Standard library only: gunicorn loads it before Django is set up.
+`load_bench` calls its `worker_exit`). Standard library only: gunicorn loads it before
+Django is set up.
 
 A worker is forked from a master that loaded the embedding model (`--preload`), so the
 model runtime's native thread pool exists only in the master. A worker ending like any
@@ -14,6 +15,9 @@ import logging
 import os
 import sys
 from typing import Any
+
+# A request reaches a thread only once it has all arrived (core/gunicorn_worker.py).
+worker_class = "core.gunicorn_worker.BufferingThreadWorker"
 
 
 def worker_exit(server: Any, worker: Any) -> None:

@@ -21,6 +21,7 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from core import health
+from core.storage_full import storage_check
 
 
 def database_check() -> dict[str, Any]:
@@ -81,3 +82,4 @@ def worker_check() -> dict[str, Any]:
 def register() -> None:
     health.register("database", database_check)
     health.register("worker", worker_check)
+    health.register("storage", storage_check)

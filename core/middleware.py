@@ -1,5 +1,6 @@
-"""HTTP plumbing: a strict Content-Security-Policy on every answer; for the API, the request
-body limit and one error shape for every /api/ answer.
+"""HTTP plumbing: a strict Content-Security-Policy on every answer; the trailing-slash
+redirect that keeps a write a write; for the API, the request body limit and one error
+shape for every /api/ answer.
 
 DRF reads JSON bodies from the raw stream, so Django's DATA_UPLOAD_MAX_MEMORY_SIZE is
 never checked for them; this middleware refuses an oversized body (413) before any view
@@ -11,9 +12,13 @@ API's error shape, so clients parse one format whatever went wrong.
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.middleware.common import CommonMiddleware as DjangoCommonMiddleware
+
+from core.storage_full import is_storage_full, storage_full_noted
 
 API_PREFIX = "/api/"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 # Only our own files may run or style a page: no inline script, no inline style, no
 # plugins, no framing, forms post only to this site. A stored text that slipped past the
 # template escaping could then still not run. Pages keep their script in static files
@@ -37,6 +42,7 @@ _MESSAGES = {
     404: ("not_found", "Not found."),
     405: ("method_not_allowed", "Method not allowed."),
     413: ("too_large", "Request body too large."),
+    507: ("storage_full", "The server's disk is full."),
     500: ("server_error", "Internal server error."),
 }
 
@@ -53,6 +59,23 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
+
+
+class CommonMiddleware(DjangoCommonMiddleware):
+    """Django's, except that a write to a URL without its trailing slash is redirected with
+    308, which keeps the method and the body. Django's 301 is followed as a GET by
+    `requests` and by browsers: a POST to /api/v1/memories answered 200 with a list and
+    stored nothing."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if (
+            response.status_code == 404
+            and request.method not in SAFE_METHODS
+            and self.should_redirect_with_slash(request)
+        ):
+            path = request.get_full_path(force_append_slash=True)
+            return HttpResponsePermanentRedirect(path, preserve_request=True)
+        return super().process_response(request, response)
 
 
 class ApiMiddleware:
@@ -87,3 +110,28 @@ class ApiMiddleware:
         if limit is not None and length > limit:
             return error_json("too_large", f"Request body too large: at most {limit} bytes.", 413)
         return None
+
+
+STORAGE_FULL = (
+    "The server's disk is full: nothing was stored. Reading works; writing works again "
+    "once its operator has freed space."
+)
+
+
+class StorageFullMiddleware:
+    """A request that failed because the disk is full answers 507 saying so (not a
+    generic 500), and health's `storage` check reports it (core.storage_full)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not is_storage_full(exception):
+            return None
+        storage_full_noted()
+        if request.path.startswith(API_PREFIX):
+            return error_json("storage_full", STORAGE_FULL, 507)
+        return HttpResponse(STORAGE_FULL, status=507, content_type="text/plain; charset=utf-8")

@@ -9,7 +9,9 @@ Each rule is a shape that is a secret on its own (a provider's key prefix, a pri
 key block, a JWT, a card number that passes the Luhn check), or a value next to a word
 that says it is one ("PIN 4821", "password: Tr0ub4dor", "api token a8f3K2m9..."). The
 words alone never match: ordinary prose, dates, version numbers, commit hashes and
-phone numbers are left alone (tests/core/test_secrets.py lists both sides).
+phone numbers are left alone (tests/core/test_secrets.py lists both sides). What people
+say in words (a door code, a passphrase, "login: alex / Sommer2026!", a one-time code,
+a national id number) is found by the rules in core.credentials, on the same paths.
 """
 
 import math
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
+
+from core import credentials
 
 MARK = "[secret masked: {}]"
 _MARKED = re.compile(r"\[secret masked: [^\]]{1,80}\]")
@@ -203,6 +207,11 @@ RULES: list[tuple[str, re.Pattern, Callable[[re.Match], bool] | None]] = [
         _token,
     ),
 ]
+
+
+# The credentials people say in words (door codes, passphrases, logins, one-time codes,
+# id numbers) follow the machine-made shapes above.
+RULES += credentials.RULES
 
 
 def find_secrets(text: str) -> list[Secret]:

@@ -6,6 +6,9 @@ must not silently mean "off".
 
 import math
 import os
+import sys
+import tempfile
+from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -58,3 +61,24 @@ def envfloat_or_none(name: str) -> float | None:
 
 def envlist(name: str, default: str = "") -> list[str]:
     return [part.strip() for part in envstr(name, default).split(",") if part.strip()]
+
+
+def data_dir(name: str, default: str, *, must_write: bool) -> Path:
+    """The directory `name` names, created if missing. With `must_write` (the SQLite
+    database or the secret key is kept there) the server must be able to write in it:
+    start-up stops with one line naming the variable and the cause (a read-only disk,
+    missing permissions, a file in the way), not a traceback from a first write."""
+    path = Path(envstr(name, default)).resolve()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if must_write:  # a file can be made there (a full disk is health's to report)
+            tempfile.TemporaryFile(dir=path).close()
+    except OSError as error:
+        sys.stderr.write(
+            f"Cannot start: {name}={str(path)!r} is not a directory this server can write "
+            f"in ({error.strerror or error}). It keeps the database and the secret key "
+            f"there: give the user running the server write access, or set {name} to "
+            "another directory.\n"
+        )
+        raise SystemExit(1) from None
+    return path

@@ -5,11 +5,22 @@ from pathlib import Path
 
 import dj_database_url
 
-from gaia_site.env import envbool, envfloat, envint, envlist, envstr
+from gaia_site.env import (
+    data_dir,
+    envbool,
+    envfloat,
+    envint,
+    envlist,
+    envstr,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(envstr("GAIA_DATA_DIR", str(BASE_DIR / "var"))).resolve()
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Written in unless both the database (DATABASE_URL) and the secret key live elsewhere.
+DATA_DIR = data_dir(
+    "GAIA_DATA_DIR",
+    str(BASE_DIR / "var"),
+    must_write=not (envstr("DATABASE_URL") and envstr("GAIA_SECRET_KEY")),
+)
 
 
 def _secret_key() -> str:
@@ -57,13 +68,14 @@ MIDDLEWARE = [
     "core.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "core.middleware.CommonMiddleware",  # 308 for a write without the slash
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserTimezoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.ApiMiddleware",
+    "core.middleware.StorageFullMiddleware",
 ]
 
 ROOT_URLCONF = "gaia_site.urls"
@@ -157,6 +169,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = envint("GAIA_MAX_BODY_BYTES", 2 * 1024 * 1024)
 GAIA_MAX_IMPORT_BYTES = envint("GAIA_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
 # Imports up to this size are stored during the request; larger ones by a worker (a job).
 GAIA_IMPORT_SYNC_BYTES = envint("GAIA_IMPORT_SYNC_BYTES", 256 * 1024)
+# The longest a client may take to send one whole request, headers and body (serve's web
+# worker reads it before a thread takes it; a slower one gets 408).
+GAIA_REQUEST_READ_TIMEOUT = envint("GAIA_REQUEST_READ_TIMEOUT", 120)
 
 # --- REST API
 REST_FRAMEWORK = {
@@ -231,6 +246,8 @@ if GAIA_SYNC_TASKS:
     Q_CLUSTER["sync"] = True
 # Health: a queued task waiting longer than this means no worker is consuming the queue.
 GAIA_WORKER_STALE_SECONDS = envint("GAIA_WORKER_STALE_SECONDS", 300)
+# Health: less free space than this where the SQLite database is makes `storage` not ok.
+GAIA_MIN_FREE_BYTES = envint("GAIA_MIN_FREE_BYTES", 64 * 1024 * 1024)
 
 # --- Embeddings
 GAIA_EMBEDDER = envstr("GAIA_EMBEDDER", "local")  # local | openai
@@ -321,7 +338,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Session ids in logged paths become {session_id} (they outlive an erase).
+    "filters": {"private_paths": {"()": "core.access_log.PrivatePathsFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["private_paths"],
+        }
+    },
     "root": {"handlers": ["console"], "level": envstr("GAIA_LOG_LEVEL", "INFO")},
     # The MCP SDK logs every stateless request's session start and end at INFO.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},

@@ -16,7 +16,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.agents import request_agent, request_context, with_context
+from accounts.agents import (
+    read_context,
+    request_active_context,
+    request_agent,
+    request_context,
+    with_context,
+)
 from conversations.models import Session
 from core.openapi import SESSION_ID
 from core.serializers import StrictSerializer, errors, refuse_body
@@ -144,8 +150,8 @@ class ProfileQuerySerializer(StrictSerializer):
         max_length=100,
         required=False,
         allow_blank=True,
-        help_text="Only this context's items and global ones (the block is then made of "
-        "the items directly, not distilled).",
+        help_text="This context's items and global ones; default: the X-Gaia-Context "
+        "header, else the agent's default context (global: every context).",
     )
 
 
@@ -154,8 +160,12 @@ class ProfileView(APIView):
         operation_id="prompt_profile",
         tags=["prompt"],
         summary="The user's distilled profile block (<= 20 bullets) for a system prompt",
-        description="Items ranked pinned first, then by stored importance x confidence. "
-        "Handing the block out counts as use of its items (decay).",
+        description="Distilled per context (the items of the context plus global; without "
+        "one, every context). Identity leads (name, family, work; profile items), then "
+        "pinned items, then stored importance x confidence; diary notes and superseded "
+        "or forgotten items never become bullets. Until a model has distilled it (or "
+        "without one), `source` is raw: the ranked items themselves. Handing the block "
+        "out counts as use of its items (decay).",
         parameters=[ProfileQuerySerializer],
         responses={
             200: inline_serializer(
@@ -174,7 +184,8 @@ class ProfileView(APIView):
     def get(self, request: Request) -> Response:
         query = ProfileQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        context = query.validated_data.get("context") or None
+        given = query.validated_data.get("context") or None
+        context = read_context(given, request_active_context(request))
         view, shown = profile_block(user=request.user, context=context)
         memory_seen(user=request.user, item_ids=shown)  # handed to an agent: used, for decay
         return Response(view)

@@ -11,6 +11,7 @@ delivered twice) applies it once.
 """
 
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -32,10 +33,11 @@ from conversations.services import (
 from core.queue import enqueue_now
 from learning import prompts
 from learning.consolidation_memory import LEARNED, all_learned, known_memories, stale_facts
+from learning.fact_sources import fact_turn
 from learning.facts import facts_store
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
-from memory.services import memory_create
+from memory.services import memory_session_note
 
 MIN_TURNS = 5
 OLD_SESSION_DAYS = 14
@@ -156,7 +158,7 @@ def _apply(session: Session, turns: list[Turn], answer: dict) -> dict[str, Any]:
         if marked != len(ids):  # another run got here first
             transaction.set_rollback(True)
             return {"status": "already consolidated", "turns_consolidated": 0}
-        note = _note(session, turns[-1], f"Conversation {session.session_id} ({span}): {summary}")
+        note = _note(session, turns, f"Conversation {session.session_id} ({span}): {summary}")
         facts = _facts(session, turns, answer["facts"])
         session_consolidated(session=session, when=now, summary=summary)
     return {
@@ -182,7 +184,7 @@ def _facts(session: Session, turns: list[Turn], given: list[Any]) -> list[dict[s
             facts=[fact for fact, old in zip(given, stale, strict=True) if not old],
             source="consolidation",
             context=session.context,
-            source_turn=turns[-1],
+            turn_for=partial(fact_turn, turns=turns),
         )
     )
     skipped = {"skipped": "superseded or retracted since"}
@@ -192,17 +194,18 @@ def _facts(session: Session, turns: list[Turn], given: list[Any]) -> list[dict[s
     ]
 
 
-def _note(session: Session, turn: Turn, content: str) -> Any:
+def _note(session: Session, turns: list[Turn], content: str) -> Any:
+    """The session's diary note: its own item, never folded into another session's."""
     try:
         with transaction.atomic():
-            return memory_create(
+            return memory_session_note(
                 user=session.owner,
+                session_id=session.session_id,
                 content=content,
-                category="note",
                 context=session.context,
-                source="consolidation",
-                metadata={"session_id": session.session_id},
-                source_turn=turn,
+                source_turn=turns[-1],
+                first=turns[0].timestamp.date(),
+                last=turns[-1].timestamp.date(),
             )
     except ValidationError as error:
         llm_count("operation_refused", user=session.owner, message="; ".join(error.messages))

@@ -1,5 +1,6 @@
 """Store LLM-proposed facts through memory_create, each one failing alone."""
 
+from collections.abc import Callable
 from typing import Any
 
 import jsonschema
@@ -37,11 +38,13 @@ def facts_store(
     source_turn: Any = None,
     store: bool = True,
     agent: Any = None,
+    turn_for: Callable[[str], Any] | None = None,
 ) -> list[dict[str, Any]]:
     """One result per fact: its fields and either the stored item id or the error.
 
     Privileged categories, credentials and malformed facts are refused one by one
-    (counted as "operation_refused"); the others are stored.
+    (counted as "operation_refused"); the others are stored, each with `source_turn`, or
+    with the turn `turn_for(content)` names when given (the turn the fact came from).
     """
     results: list[dict[str, Any]] = []
     for fact in facts:
@@ -59,7 +62,7 @@ def facts_store(
                         user=user,
                         source=source,
                         context=context,
-                        source_turn=source_turn,
+                        source_turn=turn_for(fields["content"]) if turn_for else source_turn,
                         agent=agent,
                         **fields,
                     )

@@ -11,20 +11,23 @@ from core.ownership import OwnedModel
 
 
 class ProfileCache(models.Model):
-    """The distilled profile of one user, valid while their index generation is unchanged."""
+    """The distilled profile of one user in one context ("": all of them), valid while
+    their index generation is unchanged."""
 
-    owner = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    context = models.CharField(max_length=100, blank=True, default="")
     generation = models.BigIntegerField(default=0)
     bullets = models.JSONField(default=list)
     built_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         db_table = "memory_profilecache"
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "context"], name="profile_cache_once")
+        ]
 
     def __str__(self) -> str:
-        return f"profile of user {self.owner_id} at generation {self.generation}"
+        return f"profile of user {self.owner_id} ({self.context or 'all'}) at {self.generation}"
 
 
 class ReconciledPair(OwnedModel):

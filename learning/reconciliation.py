@@ -1,10 +1,13 @@
 """Reconciliation: the LLM judges near-duplicate pairs of one user's active items.
 
-Pairs come from the stored embeddings (one embedding model at a time): cosine >= 0.85
-among each item's 5 nearest neighbours in the same context, at most 20 pairs a run, pairs
-already judged skipped. Outcomes: reinforce (+0.05 both), contradict (older superseded
-by newer, newer +0.1), weaken (older -0.1), neutral. Each judged pair is recorded in the
-same transaction as its effect, so a re-run applies it once.
+Pairs come first from the possible conflicts a write linked (`conflicts_with`: two items
+sharing most words that say something else, memory/dedup.py), embedded or not, then from
+the stored embeddings (one embedding model at a time): cosine >= 0.85 among each item's
+5 nearest neighbours in the same context; at most 20 pairs a run, pairs already judged
+skipped. Outcomes: reinforce (+0.05 both), contradict (older superseded by newer, newer
++0.1), weaken (older -0.1), neutral. Each judged pair is recorded in the same transaction
+as its effect, and its conflict link dropped, so a re-run applies it once. Without an LLM
+the linked pairs wait, visible on both items.
 """
 
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ from core.queue import enqueue_now
 from learning import prompts
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.models import ReconciledPair
-from memory.lineage import memory_supersede_by
+from memory.lineage import memory_conflict_settle, memory_supersede_by
 from memory.models import KnowledgeItem
 from memory.services import memory_update
 
@@ -54,9 +57,37 @@ def _vectors(items: list[KnowledgeItem]) -> tuple[list[KnowledgeItem], np.ndarra
     return [i for i, _ in keep], matrix
 
 
+def linked_pairs(*, user: Any, max_pairs: int = MAX_PAIRS) -> list[Pair]:
+    """The not-yet-judged possible conflicts between the user's active items, oldest
+    link first."""
+    active = KnowledgeItem.objects.for_user(user).active()
+    newer = list(
+        active.filter(conflicts_with__in=active).select_related("conflicts_with").order_by("pk")
+    )
+    judged = set(ReconciledPair.objects.for_user(user).values_list("low", "high"))
+    pairs = []
+    for item in newer:
+        a, b = sorted((item.conflicts_with, item), key=lambda i: (i.created_at, i.pk))
+        pair = Pair(older=a, newer=b, similarity=0.0)
+        if pair.key not in judged:
+            pairs.append(pair)
+    return pairs[:max_pairs]
+
+
 def candidate_pairs(*, user: Any, max_pairs: int = MAX_PAIRS) -> list[Pair]:
+    """The pairs to judge: the linked possible conflicts, then the most similar
+    not-yet-judged pairs of the user's active embedded items."""
+    linked = linked_pairs(user=user, max_pairs=max_pairs)
+    keys = {pair.key for pair in linked}
+    similar = [p for p in similar_pairs(user=user, max_pairs=max_pairs) if p.key not in keys]
+    return (linked + similar)[:max_pairs]
+
+
+def similar_pairs(*, user: Any, max_pairs: int = MAX_PAIRS) -> list[Pair]:
     """The most similar not-yet-judged pairs of the user's active embedded items."""
-    embedded = KnowledgeItem.objects.for_user(user).active().exclude(embedding__isnull=True)
+    # A diary note is evidence of one conversation, never merged with another's.
+    active = KnowledgeItem.objects.for_user(user).active().without_diary_notes()
+    embedded = active.exclude(embedding__isnull=True)
     embedded = embedded.exclude(embedding_model="")
     model = embedded.values("embedding_model").annotate(n=Count("pk")).order_by("-n").first()
     if model is None:
@@ -149,22 +180,21 @@ def _apply(user: Any, pair: Pair, outcome: str) -> bool:
                 memory_update(
                     user=user, item_id=older.pk, confidence=max(0.0, older.confidence - 0.1)
                 )
+            memory_conflict_settle(user=user, item_ids=pair.key)
     except (IntegrityError, ObjectDoesNotExist, ValidationError):
         return False  # judged by a concurrent run, or an item went away meanwhile
     return True
 
 
 def reconciliation_sweep() -> int:
-    """Queue reconciliation for every user with embedded items (none without an LLM)."""
+    """Queue reconciliation for every user with embedded items or possible conflicts
+    (none without an LLM)."""
     if not llm_configured():
         return 0
-    owners = (
-        KnowledgeItem.objects.active()
-        .exclude(embedding__isnull=True)
-        .values_list("owner_id", flat=True)
-        .distinct()
-    )
-    owners = sorted(set(owners))
+    active = KnowledgeItem.objects.active()
+    embedded = active.exclude(embedding__isnull=True).values_list("owner_id", flat=True)
+    linked = active.filter(conflicts_with__isnull=False).values_list("owner_id", flat=True)
+    owners = sorted(set(embedded.distinct()) | set(linked.distinct()))
     for owner_id in owners:
         enqueue_now("learning.tasks.reconcile_user", (owner_id,), f"gaia:reconcile:{owner_id}", 600)
     return len(owners)

@@ -42,8 +42,8 @@ def decay_all() -> dict:
     return decay.decay_everyone()
 
 
-def profile_refresh(user_id: int) -> dict:
-    return profile.profile_refresh(user=_user(user_id))
+def profile_refresh(user_id: int, context: str = "") -> dict:
+    return profile.profile_refresh(user=_user(user_id), context=context)
 
 
 def tool_errors_sync(user_id: int, tool_name: str) -> dict:

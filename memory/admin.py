@@ -82,8 +82,11 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
         "created_at",
         "updated_at",
         "superseded_by",
+        "conflicts_with",
         "forgotten_at",
         "source_turn",
+        "agent",
+        "token",
         "earlier_versions",
     )
     list_select_related = ("owner",)

@@ -1,7 +1,8 @@
 """The memory tools (five for the user's memory, `recall_skills` for the agent type's
-skill memory) as OpenAI function-calling schemas, and their dispatcher.
+skill memory, and `extract` while a language model is configured) as OpenAI
+function-calling schemas, and their dispatcher.
 
-`TOOLS` can be handed to any OpenAI-compatible chat API as `tools=`. `tool_call()` runs
+`tools_offered()` can be handed to any OpenAI-compatible chat API as `tools=`. `tool_call()` runs
 one call exactly as a model emits it (`arguments` a JSON string or an object) and always
 returns a result the model can read: `{"ok": true, "result": ...}` or
 `{"ok": false, "error": {"code", "message", "fields"?}}`, never an exception for bad
@@ -29,6 +30,8 @@ from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
 from core.serializers import MAX_ID, StrictSerializer
 from core.text import data_problem
+from learning.extract_text import TEXT_MAX, text_extract
+from learning.llm import LLMError, llm_configured
 from memory import services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
@@ -82,7 +85,9 @@ TOOLS: list[dict] = [
     function_schema(
         "remember",
         "Store a fact, preference, error, skill, note or reminder about the user for future "
-        "conversations. One self-contained statement per call.",
+        "conversations. One self-contained statement per call. The result's `outcome` is "
+        "new, deduplicated (a memory said the same) or conflict: `conflicts_with` is an "
+        "older memory it may contradict; if the user corrected it, update or forget that one.",
         {
             "content": {"type": "string", "description": "The statement to remember."},
             **_ITEM_FIELDS,
@@ -200,6 +205,29 @@ TOOLS: list[dict] = [
     ),
 ]
 TOOL_NAMES = [tool["function"]["name"] for tool in TOOLS]
+EXTRACT_TOOL = function_schema(
+    "extract",
+    "Decompose a text (notes, a document, a task's output, a long message) into atomic, "
+    "self-contained facts about the user; with store=true each is remembered. Needs the "
+    "server's language model.",
+    {
+        "text": {"type": "string", "maxLength": TEXT_MAX, "description": "The text to read."},
+        "store": {
+            "type": "boolean",
+            "description": "Remember the facts (default false: only return them).",
+        },
+        "context": {
+            "type": "string",
+            "description": "Scope of the stored facts, e.g. work (default global).",
+        },
+    },
+    ["text"],
+)
+
+
+def tools_offered() -> list[dict]:
+    """The tools to hand a model now: `TOOLS`, plus `extract` while a model is configured."""
+    return [*TOOLS, *([EXTRACT_TOOL] if llm_configured() else [])]
 
 
 class ToolError(Exception):
@@ -272,8 +300,13 @@ def _remember(user: Any, arguments: dict, caller: Caller) -> dict:
     data.pop("confidence", None)  # a model does not set its own certainty
     data.pop("importance", None)  # nor its weight: that comes from category and source
     data["context"] = data.get("context") or caller.active_context
-    item = services.memory_create(user=user, source="tool", agent=caller.agent, **data)
-    return {**_item(item), "deduplicated": item.deduplicated}
+    item = services.memory_create(user=user, source="tool", token=caller.token, **data)
+    return {
+        **_item(item),
+        "deduplicated": item.deduplicated,
+        "outcome": item.outcome,
+        "conflicts_with": item.conflicts_with_id,
+    }
 
 
 def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
@@ -367,6 +400,21 @@ class _SkillQuery(StrictSerializer):
     top_k = serializers.IntegerField(min_value=1, max_value=20, default=5)
 
 
+class _ExtractArguments(StrictSerializer):
+    text = serializers.CharField(max_length=TEXT_MAX)
+    store = serializers.BooleanField(default=False)
+    context = serializers.CharField(max_length=100, required=False)
+
+
+def _extract(user: Any, arguments: dict, caller: Caller) -> dict:
+    data = _valid(_ExtractArguments, arguments, user)
+    data["context"] = data.get("context") or caller.active_context
+    try:
+        return text_extract(user=user, agent=caller.agent, **data)
+    except LLMError as error:
+        raise ToolError("llm_unavailable", f"The language model failed ({error.kind}).") from None
+
+
 _HANDLERS: dict[str, Callable[[Any, dict, Caller], dict]] = {
     "remember": _remember,
     "recall": _recall,
@@ -374,6 +422,7 @@ _HANDLERS: dict[str, Callable[[Any, dict, Caller], dict]] = {
     "forget": _forget,
     "search_past_conversations": _search_turns,
     "recall_skills": _recall_skills,
+    "extract": _extract,
 }
 
 
@@ -417,7 +466,8 @@ def tool_call(
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
     if handler is None:
         return failure(
-            "unknown_tool", f"Unknown tool {name!r}. Use one of: {', '.join(TOOL_NAMES)}."
+            "unknown_tool",
+            f"Unknown tool {name!r}. Use one of: {', '.join([*TOOL_NAMES, 'extract'])}.",
         )
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments), Caller(token, context))}

@@ -1,14 +1,23 @@
-"""Near-duplicate detection by word overlap (Szymkiewicz-Simpson coefficient), and how a
-repeated item is folded into the one it repeats.
+"""Write-time dedup by meaning: a new item folds into an existing one only when both say
+the same thing; two texts that share most words but differ in what matters are two
+facts, linked as a possible conflict for reconciliation to judge.
 
-A repeat is more than DEDUP_THRESHOLD of the smaller word set shared: "Sarah leads the
-mobile team" (4 of 5 words of "Sarah leads the platform team") is a new fact, not a repeat.
+"The same thing" is the same content words, numbers, names and polarity, in any form:
+case, punctuation, word order, articles and auxiliaries ("the", "is"), inflection
+("hikes"/"hiking"), contractions ("isn't" = "is not"). Each text becomes a *meaning key*
+(its content words, lightly stemmed); equal keys fold. "User loves hiking in the Alps"
+and "... in the Dolomites", "... on Monday" and "... on Friday", "allergic" and "not
+allergic", and a refinement that adds words ("... at noon") differ in their keys: they
+are kept apart, and linked (`KnowledgeItem.conflicts_with`) when their keys share most
+words (NEAR_THRESHOLD of the smaller key, at least NEAR_MIN_SHARED words). A synonym
+("likes" / "prefers") is not recognised: such a rewrite is kept as its own item.
 Whoever saves a fold that changed the text keeps the earlier text as a version.
 """
 
 import re
 from collections.abc import Collection, Iterable
-from typing import Any, TypeVar
+from functools import lru_cache
+from typing import Any, Literal, TypeVar
 
 from django.utils import timezone
 
@@ -16,9 +25,24 @@ from memory.models import KnowledgeItem
 from retrieval import keyword
 from retrieval.fulltext_schema import KNOWLEDGE_FTS
 
-DEDUP_THRESHOLD = 0.8
+NEAR_THRESHOLD = 0.75
+NEAR_MIN_SHARED = 2
+DEDUP_THRESHOLD = 0.8  # plain word overlap, for callers comparing with corrected texts
 _CANDIDATES = 50
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CONTRACTIONS = (
+    (re.compile(r"\b(can)not\b|\bcan['’]t\b", re.I), "can not"),
+    (re.compile(r"\bwon['’]t\b", re.I), "will not"),
+    (re.compile(r"n['’]t\b", re.I), " not"),
+    (re.compile(r"['’]ll\b", re.I), " will"),
+    (re.compile(r"['’]ve\b", re.I), " have"),
+    (re.compile(r"['’](s|re|m|d)\b", re.I), ""),
+)
+# Words that carry form, not meaning: articles and the auxiliaries of "is"/"does".
+FORM_WORDS = frozenset(
+    "a an the is are am be been being do does did s".split()
+)  # fmt: skip
+Outcome = Literal["fold", "conflict", "new"]
 K = TypeVar("K")
 
 
@@ -31,10 +55,66 @@ def overlap(a: str, b: str) -> float:
     return word_overlap(word_set(a), word_set(b))
 
 
-def word_overlap(a: set[str], b: set[str]) -> float:
+def word_overlap(a: Collection[str], b: Collection[str]) -> float:
     if not a or not b:
         return 0.0
-    return len(a & b) / min(len(a), len(b))
+    return len(set(a) & set(b)) / min(len(a), len(b))
+
+
+def _stem(word: str) -> str:
+    """A light suffix strip so inflections meet ("hikes", "hiking", "hiked" -> "hik")."""
+    if word.isdigit() or len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # running -> run
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+@lru_cache(maxsize=4096)
+def meaning_key(text: str) -> frozenset[str]:
+    """The content words of `text`, stemmed: equal keys say the same thing. A text of
+    form words only keeps all its words."""
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    words = _WORD.findall(text.lower())
+    content = [w for w in words if w not in FORM_WORDS] or words
+    return frozenset(_stem(w) for w in content)
+
+
+def near(a: frozenset[str], b: frozenset[str]) -> float:
+    """How much two meaning keys share (0 when too little to be about the same thing)."""
+    shared = len(a & b)
+    if shared < NEAR_MIN_SHARED:
+        return 0.0
+    score = shared / min(len(a), len(b))
+    return score if score >= NEAR_THRESHOLD else 0.0
+
+
+def judge(
+    key: frozenset[str], candidates: Iterable[tuple[K, frozenset[str]]]
+) -> tuple[K | None, Outcome]:
+    """What a text of meaning `key` is to `candidates` (in order, oldest first): the
+    first that says the same ("fold"), else the nearest that shares most words, the
+    newest on ties, so a chain of corrections links each to the one before
+    ("conflict"), else nothing ("new")."""
+    best, best_score = None, 0.0
+    for other_key, other in candidates:
+        if other == key:
+            return other_key, "fold"
+        score = near(key, other)
+        if score and score >= best_score:
+            best, best_score = other_key, score
+    return (best, "conflict") if best is not None else (None, "new")
 
 
 def candidate_ids(
@@ -54,17 +134,7 @@ def candidate_ids(
     return [row_id for row_id, _ in hits]
 
 
-def best_match(words: set[str], candidates: Iterable[tuple[K, set[str]]]) -> K | None:
-    """The candidate `words` repeat most (overlap > DEDUP_THRESHOLD); the first on ties."""
-    best, best_score = None, 0.0
-    for key, other in candidates:
-        score = word_overlap(words, other)
-        if score > DEDUP_THRESHOLD and score > best_score:
-            best, best_score = key, score
-    return best
-
-
-def find_duplicate(
+def find_match(
     *,
     owner_id: int,
     content: str,
@@ -72,20 +142,19 @@ def find_duplicate(
     context: str,
     entity: str,
     exclude: Collection[int] = (),
-) -> KnowledgeItem | None:
+) -> tuple[KnowledgeItem | None, Outcome]:
     """The active item in the same category + context + entity that `content` repeats
-    (never one of `exclude`)."""
+    ("fold") or may conflict with ("conflict"), never one of `exclude` (see `judge`)."""
     ids = candidate_ids(
         owner_id=owner_id, content=content, category=category, context=context, entity=entity
     )
     ids = [pk for pk in ids if pk not in exclude]
     if not ids:
-        return None
-    # Compare texts only; the full row is loaded for the winner alone (hot write path).
+        return None, "new"
     rows = KnowledgeItem.objects.filter(pk__in=ids, owner_id=owner_id).order_by("pk")
     texts = rows.values_list("pk", "content")
-    best = best_match(word_set(content), ((pk, word_set(text)) for pk, text in texts))
-    return KnowledgeItem.objects.get(pk=best) if best is not None else None
+    found, outcome = judge(meaning_key(content), ((pk, meaning_key(t)) for pk, t in texts))
+    return (KnowledgeItem.objects.get(pk=found) if found is not None else None), outcome
 
 
 def fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:

@@ -1,22 +1,29 @@
 """Imports of any size: small files at once, large ones by a worker, with progress.
 
-`import_start` checks the whole file first (memory.portability, pass 1: a bad line is a
-ValidationError naming it, and nothing is stored). A file of at most
-GAIA_IMPORT_SYNC_BYTES is then stored at once, in the caller's process; a larger one is
-kept in the database (ImportPart rows of whole lines) and an ImportJob is queued.
+A file of at most GAIA_IMPORT_SYNC_BYTES is checked whole (memory.portability, pass 1:
+a bad line is a ValidationError naming it, and nothing is stored), then stored at once,
+in the caller's process. A larger one is only received there: kept in the database
+(ImportPart rows of whole lines) and an ImportJob queued. Checking every record runs the
+services' validation (the secret detector above all, ~2 ms a record), and done in the
+request it took a web process's CPU for seconds to minutes: the other users' requests
+that process served waited behind it (a 4 MB file: writes' p99 over a second).
 
 A worker runs the job in slices (`import_job_run`, the task `memory.tasks.import_run`):
-each slice claims the job (its `heartbeat`), stores chunks for at most SLICE_SECONDS
-(each chunk its own short transaction, which also records the lines it stored as
-ImportLink rows and the progress), then queues the next slice. A slice whose worker died
-leaves a stale heartbeat: the periodic `imports_resume` queues the job again, and the
-new run skips the lines already stored. When the job ends, its file and links go; the
-job row stays with its counts. Erasing the user's memory deletes their jobs first, which
-stops a running one at its next chunk.
+each slice claims the job (its `heartbeat`) and works for at most `slice_seconds()`.
+First it checks the file (pass 1, `portability.check_some`; where it got to is kept in
+the job's CHECK_PART row between slices): a bad line fails the job naming it, and
+nothing is stored. Then it stores chunks (each its own short transaction, which also
+records the lines it stored as ImportLink rows and the progress), then queues the next
+slice. A slice whose worker died leaves a stale heartbeat: the periodic `imports_resume`
+queues the job again, and the new run goes on from where the last one got to. When the
+job ends, its file and links go; the job row stays with its counts. Erasing the user's
+memory deletes their jobs first, which stops a running one at its next chunk.
 """
 
+import json
 import logging
 import tempfile
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -29,6 +36,7 @@ from django.utils import timezone
 from core.chunks import pause, repeat_in_chunks
 from core.queue import enqueue_now, enqueue_on_commit
 from memory import portability
+from memory.imports import memory_import_allowed
 from memory.models import ImportJob, ImportLink, ImportPart
 
 log = logging.getLogger("gaia.import")
@@ -36,6 +44,7 @@ PART_BYTES = 1024 * 1024  # whole lines per ImportPart row
 STALE_SECONDS = 300  # a heartbeat older than this: the run holding the job is gone
 RECEIVING_TTL = timedelta(hours=1)  # an upload cut off while its parts were stored
 RUN_TASK = "memory.tasks.import_run"
+CHECK_PART = 2**31 - 1  # the ImportPart holding the check's state until the file is checked
 
 
 def slice_seconds() -> float:
@@ -54,7 +63,8 @@ class _SliceOver(Exception):
 def import_start(
     *, user: Any, lines: Any, trusted: bool
 ) -> tuple[dict[str, dict[str, int]] | None, ImportJob | None]:
-    """Check a whole file, then import it at once (small) or queue a job (large).
+    """Import a file at once (small: checked, then stored) or queue a job (large: the
+    worker checks it, then stores it).
 
     Returns (what was created and skipped, None) or (None, the queued job). `trusted`:
     the owner in the web app, whose items keep their sources and privileged categories.
@@ -62,19 +72,22 @@ def import_start(
     ImportJob.objects.for_user(user).filter(
         status="receiving", created_at__lt=timezone.now() - RECEIVING_TTL
     ).delete()
+    memory_import_allowed(user=user, trusted=trusted)
     limit = settings.GAIA_IMPORT_SYNC_BYTES
     with tempfile.SpooledTemporaryFile(max_size=limit + portability.LINE_MAX) as spool:
-        checked = portability.check_lines(
-            user=user, lines=lines, trusted=trusted, keep=_bounded(spool)
-        )
+        keep = _bounded(spool)
+        for raw in lines:
+            keep(raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass"))
+        size = spool.tell()
 
         def source() -> Any:
             spool.seek(0)
             return iter(lambda: spool.readline(portability.LINE_MAX + 1), b"")
 
-        if checked.size <= limit:
+        if size <= limit:
+            portability.check_lines(user=user, lines=source(), trusted=trusted)
             return portability.store_lines(user=user, source=source, trusted=trusted), None
-        return None, _job_create(user, source(), checked, trusted)
+        return None, _job_create(user, source(), size, trusted)
 
 
 def _bounded(spool: Any) -> Any:
@@ -92,10 +105,11 @@ def _bounded(spool: Any) -> Any:
     return keep
 
 
-def _job_create(user: Any, lines: Any, checked: Any, trusted: bool) -> ImportJob:
-    job = ImportJob.objects.create(
-        owner=user, trusted=trusted, size_bytes=checked.size, records_total=checked.records
-    )
+def _job_create(user: Any, lines: Any, size: int, trusted: bool) -> ImportJob:
+    """Keep a received file for a worker: its parts, the check to do, the queued job.
+    `records_total` stays 0 until the worker has checked the file."""
+    job = ImportJob.objects.create(owner=user, trusted=trusted, size_bytes=size)
+    ImportPart.objects.create(owner_id=user.pk, job=job, number=CHECK_PART, text="{}")
     number, part, size = 0, [], 0
     for line in lines:
         part.append(line)
@@ -121,7 +135,7 @@ def _part_save(job: ImportJob, number: int, lines: list[bytes]) -> None:
 
 def _lines(job: ImportJob) -> Any:
     """The job's file, line by line as it arrived (split at "\\n" only)."""
-    count = ImportPart.objects.filter(job=job).count()
+    count = ImportPart.objects.filter(job=job, number__lt=CHECK_PART).count()
     for number in range(count):
         text = ImportPart.objects.filter(job=job, number=number).values_list("text", flat=True)
         body = text.get()
@@ -183,8 +197,11 @@ def import_job_run(*, job_id: int) -> str:
     if not _claim(job_id):
         return "not claimed"
     job = ImportJob.objects.select_related("owner").get(pk=job_id)
-    journal = _JobJournal(job, timezone.now().timestamp() + slice_seconds())
+    deadline = timezone.now().timestamp() + slice_seconds()
+    journal = _JobJournal(job, deadline)
     try:
+        if not _checked(job, deadline):
+            raise _SliceOver
         result = portability.store_lines(
             user=job.owner, source=lambda: _lines(job), trusted=job.trusted, journal=journal
         )
@@ -195,7 +212,7 @@ def import_job_run(*, job_id: int) -> str:
     except _Gone:
         return "gone"
     except ValidationError as error:
-        _finish(job_id, status="failed", error="; ".join(error.messages)[:500])
+        _finish(job_id, status="failed", error=_error_text(error)[:500])
         return "failed"
     except Exception:
         log.exception("import %s failed", job_id)
@@ -203,6 +220,40 @@ def import_job_run(*, job_id: int) -> str:
         return "failed"
     _finish(job_id, status="done", **result)
     return "done"
+
+
+def _error_text(error: ValidationError) -> str:
+    """The error as the job shows it: the line a check names comes first
+    ("line 7: content: May not be empty.")."""
+    if not hasattr(error, "error_dict"):
+        return "; ".join(error.messages)
+    return "; ".join(f"{where}: {m}" for where, ms in error.message_dict.items() for m in ms)
+
+
+def _checked(job: ImportJob, deadline: float) -> bool:
+    """Pass 1 of a job, in slices: check the file on from where the last slice got to,
+    until `deadline`. True once the whole file is checked (its CHECK_PART is gone);
+    a bad line raises ValidationError naming it, before anything is stored."""
+    part = ImportPart.objects.filter(job=job, number=CHECK_PART).first()
+    if part is None:
+        return True
+    state, checked = portability.check_some(
+        user=job.owner,
+        lines=_lines(job),
+        trusted=job.trusted,
+        state=json.loads(part.text) or None,
+        stop=lambda: time.time() >= deadline,
+    )
+    with transaction.atomic():
+        if not ImportJob.objects.select_for_update().filter(pk=job.pk, status="running").exists():
+            raise _Gone
+        if checked is None:
+            ImportPart.objects.filter(pk=part.pk).update(text=json.dumps(state))
+            ImportJob.objects.filter(pk=job.pk).update(heartbeat=timezone.now())
+            return False
+        ImportPart.objects.filter(pk=part.pk).delete()
+        ImportJob.objects.filter(pk=job.pk).update(records_total=checked.records)
+    return True
 
 
 def _finish(job_id: int, **fields: Any) -> None:

@@ -1,5 +1,5 @@
 """The write path of imports (memory.portability): exported items come back through the
-same validation (`services._clean_fields`), dedup (`dedup.find_duplicate`, `dedup.fold`)
+same validation (`services._clean_fields`), dedup (`dedup.find_match`, `dedup.fold`)
 and lineage (`superseded_by`) as a write. `memory_import_clean` checks one record and
 writes nothing (the whole file is checked before anything is stored);
 `memory_import_many` stores a chunk of them inside the importer's transaction.
@@ -54,14 +54,16 @@ def memory_import_clean(*, user: Any, fields: dict[str, Any], trusted: bool) -> 
     """One exported item, validated as `memory_create` validates a write, its trust capped.
 
     Unless `trusted` (the owner, in the web app), a privileged category is refused and
-    the source and confidence are at most what a token's write gets ("tool", 0.7).
+    the item is stored as a token's write: source "tool" (a file can claim any source:
+    `llm_extract`, `discovery`, `error_auto` are the server's own word for what it
+    learned), confidence at most 0.7.
     """
     source = fields.get("source") or "tool"
     if not isinstance(source, str) or source not in SOURCE_CONFIDENCE:
         raise ValidationError({"source": "Unknown source."}, code="invalid")
     category = fields.get("category") or "fact"
     if not trusted:
-        source = "tool" if source == "user" else source
+        source = "tool"
         if isinstance(category, str) and category.strip().lower() in PRIVILEGED_CATEGORIES:
             raise ValidationError(
                 {"category": f"'{category}' is privileged: only its owner may import it, "
@@ -130,7 +132,7 @@ def _clean_versions(user: Any, value: Any, *, trusted: bool, tz: Any) -> list[di
         cleaned.append(
             {
                 **{name: item[name] for name in _ITEM_FIELDS},
-                "change_source": "tool" if change == "user" and not trusted else change,
+                "change_source": change if trusted else "tool",
                 "token_name": clean_short(given.get("token_name"), field="token_name", limit=100),
                 "reason": clean_short(given.get("reason"), field="reason", limit=300),
             }
@@ -175,11 +177,14 @@ def memory_import_many(
     - "skipped": an item with the same content, category, context, entity and creation
       time is there already, so importing twice adds nothing (an active one the file says
       was superseded is linked to its successor);
-    - "folded": an active row repeats an active item of the account that is not one of
-      `keep` (`find_duplicate`, as a write does): a newer row folds into it
-      (`dedup.fold`), an older one leaves it as it is, so a correction is never undone;
+    - "folded": an active row says what an active item of the account that is not one of
+      `keep` says (`dedup.find_match`, as a write does): a newer row folds into it
+      (`dedup.fold`), an older one leaves it as it is; an older row that shares most
+      words with such an item but says something else leaves it as it is too (the
+      account's item is the correction made since), so a correction is never undone;
     - "created": stored as exported, with its lineage and forgotten state; a superseded
-      or forgotten row never folds, and nothing folds into it.
+      or forgotten row never folds, and nothing folds into it. A newer row that may
+      conflict with an item is linked to it (`conflicts_with`), for reconciliation.
 
     `keep` holds the ids the import already stored or found (updated in place): they are
     never folded into, so no two items of one file merge and none of them is lost.
@@ -206,11 +211,13 @@ def memory_import_many(
             out.append((same, "skipped"))
             continue
         if successor is None and row["forgotten_at"] is None:
-            match = dedup.find_duplicate(
+            match, outcome = dedup.find_match(
                 owner_id=user.pk, exclude=keep, **{k: row[k] for k in _IMPORT_KEY[:4]}
             )
-            if match is not None:
-                if row["updated_at"] > match.updated_at:
+            if outcome == "conflict" and row["updated_at"] > match.updated_at:
+                fields["conflicts_with"] = match
+            elif match is not None:
+                if outcome == "fold" and row["updated_at"] > match.updated_at:
                     before = versions.snapshot(match)
                     dedup.fold(match, fields, source=row["source"])
                     if versions.says_other(before, match):

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import ApiToken
@@ -35,12 +36,19 @@ def memory_supersede(
         if not item.is_active:
             raise ValidationError("Only an active item can be corrected.", code="inactive")
         cleaned = _clean_fields(user, {"content": content}, source=source)
+        turn = _own_turn(user, source_turn)
         cleaned.update(
             source=source,
-            source_turn=_own_turn(user, source_turn),
+            source_turn=turn,
             confidence=clean_confidence(confidence, default=SOURCE_CONFIDENCE[source]),
         )
-        _revise(item, cleaned, source=source, reason=reason or "corrected in a conversation")
+        _revise(
+            item,
+            cleaned,
+            source=source,
+            reason=reason or "corrected in a conversation",
+            agent_id=turn.agent_id if turn is not None else None,
+        )
         events.items_changed(user.pk, upserted=[item.pk])
     return item
 
@@ -56,8 +64,15 @@ def memory_retract(
             raise ValidationError("Only an active item can be retracted.", code="inactive")
         text = f"{RETRACTED_PREFIX}{item.content} (reason: {reason})"[:CONTENT_MAX]
         cleaned = _clean_fields(user, {"content": text}, source=source)  # the reason too
-        cleaned.update(source=source, source_turn=_own_turn(user, source_turn))
-        _revise(item, cleaned, source=source, reason=f"retracted: {reason}")
+        turn = _own_turn(user, source_turn)
+        cleaned.update(source=source, source_turn=turn)
+        _revise(
+            item,
+            cleaned,
+            source=source,
+            reason=f"retracted: {reason}",
+            agent_id=turn.agent_id if turn is not None else None,
+        )
         item.forgotten_at = timezone.now()
         item.save(update_fields=["forgotten_at"])
         events.items_changed(user.pk, removed=[item.pk])
@@ -102,3 +117,19 @@ def memory_supersede_by(*, user: Any, item_id: int, by_id: int) -> KnowledgeItem
         old.save(update_fields=["superseded_by", "updated_at"])
         events.items_changed(user.pk, removed=[old.pk])
     return old
+
+
+def item_conflicts(*, user: Any, item: KnowledgeItem) -> list[KnowledgeItem]:
+    """The active items `item` is linked with as a possible conflict, either way, oldest
+    first (see memory/dedup.py); they wait for reconciliation to judge them."""
+    mine = KnowledgeItem.objects.for_user(user).active()
+    linked = mine.filter(Q(pk=item.conflicts_with_id) | Q(conflicts_with=item.pk))
+    return list(linked.exclude(pk=item.pk).order_by("created_at", "pk"))
+
+
+def memory_conflict_settle(*, user: Any, item_ids: tuple[int, int]) -> int:
+    """Drop the possible-conflict link between two items once it has been judged; returns
+    how many links were dropped. Not an edit: `updated_at` stays."""
+    a, b = item_ids
+    pair = Q(pk=a, conflicts_with=b) | Q(pk=b, conflicts_with=a)
+    return KnowledgeItem.objects.for_user(user).filter(pair).update(conflicts_with=None)

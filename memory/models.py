@@ -17,12 +17,22 @@ SOURCE_CONFIDENCE = {
 }
 SOURCES = list(SOURCE_CONFIDENCE)
 CONTENT_MAX = 2000
+# A conversation's diary note (consolidation) is about its session: entity
+# "session:<session_id>", category note, the session's dates in its metadata.
+SESSION_ENTITY = "session:"
 
 
 class KnowledgeQuerySet(OwnedQuerySet):
     def active(self) -> "KnowledgeQuerySet":
         """Neither forgotten nor superseded: what search, listings and prompts show."""
         return self.filter(forgotten_at__isnull=True, superseded_by__isnull=True)
+
+    def diary_notes(self) -> "KnowledgeQuerySet":
+        """The conversations' diary notes (one per session, see `SESSION_ENTITY`)."""
+        return self.filter(category="note", entity__startswith=SESSION_ENTITY)
+
+    def without_diary_notes(self) -> "KnowledgeQuerySet":
+        return self.exclude(category="note", entity__startswith=SESSION_ENTITY)
 
 
 class KnowledgeItem(OwnedModel):
@@ -71,6 +81,15 @@ class KnowledgeItem(OwnedModel):
     agent = models.ForeignKey(
         "accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The agent token it was stored through, when one was (a person in the web app: none).
+    token = models.ForeignKey(
+        "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # A possible conflict: an older item that shares most words but says something else
+    # (memory/dedup.py). Set when stored, cleared once reconciliation judged the pair.
+    conflicts_with = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="conflicted_by"
+    )
 
     objects = KnowledgeQuerySet.as_manager()
 
@@ -97,6 +116,12 @@ class KnowledgeItem(OwnedModel):
     def is_active(self) -> bool:
         return self.forgotten_at is None and self.superseded_by_id is None
 
+    @property
+    def is_diary_note(self) -> bool:
+        """A conversation's diary note: evidence of what was said then (its session's date
+        is `metadata["session_date"]`), not a current fact."""
+        return self.category == "note" and self.entity.startswith(SESSION_ENTITY)
+
 
 class MemoryVersion(OwnedModel):
     """An earlier state of an item: what it said until `created_at`, when a change by
@@ -122,6 +147,10 @@ class MemoryVersion(OwnedModel):
         "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     token_name = models.CharField(max_length=100, blank=True, default="")  # kept if deleted
+    # The agent that made the change (its token's, or the turn's for extraction).
+    agent = models.ForeignKey(
+        "accounts.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     reason = models.CharField(max_length=300, blank=True, default="")
 
     objects = OwnedQuerySet.as_manager()

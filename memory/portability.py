@@ -21,7 +21,9 @@ Import is two passes over the file (`check_lines`, then `store_lines`):
    surrogates or NUL in any key or value, known record types and fields, the owning
    services' validation (`conversations.services.*_import_clean`,
    `memory.imports.memory_import_clean`: the same rules as a write; a token's import
-   cannot raise trust) and the links between records. A bad line is a ValidationError
+   cannot raise trust: its items are a token's writes, and its rows name only agents
+   the account has, while the owner's import creates at most NEW_AGENTS_MAX new ones)
+   and the links between records. A bad line is a ValidationError
    naming it, and nothing is stored.
 2. Sessions, turns, tool calls, then items are stored through those services in chunks,
    each its own short transaction (`core.chunks`), so an import never holds the write
@@ -48,6 +50,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 
+from accounts.agents import agent_by_name, agent_list
 from accounts.services import agent_get_or_create
 from conversations.models import Session, ToolCall, Turn
 from conversations.services import (
@@ -69,6 +72,7 @@ VERSIONS = (1, 2)
 LINE_MAX = 1_000_000  # bytes (characters) per line
 DEPTH_MAX = 32
 CHUNK_FIRST, CHUNK_MAX = 50, 500  # records per write transaction
+NEW_AGENTS_MAX = 20  # agents one import may create (the owner's import only)
 KINDS = ("session", "turn", "tool_call", "knowledge")
 COUNTED = {"session": "sessions", "turn": "turns", "tool_call": "tool_calls",
            "knowledge": "knowledge"}  # fmt: skip
@@ -289,9 +293,12 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def parse(lines: Iterable[bytes | str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each non-blank line; ValidationError naming a bad line."""
+def parse(lines: Iterable[bytes | str], after: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each non-blank line after line `after`; ValidationError
+    naming a bad line."""
     for number, raw in enumerate(lines, start=1):
+        if number <= after:
+            continue
         if len(raw) > LINE_MAX:
             raise _line_error(number, f"Longer than {LINE_MAX} bytes.")
         if isinstance(raw, bytes):
@@ -364,6 +371,8 @@ class _Checker:
         self.ids: dict[str, dict[int, int]] = defaultdict(dict)  # kind -> id -> line
         self.successors: dict[int, tuple[int, int]] = {}  # item id -> (its successor, line)
         self.links: list[tuple[int, int]] = []  # (line, successor) of every superseded item
+        self.have: set[str] | None = None  # the account's agents (read at the first name)
+        self.new_agents: set[str] = set()  # names of agents the owner's import creates
 
     def line(self, number: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -381,9 +390,11 @@ class _Checker:
         if unknown:
             raise _line_error(number, f"Unknown field(s): {', '.join(unknown)[:200]}.")
         try:
-            _clean(self.user, kind, record, self.trusted)
+            row = _clean(self.user, kind, record, self.trusted)
         except ValidationError as error:
             raise _line_error(number, error) from None
+        if self.trusted and row.get("agent_name"):
+            self._new_agent(number, row["agent_name"])
         if kind != "session" and record.get("id") is not None:
             if not _is_id(record["id"]):
                 raise _line_error(number, "id: Must be a record id (a positive integer).")
@@ -437,6 +448,22 @@ class _Checker:
         self._refuse_cycles()
         return self.checked
 
+    def _new_agent(self, number: int, name: str) -> None:
+        """The owner's import creates the agents its rows name, a bounded number of them
+        (a token's import creates none: see `_Store._agent`)."""
+        if self.have is None:
+            self.have = set(agent_list(user=self.user).values_list("name", flat=True))
+        if name in self.have:
+            return
+        self.new_agents.add(name)
+        if len(self.new_agents) > NEW_AGENTS_MAX:
+            raise _line_error(
+                number,
+                f"agent: more than {NEW_AGENTS_MAX} agents this account does not have; an "
+                f"import creates at most {NEW_AGENTS_MAX} (add the others first, or leave "
+                "their names out).",
+            )
+
     def _refuse_cycles(self) -> None:
         done: set[int] = set()
         for start in self.successors:
@@ -448,6 +475,56 @@ class _Checker:
                 path[current] = None
                 current = self.successors.get(current, (None, 0))[0]
             done.update(path)
+
+
+def _checker_state(checker: _Checker, reached: int) -> dict[str, Any]:
+    """What a check in slices keeps between two slices (JSON)."""
+    return {
+        "reached": reached,
+        "header": checker.header,
+        "end": checker.end,
+        "version": checker.checked.version,
+        "counts": checker.checked.counts,
+        "ids": {kind: list(ids.items()) for kind, ids in checker.ids.items()},
+        "successors": [[item, *link] for item, link in checker.successors.items()],
+        "links": checker.links,
+        "new_agents": sorted(checker.new_agents),
+    }
+
+
+def _checker_from(user: Any, trusted: bool, state: dict[str, Any]) -> _Checker:
+    checker = _Checker(user, trusted)
+    checker.header, checker.end = state["header"], state["end"]
+    checker.checked.version, checker.checked.counts = state["version"], state["counts"]
+    for kind, pairs in state["ids"].items():
+        checker.ids[kind] = {item: line for item, line in pairs}
+    checker.successors = {item: (successor, line) for item, successor, line in state["successors"]}
+    checker.links = [(line, successor) for line, successor in state["links"]]
+    checker.new_agents = set(state["new_agents"])
+    return checker
+
+
+def check_some(
+    *,
+    user: Any,
+    lines: Iterable[bytes | str],
+    trusted: bool,
+    state: dict[str, Any] | None,
+    stop: Callable[[], bool],
+) -> tuple[dict[str, Any], Checked | None]:
+    """Pass 1 in slices (a worker's, memory.import_jobs): check `lines` on from where
+    `state` (None at first) got to, until the file ends or `stop()` says so. Returns the
+    state to go on from and, once the whole file is checked, what `check_lines` returns.
+    Raises ValidationError naming the first bad line, as `check_lines`."""
+    memory_import_allowed(user=user, trusted=trusted)
+    checker = _checker_from(user, trusted, state) if state else _Checker(user, trusted)
+    reached = state["reached"] if state else 0
+    for done, (number, record) in enumerate(parse(lines, after=reached), start=1):
+        checker.line(number, record)
+        reached = number
+        if done % 50 == 0 and stop():
+            return _checker_state(checker, reached), None
+    return _checker_state(checker, reached), checker.finish()
 
 
 def check_lines(
@@ -506,7 +583,7 @@ class _Store:
         self.user, self.trusted, self.journal = user, trusted, journal
         self.done = journal.done if journal is not None else {}
         self.sessions: dict[str, Session] = {}
-        self.agents: dict[str, int] = {}
+        self.agents: dict[str, int | None] = {}
         self.turns: dict[int, int] = {}
         self.items: dict[int, int] = {}
         self.keep: set[int] = set()  # item ids of this file's records: never folded into
@@ -542,7 +619,7 @@ class _Store:
             rows = store(batch)
             if self.journal is not None:
                 self.journal.note(rows, self.created, self.skipped)
-        self.sizer.done()
+            self.sizer.done()  # before commit: the embedding after it holds no lock
         self.flushed = True
 
     def _phase(self, source: Source, kind: str, store: Callable[[Batch], list]) -> None:
@@ -584,9 +661,16 @@ class _Store:
             row["agent_id"] = self._agent(name) if name else None
         return row
 
-    def _agent(self, name: str) -> int:
+    def _agent(self, name: str) -> int | None:
+        """The user's agent of that name. The owner's import creates it when missing; a
+        token's import only names agents the account has (a file can name any), and
+        rows naming another carry no agent."""
         if name not in self.agents:
-            self.agents[name] = agent_get_or_create(user=self.user, name=name).pk
+            if self.trusted:
+                self.agents[name] = agent_get_or_create(user=self.user, name=name).pk
+            else:
+                agent = agent_by_name(user=self.user, name=name)
+                self.agents[name] = agent.pk if agent is not None else None
         return self.agents[name]
 
     def _session(self, session_id: Any, when: datetime) -> Session:

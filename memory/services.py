@@ -6,7 +6,7 @@ of another user's item behaves exactly like a missing one (`KnowledgeItem.DoesNo
 
 import inspect
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -36,6 +36,7 @@ from memory.models import (
     CATEGORIES,
     CONTENT_MAX,
     PRIVILEGED_CATEGORIES,
+    SESSION_ENTITY,
     SOURCE_CONFIDENCE,
     KnowledgeItem,
 )
@@ -171,13 +172,19 @@ def memory_create(
     pinned: bool = False,
     importance: float | None = None,
     agent: Any = None,
+    token: ApiToken | None = None,
 ) -> KnowledgeItem:
-    """Store one item, or fold it into the active near-duplicate in its scope.
+    """Store one item, or fold it into the active item of its scope that says the same
+    thing (memory/dedup.py).
 
-    `agent` (the writer's Agent or its id) is recorded with a new item; an item learned
-    from a turn takes that turn's agent. With no `context`, the item goes to the agent's
-    default context (global without an agent). The returned item has `deduplicated` set
-    to True when an existing row was updated (it keeps its own agent).
+    `agent` (the writer's Agent or its id; by default the agent of `token`, the API
+    token written through) is recorded with a new item, and with the version a fold
+    keeps; an item learned from a turn takes that turn's agent. With no `context`, the
+    item goes to the agent's default context (global without an agent). The returned
+    item has `outcome`: "deduplicated" (an existing row was updated; it keeps its own
+    agent, and `deduplicated` is True), "conflict" (stored, and linked by
+    `conflicts_with` to an item sharing most of its words that says something else, for
+    reconciliation to judge) or "new".
     """
     arguments = {
         "content": content,
@@ -194,12 +201,50 @@ def memory_create(
         "pinned": pinned,
         "importance": importance,
         "agent": agent,
+        "token": token,
     }
-    row = _new_row(user, arguments, check_enabled=True)
+    return _store_one(user, _new_row(user, arguments, check_enabled=True))
+
+
+def _store_one(user: Any, row: dict[str, Any]) -> KnowledgeItem:
     with embedded_ahead([item_text(content=row["content"])]), transaction.atomic():
         [item] = items_store(user=user, rows=[row])
         events.items_changed(user.pk, upserted=[item.pk])
     return item
+
+
+def memory_session_note(
+    *,
+    user: Any,
+    session_id: str,
+    content: str,
+    context: str,
+    source_turn: Any,
+    first: date,
+    last: date,
+) -> KnowledgeItem:
+    """Store the diary note of one conversation (consolidation): category note, entity
+    `session:<session_id>`, the session's dates in its metadata (`session_date`, the
+    first day; `session_until`, the last). It is stored on its own: never folded into
+    another item or linked with one, so no session's note changes another's, and it
+    links only `source_turn` (a turn of that session)."""
+    bound = _CREATE_ARGUMENTS.bind(
+        user=user,
+        content=content,
+        category="note",
+        context=context,
+        entity=f"{SESSION_ENTITY}{session_id}"[:200],
+        source="consolidation",
+        source_turn=source_turn,
+        metadata={
+            "session_id": session_id,
+            "session_date": first.isoformat(),
+            "session_until": last.isoformat(),
+        },
+    )
+    bound.apply_defaults()
+    row = _new_row(user, bound.arguments, check_enabled=True)
+    return _store_one(user, {**row, "alone": True})
 
 
 _CREATE_ARGUMENTS = inspect.signature(memory_create)
@@ -217,7 +262,10 @@ def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> di
         raise ValidationError({"source": "Unknown source."}, code="invalid")
     if check_enabled:
         _check_enabled(user, source)
-    agent = own_agent(user, arguments["agent"])
+    token = arguments.get("token")
+    if not isinstance(token, ApiToken) or token.owner_id != user.pk:
+        token = None  # only ever the caller's own
+    agent = own_agent(user, arguments["agent"] or getattr(token, "agent_id", None))
     turn = _own_turn(user, arguments["source_turn"])
     names = ("content", "category", "domain", "context", "entity", "sensitive", "metadata")
     given = {n: arguments[n] for n in (*names, "due_at", "pinned")}
@@ -229,11 +277,16 @@ def _new_row(user: Any, arguments: dict[str, Any], *, check_enabled: bool) -> di
         arguments["importance"], default=default_importance(row["category"], source)
     )
     agent_id = agent.pk if agent is not None else (turn.agent_id if turn is not None else None)
-    return {**row, "source": source, "source_turn": turn, "agent_id": agent_id}
+    return {**row, "source": source, "source_turn": turn, "agent_id": agent_id, "token": token}
 
 
 def memory_create_many(
-    *, user: Any, items: list[dict[str, Any]], source: str = "tool", agent: Any = None
+    *,
+    user: Any,
+    items: list[dict[str, Any]],
+    source: str = "tool",
+    agent: Any = None,
+    token: ApiToken | None = None,
 ) -> list[KnowledgeItem]:
     """Store several items in order: every entry is validated before anything is stored.
 
@@ -248,7 +301,9 @@ def memory_create_many(
         if not isinstance(entry, dict):
             raise ValidationError({str(index): "Each entry must be an object."})
         try:
-            bound = _CREATE_ARGUMENTS.bind(user=user, source=source, agent=agent, **entry)
+            bound = _CREATE_ARGUMENTS.bind(
+                user=user, source=source, agent=agent, token=token, **entry
+            )
             bound.apply_defaults()
             # Memory being off refuses the first entry; the setting is read once.
             rows.append(_new_row(user, bound.arguments, check_enabled=not rows))
@@ -307,9 +362,10 @@ def _revise(
     source: str,
     token: ApiToken | None = None,
     reason: str = "",
+    agent_id: int | None = None,
 ) -> None:
     """Apply cleaned fields to a locked item and save it, keeping a version when it now
-    says something else."""
+    says something else (written by `agent_id`, else the token's agent)."""
     before = versions.snapshot(item)
     for name, value in cleaned.items():
         setattr(item, name, value)
@@ -318,7 +374,9 @@ def _revise(
         item.embedding_model = ""
     item.updated_at = timezone.now()
     if versions.says_other(before, item):
-        versions.version_keep(before, change_source=source, token=token, reason=reason)
+        versions.version_keep(
+            before, change_source=source, token=token, reason=reason, agent_id=agent_id
+        )
     item.save()
 
 

@@ -1,6 +1,6 @@
 """Lineage: every content change of an item keeps the earlier state as a `MemoryVersion`.
 
-An item's id never changes: an edit (API, tool, MCP, web, admin), a near-duplicate fold,
+An item's id never changes: an edit (API, tool, MCP, web, admin), a fold of a repeat,
 an import fold, extraction's corrections and retractions all change the row in place and
 record what it said before, when it was replaced, by which source and agent token, and
 why. Reconciliation's "contradict" is the one case where one item replaces another
@@ -33,9 +33,15 @@ def says_other(before: KnowledgeItem, after: KnowledgeItem) -> bool:
 
 
 def version_build(
-    before: KnowledgeItem, *, change_source: str, token: ApiToken | None = None, reason: str = ""
+    before: KnowledgeItem,
+    *,
+    change_source: str,
+    token: ApiToken | None = None,
+    reason: str = "",
+    agent_id: int | None = None,
 ) -> MemoryVersion:
-    """The version row keeping `before` (a snapshot taken before the change); not saved."""
+    """The version row keeping `before` (a snapshot taken before the change); not saved.
+    The change's agent is `agent_id`, else the token's."""
     return MemoryVersion(
         owner_id=before.owner_id,
         item_id=before.pk,
@@ -43,16 +49,24 @@ def version_build(
         change_source=change_source,
         token=token,
         token_name=token.name if token is not None else "",
+        agent_id=agent_id if agent_id is not None else getattr(token, "agent_id", None),
         reason=(reason or "")[:REASON_MAX],
         **{name: getattr(before, name) for name in _COPIED},
     )
 
 
 def version_keep(
-    before: KnowledgeItem, *, change_source: str, token: ApiToken | None = None, reason: str = ""
+    before: KnowledgeItem,
+    *,
+    change_source: str,
+    token: ApiToken | None = None,
+    reason: str = "",
+    agent_id: int | None = None,
 ) -> MemoryVersion:
     """Save the version keeping `before`; call inside the transaction of the change."""
-    version = version_build(before, change_source=change_source, token=token, reason=reason)
+    version = version_build(
+        before, change_source=change_source, token=token, reason=reason, agent_id=agent_id
+    )
     version.save()
     return version
 
@@ -110,7 +124,7 @@ def item_history(*, user: Any, item: KnowledgeItem, replaced: bool = True) -> li
     versions = list(
         MemoryVersion.objects.for_user(user)
         .filter(item=item)
-        .select_related("token__agent")
+        .select_related("agent", "token__agent")
         .order_by("-created_at", "-pk")
     )
     entries: list[Entry] = []
@@ -119,9 +133,11 @@ def item_history(*, user: Any, item: KnowledgeItem, replaced: bool = True) -> li
         if i < len(versions):
             by = versions[i]
             since, source, token, reason = by.created_at, by.change_source, by.token_name, by.reason
-            agent = by.token.agent.name if by.token and by.token.agent else ""
+            writer = by.agent or (by.token.agent if by.token else None)
+            agent = writer.name if writer else ""
         else:
-            since, source, token, reason = item.created_at, state.source, "", ""
+            since, source, reason = item.created_at, state.source, ""
+            token = item.token.name if item.token_id else ""
             agent = item.agent.name if item.agent_id else ""
         entries.append(
             Entry(

@@ -4,6 +4,7 @@ from conversations.api import views
 
 urlpatterns = [
     path("conversations/turns/", views.TurnCreateView.as_view(), name="api-turns"),
+    path("conversations/turns/<int:pk>/", views.TurnDetailView.as_view(), name="api-turn-detail"),
     path("conversations/search/", views.TurnSearchView.as_view(), name="api-turn-search"),
     path("conversations/sessions/", views.SessionListView.as_view(), name="api-sessions"),
     path(

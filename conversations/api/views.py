@@ -22,8 +22,8 @@ from conversations.api.serializers import (
     TurnSearchSerializer,
     TurnSerializer,
 )
-from core.openapi import SESSION_ID
-from core.serializers import OneOrMany, errors, one_or_many
+from core.openapi import SESSION_ID, path_id
+from core.serializers import OneOrMany, errors, object_id, one_or_many
 
 TURN_EXAMPLES = [
     OpenApiExample(
@@ -102,6 +102,27 @@ class TurnCreateView(APIView):
             turn = services.turn_append(user=request.user, agent=agent, **entries[0])
             body = TurnSerializer(turn).data
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+TURN_ID = path_id("The turn's id. Another user's id answers 404, like a missing one.")
+
+
+class TurnDetailView(APIView):
+    @extend_schema(
+        operation_id="conversations_turn_get",
+        parameters=[TURN_ID],
+        tags=["conversations"],
+        summary="One turn by id (what a memory's source_turn points at)",
+        description=(
+            "The turn's text, role, time and session: a memory's `source_turn` (or a "
+            "search hit's id) read back as what was said, and where (`session_id`, for "
+            "`GET conversations/sessions/{session_id}/`)."
+        ),
+        responses={200: TurnSerializer, **errors(404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        turn = selectors.turn_get(user=request.user, turn_id=object_id(pk))
+        return Response(TurnSerializer(turn).data)
 
 
 class TurnSearchView(APIView):

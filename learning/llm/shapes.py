@@ -8,7 +8,8 @@ are matched in any case; common alternatives are read as what they mean:
   `{"memory": [{"event": "ADD", "text": ...}]}`, `memories`/`facts` lists (adds);
   op names in any case with synonyms (ADD, UPDATE, DELETE, NOOP/NONE);
   ids as numbers or numeric strings ("12", "#12", 12.0).
-- facts: `{"facts": [...]}` or `memories`/`memory`, a bare list, strings or objects,
+- facts: `{"facts": [...]}` or `extracted` (seed 002's shape), `memories`/`memory`, a bare
+  list, strings or objects,
   or a Markdown bullet list.
 - consolidation: a summary (a string or a list of sentences) plus facts as above.
 - judgements: `judgements`/`judgments`/`results`, a bare list, or `{"0": "reinforce"}`;
@@ -51,7 +52,7 @@ _OP_KEYS = ("op", "operation", "action", "event", "type", "kind")
 _CONTENT_KEYS = ("content", "text", "fact", "memory", "new_content", "new_memory", "statement")
 _ID_KEYS = ("knowledge_id", "id", "memory_id", "item_id", "knowledgeid", "knowledge")
 _OPERATION_LISTS = ("operations", "ops", "actions", "changes", "events", "updates")
-_FACT_LISTS = ("facts", "memories", "memory", "knowledge", "items", "new_facts")
+_FACT_LISTS = ("facts", "extracted", "memories", "memory", "knowledge", "items", "new_facts")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022+]|\d{1,2}[.)])\s+")
 MAX_BULLET = 400
 

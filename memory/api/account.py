@@ -228,10 +228,12 @@ class ImportView(APIView):
         summary="Import an export (JSON Lines)",
         description=(
             "Body: a file from /api/v1/export/ (Content-Type application/x-ndjson). The "
-            "whole file is checked first: a bad line is a 400 naming it, and nothing is "
-            "stored. A file of at most GAIA_IMPORT_SYNC_BYTES (256 KiB by default) is then "
-            "imported at once (200, the counts); a larger one is imported by a worker: the "
-            "answer is 202 with the import job (its progress at /api/v1/imports/{id}/). "
+            "whole file is checked before anything is stored. A file of at most "
+            "GAIA_IMPORT_SYNC_BYTES (256 KiB by default) is checked and imported at once "
+            "(200, the counts; a bad line is a 400 naming it); a larger one is checked and "
+            "imported by a worker: the answer is 202 with the import job (its progress at "
+            "/api/v1/imports/{id}/; `records_total` is 0 until the file is checked, and a "
+            "bad line fails the job, its `error` naming the line, with nothing stored). "
             "Idempotent: records already present are skipped, so importing twice adds "
             "nothing. Ids in the file only link records of the file; they never name "
             "existing rows. Through a token, items are stored as a token's writes: source "

@@ -5,13 +5,14 @@ Bearer token names (memory/api/mcp_view.py serves it at /mcp), so every handler 
 closes over that one user and can reach nobody else's memory.
 
 - Tools: `remember`, `recall`, `update_memory`, `forget`, `search_past_conversations`,
-  `recall_skills` (the
-  schemas and the dispatcher of memory/agent_tools.py, the same as `POST /tools/call/`),
-  and `extract` while a language model is configured. A tool's failure (bad arguments, an
+  `recall_skills`, and `extract` while a language model is configured (the schemas and
+  the dispatcher of memory/agent_tools.py, the same as `GET /tools/` and
+  `POST /tools/call/`). A tool's failure (bad arguments, an
   unknown id, no model) is a result with `isError: true` the model can read, not a
   protocol error; an unknown tool name is a protocol error (INVALID_PARAMS).
 - Prompts `memory-system` and `memory-context`, and the same two texts as resources
-  (`gaia://memory/system-prompt`, `gaia://memory/turn-context`, query `?context=&days=`).
+  (`gaia://memory/system-prompt`, `gaia://memory/turn-context`, query `?context=&days=`),
+  also listed as resource templates (`resources/templates/list`, RFC 6570 query forms).
 - The server's `instructions` are the user's system block when a client asks for them
   (`initialize`, `server/discover`), so clients that put server instructions into their
   system prompt (Claude Code, Claude Desktop) get the memory block without extra setup.
@@ -30,13 +31,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from rest_framework import serializers
 
-from accounts.services import user_context
 from core.api import error_fields
-from core.serializers import StrictSerializer
-from learning.extract_text import TEXT_MAX, text_extract
-from learning.llm import LLMError, llm_configured
 from memory import agent_tools, prompts
 from memory.api.prompt import DynamicQuerySerializer, PromptQuerySerializer, system_prompt
 from memory.services import memory_seen
@@ -55,23 +51,6 @@ _HINTS = {  # (title, read only, destructive, idempotent)
     "recall_skills": ("Recall learned procedures", True, False, True),
     "extract": ("Extract facts from a text", False, False, False),
 }
-EXTRACT_TOOL = agent_tools.function_schema(
-    "extract",
-    "Decompose a text (notes, a document, a long message) into atomic facts about the "
-    "user; with store=true they are remembered. Needs the server's language model.",
-    {
-        "text": {"type": "string", "maxLength": TEXT_MAX, "description": "The text to read."},
-        "store": {
-            "type": "boolean",
-            "description": "Remember the facts (default false: only return them).",
-        },
-        "context": {
-            "type": "string",
-            "description": "Scope of the stored facts, e.g. work (default global).",
-        },
-    },
-    ["text"],
-)
 
 
 def _tool(schema: dict) -> types.Tool:
@@ -93,35 +72,13 @@ def _tool(schema: dict) -> types.Tool:
 
 
 def tool_list() -> list[types.Tool]:
-    """The tools offered right now: the five memory tools, plus extract with a model."""
-    schemas = [*agent_tools.TOOLS, *([EXTRACT_TOOL] if llm_configured() else [])]
-    return [_tool(schema) for schema in schemas]
-
-
-class _ExtractArguments(StrictSerializer):
-    text = serializers.CharField(max_length=TEXT_MAX)
-    store = serializers.BooleanField(default=False)
-    context = serializers.CharField(max_length=100, required=False)
-
-
-def _extract(user: Any, arguments: dict, caller: agent_tools.Caller) -> dict[str, Any]:
-    given = _ExtractArguments(data=arguments, context=user_context(user))
-    if not given.is_valid():
-        return agent_tools.failure(
-            "invalid_arguments", "Invalid arguments.", error_fields(given.errors)
-        )
-    try:
-        data = {"context": caller.active_context, **given.validated_data}
-        return {"ok": True, "result": text_extract(user=user, agent=caller.agent, **data)}
-    except LLMError as error:
-        return agent_tools.failure("llm_unavailable", f"The language model failed ({error.kind}).")
+    """The tools offered right now: the memory tools, plus extract with a model."""
+    return [_tool(schema) for schema in agent_tools.tools_offered()]
 
 
 def _call(
     user: Any, name: str, arguments: dict | None, caller: agent_tools.Caller
 ) -> dict[str, Any]:
-    if name == "extract" and llm_configured():
-        return _extract(user, arguments or {}, caller)
     return agent_tools.tool_call(
         user=user, name=name, arguments=arguments, token=caller.token, context=caller.context
     )
@@ -176,6 +133,7 @@ _PROMPTS = {  # name -> (what it renders, description, arguments)
         ],
     ),
 }
+_TEMPLATE_QUERIES = {"memory-system": "{?context}", "memory-context": "{?context,days}"}
 _RESOURCES = {  # uri -> (prompt name, title)
     SYSTEM_URI: ("memory-system", "Memory block for the system prompt"),
     CONTEXT_URI: ("memory-context", "Per-turn memory context"),
@@ -229,6 +187,20 @@ def build_server(
             ]
         )
 
+    async def list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=uri + _TEMPLATE_QUERIES[name],
+                    name=name,
+                    title=title,
+                    description=_PROMPTS[name][1],
+                    mime_type="text/plain",
+                )
+                for uri, (name, title) in _RESOURCES.items()
+            ]
+        )
+
     async def read_resource(ctx, params: types.ReadResourceRequestParams):
         parts = urlsplit(str(params.uri))
         base = parts._replace(query="", fragment="").geturl()
@@ -252,5 +224,6 @@ def build_server(
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
     )

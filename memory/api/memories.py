@@ -28,6 +28,7 @@ from memory.api.serializers import (
     ForgetBulkSerializer,
     MemoryCreatedSerializer,
     MemoryCreateSerializer,
+    MemoryDetailSerializer,
     MemoryListQuerySerializer,
     MemoryListResultSerializer,
     MemorySerializer,
@@ -123,9 +124,13 @@ class MemoryListCreateView(GenericAPIView):
         summary="Remember one item or a batch",
         description=(
             "Body: one object or a list of them (at most 1000). Answers the stored items "
-            "in request order (an object for an object, a list for a list); `deduplicated` "
-            "is true when a near-duplicate in the same category, context and entity was "
-            "updated instead of adding a row. A batch is stored all or nothing."
+            "in request order (an object for an object, a list for a list). `outcome` says "
+            "what each write did: `deduplicated` (an item in the same category, context "
+            "and entity says the same thing, in another form, and was updated instead of "
+            "adding a row; `deduplicated` is then true), `conflict` (stored, and linked by "
+            "`conflicts_with` to an item sharing most of its words that says something "
+            "else: another place, day, number, name or a negation; reconciliation judges "
+            "the pair) or `new`. A batch is stored all or nothing."
         ),
         request=one_or_many("Remember", MemoryCreateSerializer),
         responses={
@@ -142,12 +147,12 @@ class MemoryListCreateView(GenericAPIView):
         entries = [with_context(entry, override) for entry in entries]
         if many:
             items = services.memory_create_many(
-                user=request.user, items=entries, source=source, agent=agent
+                user=request.user, items=entries, source=source, agent=agent, token=request.auth
             )
             body = MemoryCreatedSerializer(items, many=True).data
         else:
             item = services.memory_create(
-                user=request.user, source=source, agent=agent, **entries[0]
+                user=request.user, source=source, agent=agent, token=request.auth, **entries[0]
             )
             body = MemoryCreatedSerializer(item).data
         return Response(body, status=status.HTTP_201_CREATED)
@@ -168,11 +173,12 @@ class MemoryDetailView(APIView):
         parameters=[MEMORY_ID],
         tags=TAG,
         summary="Get one memory",
-        description="A forgotten item answers 404 until it is restored.",
-        responses={200: MemorySerializer, **errors(404)},
+        description="A forgotten item answers 404 until it is restored. `conflicts` lists "
+        "the items it may contradict (linked when stored, until reconciliation judges them).",
+        responses={200: MemoryDetailSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        return Response(MemorySerializer(not_forgotten(request.user, pk)).data)
+        return Response(MemoryDetailSerializer(not_forgotten(request.user, pk)).data)
 
     @extend_schema(
         operation_id="memories_update",

@@ -107,8 +107,11 @@ class ToolListView(APIView):
     @extend_schema(
         operation_id="tools_list",
         tags=["tools"],
-        summary="The five memory tools (OpenAI function-calling schemas)",
-        description="Hand `tools` to any OpenAI-compatible chat API unchanged.",
+        summary="The memory tools (OpenAI function-calling schemas)",
+        description=(
+            "Hand `tools` to any OpenAI-compatible chat API unchanged. `extract` (a text "
+            "into atomic facts) is listed while the server has a language model."
+        ),
         responses={
             200: inline_serializer(
                 "ToolList", {"tools": serializers.ListField(child=serializers.DictField())}
@@ -117,7 +120,7 @@ class ToolListView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        return Response({"tools": agent_tools.TOOLS})
+        return Response({"tools": agent_tools.tools_offered()})
 
 
 @extend_schema_field(

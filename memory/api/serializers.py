@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from conversations.models import Turn
 from core.serializers import MAX_ID, JSONObjectField, StrictSerializer, WhenField
+from memory.lineage import item_conflicts
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import MAX_TOP_K
 from memory.selectors import ORDERINGS
@@ -40,8 +41,19 @@ _AGENT_OUT = "The agent that stored it (null: a person in the web app, or an old
 _AGENT_FILTER = "Only what the agent of this name stored (GET agents/ lists them)."
 
 
+_CONFLICT = (
+    "An older item that shares most of this one's words but says something else (a "
+    "place, day, number, name or negation): both are kept until reconciliation judges "
+    "them; null when there is none or it was judged. The older item may have been "
+    "forgotten or replaced since: `conflicts` (GET memories/{id}/) lists those still waiting."
+)
+
+
 class MemorySerializer(serializers.ModelSerializer):
     superseded_by = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    conflicts_with = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text=_CONFLICT
+    )
     source_turn = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     metadata = serializers.DictField()
     agent = serializers.CharField(
@@ -54,18 +66,52 @@ class MemorySerializer(serializers.ModelSerializer):
             "id", "content", "category", "domain", "context", "entity", "sensitive", "source",
             "confidence", "importance", "pinned", "metadata", "use_count", "created_at",
             "updated_at", "last_used", "due_at", "reminded_at", "superseded_by", "forgotten_at",
-            "source_turn", "agent",
+            "source_turn", "agent", "conflicts_with",
         ]  # fmt: skip
         read_only_fields = fields
 
 
-class MemoryCreatedSerializer(MemorySerializer):
-    deduplicated = serializers.BooleanField(
-        read_only=True, help_text="True when an existing near-duplicate was updated instead."
+class MemoryDetailSerializer(MemorySerializer):
+    conflicts = serializers.SerializerMethodField(
+        help_text="The active items linked with this one as a possible conflict, either way "
+        "(waiting for reconciliation; without a configured model they wait until one is)."
     )
 
     class Meta(MemorySerializer.Meta):
-        fields = [*MemorySerializer.Meta.fields, "deduplicated"]
+        fields = [*MemorySerializer.Meta.fields, "conflicts"]
+        read_only_fields = fields
+
+    @extend_schema_field(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "content": {"type": "string"}},
+            },
+        }
+    )
+    def get_conflicts(self, item: KnowledgeItem) -> list[dict[str, Any]]:
+        linked = item_conflicts(user=item.owner, item=item)
+        return [{"id": other.pk, "content": other.content} for other in linked]
+
+
+OUTCOMES = ["new", "deduplicated", "conflict"]
+
+
+class MemoryCreatedSerializer(MemorySerializer):
+    deduplicated = serializers.BooleanField(
+        read_only=True,
+        help_text="True when an item saying the same thing was updated instead of adding one.",
+    )
+    outcome = serializers.ChoiceField(
+        choices=OUTCOMES,
+        read_only=True,
+        help_text="What the write did: deduplicated (folded into an item saying the same), "
+        "conflict (stored and linked by conflicts_with to an item it may contradict) or new.",
+    )
+
+    class Meta(MemorySerializer.Meta):
+        fields = [*MemorySerializer.Meta.fields, "deduplicated", "outcome"]
         read_only_fields = fields
 
 

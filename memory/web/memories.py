@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from accounts.services import user_settings_get
 from conversations.models import Turn
 from core.forms import apply_service_errors
+from learning.llm import llm_configured
 from memory import lineage, selectors, services
 from memory.models import KnowledgeItem, MemoryVersion
 from memory.recall import recall
@@ -159,6 +160,8 @@ def memory_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "item": item,
             "history": item_history(user=request.user, item=item),
             "origin": _origin(request, item),
+            "conflicts": lineage.item_conflicts(user=request.user, item=item),
+            "reconciling": llm_configured(),
         },
     )
 
@@ -181,7 +184,11 @@ def memory_add(request: HttpRequest) -> HttpResponse:
             apply_service_errors(form, error)
         else:
             if item.deduplicated:
-                messages.info(request, "Very close to a memory you had, so that one was updated.")
+                messages.info(request, "You had a memory saying the same, so it was updated.")
+            elif item.outcome == "conflict":
+                messages.warning(
+                    request, "Memory added; it may conflict with one you had (see below)."
+                )
             else:
                 messages.success(request, "Memory added.")
             return redirect("web-memory-detail", pk=item.pk)

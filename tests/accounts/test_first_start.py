@@ -7,6 +7,8 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from accounts.first_admin import first_admin_login
+
 pytestmark = pytest.mark.django_db
 
 
@@ -23,16 +25,44 @@ def test_the_admin_gets_the_password_of_gaia_admin_password(monkeypatch):
     assert authenticate(username="admin", password="a-long-chosen-passphrase") is not None
 
 
-def test_a_generated_password_is_printed_once_with_how_to_change_it(monkeypatch):
+def test_a_generated_password_is_printed_with_how_to_change_it(monkeypatch, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
     monkeypatch.delenv("GAIA_ADMIN_PASSWORD", raising=False)
     out, _ = _run("ensure_admin")
-    password = out.split("Generated password (shown once): ", 1)[1].split()[0]
+    password = out.split("Generated password (serve shows it again until it is changed): ")
+    password = password[1].split()[0]
     assert authenticate(username="admin", password=password) is not None
     assert "manage.py changepassword admin" in out and "GAIA_ADMIN_PASSWORD" in out
     again, _ = _run("ensure_admin")
     assert password not in again
-    assert "Admin account 'admin'. New password:" in again
-    assert "manage.py changepassword admin" in again
+    # Nothing after a colon that could be taken for the password itself.
+    assert "Admin account 'admin'. To set a new password, run: " in again
+    assert again.rstrip().endswith("manage.py changepassword admin")
+
+
+def test_serve_has_the_generated_password_to_show_until_it_is_changed(
+    monkeypatch, settings, tmp_path
+):
+    settings.DATA_DIR = tmp_path
+    monkeypatch.delenv("GAIA_ADMIN_PASSWORD", raising=False)
+    out, _ = _run("ensure_admin")
+    password = out.split("changed): ", 1)[1].split()[0]
+    assert first_admin_login() == ("admin", password)
+    assert oct((tmp_path / "first_admin_password").stat().st_mode & 0o777) == "0o600"
+
+    admin = get_user_model().objects.get(username="admin")
+    admin.set_password("a-new-long-passphrase")
+    admin.save()
+
+    assert first_admin_login() is None
+    assert not (tmp_path / "first_admin_password").exists()
+
+
+def test_a_chosen_password_is_never_kept(monkeypatch, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setenv("GAIA_ADMIN_PASSWORD", "a-long-chosen-passphrase")
+    _run("ensure_admin")
+    assert first_admin_login() is None and list(tmp_path.iterdir()) == []
 
 
 def test_a_later_start_changes_no_password_and_says_so(monkeypatch):

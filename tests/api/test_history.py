@@ -43,7 +43,7 @@ def test_editing_twice_keeps_three_versions_newest_first(alice_api, alice):
     ]
     assert [e["current"] for e in entries] == [True, False, False]
     assert entries[0]["id"] is None and all(e["id"] for e in entries[1:])
-    assert [e["token"] for e in entries] == ["test-agent", "test-agent", ""]  # creation: none
+    assert [e["token"] for e in entries] == ["test-agent"] * 3  # the creation's too
     assert [e["source"] for e in entries] == ["tool"] * 3
     assert [e["reason"] for e in entries] == ["", "moved in May", ""]
     assert entries[0]["until"] is None and entries[1]["until"] == entries[0]["since"]

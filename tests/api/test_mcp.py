@@ -172,3 +172,19 @@ def test_broken_and_oversized_bodies_get_clear_answers_not_server_errors(alice_a
 def mcp_tool_body(name: str, arguments: dict) -> str:
     params = {"name": name, "arguments": arguments}
     return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params})
+
+
+def test_the_resources_are_also_listed_as_templates_with_their_query(alice_api, alice):
+    services.memory_create(
+        user=alice, content="Uses vim at work", category="preference", context="work"
+    )
+    listed = mcp_result(alice_api, "resources/templates/list")["resourceTemplates"]
+    templates = {t["uriTemplate"]: t["mimeType"] for t in listed}
+    assert templates == {
+        "gaia://memory/system-prompt{?context}": "text/plain",
+        "gaia://memory/turn-context{?context,days}": "text/plain",
+    }
+    read = mcp_result(
+        alice_api, "resources/read", {"uri": "gaia://memory/system-prompt?context=work"}
+    )
+    assert "Uses vim at work" in read["contents"][0]["text"]

@@ -32,6 +32,7 @@ def test_remember_recall_update_and_forget_give_typed_results(memory, alice):
     assert KnowledgeItem.objects.for_user(alice).get().source == "tool"
     again = memory.remember("Alice's cat is called Miso", category="fact", entity="pet:miso")
     assert again.id == stored.id and again.deduplicated is True
+    assert (stored.outcome, again.outcome) == ("new", "deduplicated")
     hits = memory.recall("what is the cat called", top_k=3)
     assert [type(h) for h in hits] == [RecallHit] and hits[0].id == stored.id
     assert hits[0].score > 0 and hits[0].matched_by and 0 < hits[0].relevance <= 1

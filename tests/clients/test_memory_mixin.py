@@ -3,7 +3,7 @@
 import socket
 
 import pytest
-from gaia_memory import MemoryClient, MemoryMixin
+from gaia_memory import AuthenticationError, MemoryClient, MemoryMixin
 
 from conversations.models import ToolCall, Turn
 from memory import services
@@ -109,3 +109,38 @@ def test_an_unreachable_memory_server_does_not_stop_the_agent(caplog):
     assert agent.process_query("Hello")["status"] == "success"
     assert agent.seen == ["Hello"]
     assert "Gaia memory" in caplog.text
+
+
+class StartingAgent(MemoryMixin, ToyAgent):
+    """Registers the memory tools and reads the memory block while it starts, as the
+    README's agent does."""
+
+    def __init__(self, client) -> None:
+        self.init_memory(client=client)
+        super().__init__()
+        self.register_memory_tools()
+        self.system_prompt = "You are helpful.\n" + self.get_memory_system_prompt()
+
+
+def _unreachable() -> MemoryClient:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return MemoryClient(f"http://127.0.0.1:{port}", "gaia_x", timeout=2)
+
+
+def test_an_agent_starts_while_the_memory_server_is_down_and_gets_the_tools_later(memory, caplog):
+    agent = StartingAgent(_unreachable())
+
+    assert [tool["function"]["name"] for tool in agent.tools] == ["calculator"]
+    assert agent.system_prompt == "You are helpful.\n"
+    assert agent.process_query("Hello")["status"] == "success"
+    assert "carrying on without it" in caplog.text
+
+    agent.memory = memory  # the server is back
+    assert "remember" in {tool["function"]["name"] for tool in agent.memory_tools()}
+
+
+def test_a_wrong_token_still_stops_the_agent_at_start(in_process, alice):
+    with pytest.raises(AuthenticationError):
+        StartingAgent(MemoryClient("http://testserver", "gaia_wrong", http_client=in_process))

@@ -174,12 +174,12 @@ def test_bad_edits_are_refused_and_the_finding_stays_pending(consenting, edits, 
     assert finding.status == "pending" and not KnowledgeItem.objects.exists()
 
 
-def test_approving_folds_into_an_existing_near_duplicate_item(consenting):
+def test_approving_folds_into_an_existing_item_saying_the_same(consenting):
     kept = memory.memory_create(
         user=consenting, content="Programs in Rust and Go", context="work", source="user"
     )
     finding = services.finding_propose_many(
-        user=consenting, findings=[proposal("Programs in Go, Rust and Zig")]
+        user=consenting, findings=[proposal("Programs in Go and Rust")]
     ).created[0]
     approved = services.finding_approve(user=consenting, finding_id=finding.pk)
     assert approved.knowledge_id == kept.pk and KnowledgeItem.objects.count() == 1

@@ -321,6 +321,7 @@ FACT_LIST = [
     {"category": "preference", "content": "User prefers green tea"},
 ]
 TWO_FACTS = ["User has a dog named Rex", "User prefers green tea"]
+SEED_002 = {"extracted": TWO_FACTS}
 FACTS = [
     Answer("json-mode", "Qwen2.5-7B, JSON mode", _dump({"facts": FACT_LIST}), TWO_FACTS),
     Answer(
@@ -375,6 +376,33 @@ FACTS = [
         "Phi-3 mini",
         "{'facts': [{'content': 'User has a dog named Rex', 'entity': None}, "
         "{'content': 'User prefers green tea', 'entity': None}]}",
+        TWO_FACTS,
+    ),  # seed 002's own shape for the extract action: {"extracted": ["...", ...]}
+    Answer("seed-002-extracted", "the extract action's own format", _dump(SEED_002), TWO_FACTS),
+    Answer(
+        "seed-002-thinking-fence",
+        "Qwen3-8B",
+        "<think>\nThe text has a dog and a tea preference.\n</think>\n\n```json\n"
+        + _dump(SEED_002, 2)
+        + "\n```",
+        TWO_FACTS,
+    ),
+    Answer(
+        "seed-002-prose",
+        "Llama 3.1 8B",
+        f"Sure! Here is the extraction:\n\n{_dump(SEED_002, 2)}\n\nLet me know if you need more.",
+        TWO_FACTS,
+    ),
+    Answer(
+        "seed-002-upper-case-keys",
+        "Mistral 7B",
+        _dump({"EXTRACTED": [{"Content": t} for t in TWO_FACTS]}),
+        TWO_FACTS,
+    ),
+    Answer(
+        "seed-002-r1-closing-tag",
+        "DeepSeek-R1-Distill-Qwen-7B",
+        "Two facts, as a list.\n</think>\n" + _dump(SEED_002),
         TWO_FACTS,
     ),
 ]

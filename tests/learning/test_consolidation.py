@@ -55,7 +55,9 @@ def test_a_session_becomes_a_note_and_items_and_its_turns_are_marked(fake_llm, a
     note = items.get(pk=result["note_id"])
     assert note.category == "note" and note.source == "consolidation"
     assert note.content.startswith("Conversation trip (") and "Porto" in note.content
-    assert note.context == "travel" and note.metadata == {"session_id": "trip"}
+    day = Turn.objects.for_user(alice).first().timestamp.date().isoformat()
+    assert note.context == "travel" and note.entity == "session:trip" and note.is_diary_note
+    assert note.metadata == {"session_id": "trip", "session_date": day, "session_until": day}
     assert sorted(items.exclude(pk=note.pk).values_list("content", "source", "confidence")) == [
         ("User prefers trains over planes", "consolidation", 0.5),
         ("User's sister is Ana", "consolidation", 0.5),
@@ -123,3 +125,25 @@ def test_without_an_llm_nothing_is_attempted_and_the_backlog_stays(no_llm, alice
     assert consolidation.consolidation_sweep() == 0 and queued == []
     assert consolidation.consolidate_session(session_pk=session.pk)["status"] == "waiting"
     assert consolidation.sessions_due(user=alice).count() == 1
+
+
+def test_no_sessions_note_ever_changes_anothers(fake_llm, alice):
+    """Two sessions with near-identical summaries: two notes, each linking its own turn."""
+    first, second = session_with(alice, "monday"), session_with(alice, "tuesday")
+    summary = "Alice planned a trip to Porto with her sister Ana."
+    fake_llm.then(f.answer({"summary": summary, "facts": []}))
+    one = consolidation.consolidate_session(session_pk=first.pk)
+    note = KnowledgeItem.objects.get(pk=one["note_id"])
+    before = (note.content, note.source_turn_id, note.metadata, note.updated_at)
+    fake_llm.then(f.answer({"summary": summary + " Trains, not planes.", "facts": []}))
+    two = consolidation.consolidate_session(session_pk=second.pk)
+
+    assert two["note_id"] != one["note_id"]
+    note.refresh_from_db()
+    assert (note.content, note.source_turn_id, note.metadata, note.updated_at) == before
+    assert not note.versions.exists() and note.conflicts_with_id is None
+    for result, session in ((one, first), (two, second)):
+        own = KnowledgeItem.objects.get(pk=result["note_id"])
+        assert own.source_turn.session_id == session.pk and own.conflicts_with_id is None
+        assert own.content.startswith(f"Conversation {session.session_id} (")
+    assert KnowledgeItem.objects.for_user(alice).diary_notes().active().count() == 2

@@ -90,6 +90,24 @@ def test_prune_removes_old_history_and_long_unused_weak_knowledge(alice):
     assert prune_user(user=alice) == {"turns": 0, "tool_calls": 0, "knowledge": 0}
 
 
+def test_a_kept_turn_loses_its_copy_of_the_pruned_turn_it_answered(alice):
+    """Each turn keeps the end of the turn it answers as context (indexed with it): the
+    pruned turn's words must not stay in the kept reply."""
+    old = timezone.now() - timedelta(days=91)
+    turn_append(
+        user=alice, session_id="s", role="user", content="My locker code is tangerine9",
+        timestamp=old,
+    )  # fmt: skip
+    reply = turn_append(user=alice, session_id="s", role="assistant", content="Noted, thanks")
+    assert "tangerine9" in reply.context_text
+
+    prune_user(user=alice)
+
+    reply.refresh_from_db()
+    assert reply.content == "Noted, thanks" and reply.context_text == ""
+    assert not Turn.objects.filter(context_text__contains="tangerine9").exists()
+
+
 def test_decay_and_prune_for_alice_never_touch_bob(alice, bob):
     bobs = aged(bob, "Bob once visited Oslo", days=400, confidence=0.05)
     old = timezone.now() - timedelta(days=91)

@@ -181,7 +181,7 @@ def test_reconciliation_succeeds_with_every_answer_shape(fake_llm, alice, answer
     embedded(alice, "User works at Acme", (1, 0, 0), days_old=10)
     embedded(alice, "User is employed by Acme", (0.99, 0.05, 0))
     berlin = embedded(alice, "User lives in Berlin", (0, 1, 0), days_old=10)
-    lisbon = embedded(alice, "User lives in Lisbon", (0, 0.9, 0.3))
+    lisbon = embedded(alice, "User moved to Lisbon", (0, 0.9, 0.3))  # not linked: by vectors
     fake_llm.then(answer.step())
     result = reconciliation.reconcile_user(user=alice)
     assert result["status"] == "done", result

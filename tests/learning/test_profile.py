@@ -1,13 +1,20 @@
 """The distilled profile block: cached per generation, raw list when the LLM fails."""
 
-import pytest
+from datetime import date
 
-from learning import profile
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.agents import agent_update
+from accounts.services import token_create
+from learning import profile, tasks
 from learning.models import ProfileCache
-from memory.services import memory_create
+from memory.lineage import memory_supersede_by
+from memory.services import memory_create, memory_session_note, memory_update
 from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
+PROFILE = "/api/v1/prompt/profile/"
 
 
 def test_without_a_distilled_profile_it_serves_the_raw_list_and_queues_a_refresh(
@@ -58,3 +65,86 @@ def test_profiles_are_per_user(fake_llm, alice, bob, queued):
     profile.profile_refresh(user=alice)
     assert "Bob is a drummer" not in fake_llm.requests[0]["messages"][1]["content"]
     assert profile.profile_get(user=bob)["bullets"] == ["Bob is a drummer"]
+
+
+def _agent_client(user, name: str, default_context: str) -> APIClient:
+    token, secret = token_create(user=user, name=name)
+    agent_update(user=user, agent_id=token.agent_id, default_context=default_context)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    return client
+
+
+def test_a_context_profile_is_distilled_from_that_context_and_global(fake_llm, alice, queued):
+    memory_create(user=alice, content="User is a violinist")
+    memory_create(user=alice, content="User leads the payments team", context="work")
+    memory_create(user=alice, content="User collects stamps", context="personal")
+    assert profile.profile_get(user=alice, context="work")["source"] == "raw"
+    assert queued[-1] == ("learning.tasks.profile_refresh", (alice.pk, "work"))
+
+    fake_llm.then(f.answer({"bullets": ["Violinist", "Leads payments"]}))
+    assert tasks.profile_refresh(alice.pk, "work") == {"status": "done", "bullets": 2}
+
+    asked = fake_llm.requests[0]["messages"][1]["content"]
+    assert "payments" in asked and "violinist" in asked and "stamps" not in asked
+    work = profile.profile_get(user=alice, context="work")
+    assert (work["source"], work["stale"], work["bullets"]) == (
+        "llm",
+        False,
+        ["Violinist", "Leads payments"],
+    )
+    assert profile.profile_get(user=alice)["source"] == "raw"  # every context: its own
+
+
+def test_an_agent_gets_the_profile_of_its_default_context(fake_llm, alice, queued):
+    memory_create(user=alice, content="User leads the payments team", context="work")
+    memory_create(user=alice, content="User collects stamps", context="personal")
+    work_agent = _agent_client(alice, "work-bot", "work")
+
+    raw = work_agent.get(PROFILE).json()
+    assert raw["bullets"] == ["User leads the payments team"]
+    fake_llm.then(f.answer({"bullets": ["Leads the payments team"]}))
+    profile.profile_refresh(user=alice, context="work")
+    body = work_agent.get(PROFILE).json()
+    assert (body["source"], body["bullets"]) == ("llm", ["Leads the payments team"])
+    named = work_agent.get(PROFILE, {"context": "personal"}).json()
+    assert named["bullets"] == ["User collects stamps"]
+
+
+def test_identity_leads_the_profile_above_agent_trivia(no_llm, alice):
+    for n in range(12):
+        memory_create(user=alice, content=f"User tried café number {n} in town", source="tool")
+    memory_create(user=alice, content="User's name is Alice Moreau", source="llm_extract")
+    memory_create(user=alice, content="User works at Acme as a nurse", source="llm_extract")
+    memory_create(user=alice, content="User's daughter is called Inês", source="consolidation")
+    bullets = profile.profile_get(user=alice)["bullets"]
+    assert sorted(bullets[:3]) == [
+        "User works at Acme as a nurse",
+        "User's daughter is called Inês",
+        "User's name is Alice Moreau",
+    ]
+
+
+def test_diary_notes_and_replaced_text_never_become_bullets(fake_llm, alice, queued):
+    porto = memory_create(user=alice, content="User lives in Porto")
+    memory_update(user=alice, item_id=porto.pk, content="User lives in Lisbon")
+    old = memory_create(user=alice, content="User drives a red car")
+    new = memory_create(user=alice, content="User drives a blue car")
+    memory_supersede_by(user=alice, item_id=old.pk, by_id=new.pk)
+    memory_session_note(
+        user=alice,
+        session_id="chat-1",
+        content="Conversation chat-1 (2026-03-02): user said they live in Porto",
+        context="global",
+        source_turn=None,
+        first=date(2026, 3, 2),
+        last=date(2026, 3, 2),
+    )
+    memory_create(user=alice, content="Remember to water the plants", category="note")
+
+    raw = profile.profile_get(user=alice)["bullets"]
+    assert sorted(raw) == ["User drives a blue car", "User lives in Lisbon"]
+    fake_llm.then(f.answer({"bullets": ["Lives in Lisbon"]}))
+    profile.profile_refresh(user=alice)
+    asked = fake_llm.requests[0]["messages"][1]["content"]
+    assert "Porto" not in asked and "red car" not in asked and "plants" not in asked

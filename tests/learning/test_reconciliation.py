@@ -1,6 +1,6 @@
 """Reconciliation of near-duplicate pairs found through stored embeddings."""
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from django.utils import timezone
@@ -8,7 +8,7 @@ from django.utils import timezone
 from learning import reconciliation
 from learning.models import ReconciledPair
 from memory.models import KnowledgeItem
-from memory.services import memory_create
+from memory.services import memory_create, memory_session_note
 from tests.learning import fake_llm as f
 from tests.learning.conftest import vector
 
@@ -36,7 +36,7 @@ def test_only_similar_pairs_of_one_model_and_context_are_candidates(alice):
     embedded(alice, "User likes tea", (0, 1, 0))
     embedded(alice, "Acme is where the user works", (1, 0, 0), model="m0")  # minority model
     embedded(alice, "Acme pays well", (1, 0, 0.01), context="work")  # another context
-    pairs = reconciliation.candidate_pairs(user=alice)
+    pairs = reconciliation.similar_pairs(user=alice)
     assert [(p.older.pk, p.newer.pk) for p in pairs] == [(a.pk, b.pk)]
     assert pairs[0].similarity >= 0.85
 
@@ -83,10 +83,72 @@ def test_broken_vectors_are_ignored(alice):
     embedded(alice, "User lives in Berlin", (1, 0, 0))
     embedded(alice, "User lives in Lisbon", (float("nan"), 0, 0))
     embedded(alice, "User lives in Porto", (1, 0))  # wrong dimension
-    assert reconciliation.candidate_pairs(user=alice) == []
+    assert reconciliation.similar_pairs(user=alice) == []
 
 
 def test_pairs_are_bounded_per_run(alice):
     for n in range(30):
         embedded(alice, f"User note number {n}", (1, 0.001 * n, 0))
     assert len(reconciliation.candidate_pairs(user=alice)) == 20
+
+
+def test_a_possible_conflict_from_a_write_is_judged_first_even_unembedded(fake_llm, alice):
+    monday = memory_create(user=alice, content="Team meeting is on Monday")
+    friday = memory_create(user=alice, content="Team meeting is on Friday")
+    assert friday.conflicts_with_id == monday.pk and friday.embedding is None
+    fake_llm.then(f.answer({"judgements": [{"pair": 0, "outcome": "CONTRADICT"}]}))
+
+    result = reconciliation.reconcile_user(user=alice)
+
+    assert result["status"] == "done" and result["contradict"] == 1
+    assert "Team meeting is on Monday" in fake_llm.requests[0]["messages"][1]["content"]
+    monday.refresh_from_db()
+    friday.refresh_from_db()
+    assert monday.superseded_by_id == friday.pk and friday.conflicts_with_id is None
+    assert list(KnowledgeItem.objects.for_user(alice).active()) == [friday]
+    assert reconciliation.reconcile_user(user=alice)["pairs"] == 0  # judged once
+
+
+def test_a_pair_judged_compatible_keeps_both_and_drops_the_link(fake_llm, alice):
+    alps = memory_create(user=alice, content="User loves hiking in the Alps")
+    dolomites = memory_create(user=alice, content="User loves hiking in the Dolomites")
+    fake_llm.then(f.answer({"judgements": [{"pair": 0, "outcome": "neutral"}]}))
+    assert reconciliation.reconcile_user(user=alice)["neutral"] == 1
+    assert KnowledgeItem.objects.for_user(alice).active().count() == 2
+    dolomites.refresh_from_db()
+    assert dolomites.conflicts_with_id is None and alps.pk
+
+
+def test_without_a_model_a_possible_conflict_waits_visibly(no_llm, alice, bob):
+    memory_create(user=bob, content="Team meeting is on Monday")
+    monday = memory_create(user=alice, content="Team meeting is on Monday")
+    friday = memory_create(user=alice, content="Team meeting is on Friday")
+    result = reconciliation.reconcile_user(user=alice)
+    assert (result["pairs"], result["status"]) == (1, "waiting")
+    assert reconciliation.reconciliation_sweep() == 0
+    friday.refresh_from_db()
+    assert friday.conflicts_with_id == monday.pk and friday.is_active and monday.is_active
+
+
+def test_the_sweep_reaches_a_user_whose_only_pairs_are_linked(fake_llm, alice, queued):
+    memory_create(user=alice, content="User is allergic to penicillin")
+    memory_create(user=alice, content="User is not allergic to penicillin")
+    assert reconciliation.reconciliation_sweep() == 1
+    assert queued == [("learning.tasks.reconcile_user", (alice.pk,))]
+
+
+def test_two_sessions_diary_notes_are_never_judged_as_a_pair(alice):
+    for session_id in ("monday", "tuesday"):
+        note = memory_session_note(
+            user=alice,
+            session_id=session_id,
+            content=f"Conversation {session_id}: Alice planned a trip to Porto",
+            context="global",
+            source_turn=None,
+            first=date(2026, 3, 2),
+            last=date(2026, 3, 2),
+        )
+        KnowledgeItem.objects.filter(pk=note.pk).update(
+            embedding=vector(1, 0, 0), embedding_model="m1"
+        )
+    assert reconciliation.candidate_pairs(user=alice) == []

@@ -25,24 +25,32 @@ STORED = [
 BATCH = [
     # repeats stored 0 (all its words): folds, newer content wins, confidence is the max
     {
-        "content": "Alice drinks oat milk in her coffee every day",
+        "content": "alice drinks oat milk in her coffee.",
         "category": "preference",
         "confidence": 0.95,
     },
     {"content": "Plans a trip to Lisbon in June"},
     # repeats entry 1 of this batch
-    {"content": "Plans a trip to Lisbon in June with Tom", "metadata": {"with": "Tom"}},
+    {"content": "Plans a trip to Lisbon in June!", "metadata": {"with": "Tom"}},
     # same words as stored 1, other context: a new row
     {"content": "The team standup is at nine every morning", "context": "home"},
     {"content": "The team standup is at nine every morning", "context": "work", "sensitive": True},
     # repeats stored 0 again, as entry 0 left it
-    {"content": "Alice drinks oat milk in her coffee every day", "category": "preference"},
-    {"content": "Bob's birthday is on the 4th of May", "entity": "Person:Bob", "domain": "family"},
+    {"content": "Alice drinks oat milk in her coffee", "category": "preference"},
+    {
+        "content": "Bob's birthday is on the Fourth of May",
+        "entity": "Person:Bob",
+        "domain": "family",
+    },
     # repeats entry 3 (its context), not the stored item of the same words
     {"content": "The team standup is at nine every morning!", "context": "home"},
-    {"content": "Plans a trip to Lisbon in June with Tom and Ana", "due_at": "2026-06-01"},
+    {"content": "plans a trip to Lisbon in June", "due_at": "2026-06-01"},
+    # says something else than entry 1 in most of its words: a new row, linked to it
+    {"content": "Plans a trip to Lisbon in July"},
+    # and than stored 2: linked to it
+    {"content": "Bob's birthday is on the fifth of May", "entity": "person:bob"},
 ]
-FOLDED = [True, False, True, False, True, True, True, True, True]
+FOLDED = [True, False, True, False, True, True, True, True, True, False, False]
 FIELDS = (
     "content", "category", "context", "entity", "domain", "sensitive", "confidence",
     "source", "metadata", "due_at", "forgotten_at", "superseded_by_id",
@@ -53,10 +61,21 @@ def outcome(user, returned: list[KnowledgeItem]) -> tuple[list, list]:
     """Returned items and stored rows, with ids as positions among the user's rows."""
     rows = list(KnowledgeItem.objects.for_user(user).order_by("pk"))
     position = {row.pk: n for n, row in enumerate(rows)}
+    position[None] = None
     shown = [
-        (position[i.pk], i.deduplicated, *(getattr(i, name) for name in FIELDS)) for i in returned
+        (
+            position[i.pk],
+            i.deduplicated,
+            i.outcome,
+            position[i.conflicts_with_id],
+            *(getattr(i, name) for name in FIELDS),
+        )
+        for i in returned
     ]
-    return shown, [tuple(getattr(row, name) for name in FIELDS) for row in rows]
+    stored = [
+        (position[row.conflicts_with_id], *(getattr(row, name) for name in FIELDS)) for row in rows
+    ]
+    return shown, stored
 
 
 @pytest.mark.parametrize("source", ["tool", "user"])
@@ -69,6 +88,11 @@ def test_a_batch_stores_exactly_what_one_write_per_entry_would(alice, bob, sourc
         one_by_one = [services.memory_create(user=bob, source=source, **e) for e in BATCH]
     assert [i.deduplicated for i in in_bulk] == FOLDED
     assert outcome(alice, in_bulk) == outcome(bob, one_by_one)
+    july, fifth = in_bulk[-2:]
+    assert (july.outcome, july.conflicts_with_id) == ("conflict", in_bulk[1].pk)
+    assert fifth.outcome == "conflict" and fifth.conflicts_with.content.lower().endswith(
+        "fourth of may"
+    )
 
 
 def test_an_entry_repeating_an_earlier_entry_folds_into_its_row(alice):
@@ -76,7 +100,7 @@ def test_an_entry_repeating_an_earlier_entry_folds_into_its_row(alice):
         user=alice,
         items=[
             {"content": "Alice keeps bees on her balcony", "confidence": 0.6},
-            {"content": "Alice keeps bees on her balcony in Berlin", "metadata": {"n": 2}},
+            {"content": "alice keeps bees on her balcony.", "metadata": {"n": 2}},
             {"content": "Alice keeps two cats"},
         ],
     )
@@ -84,7 +108,7 @@ def test_an_entry_repeating_an_earlier_entry_folds_into_its_row(alice):
     assert first.pk == again.pk != other.pk
     assert first.content == "Alice keeps bees on her balcony"  # as that entry created it
     row = KnowledgeItem.objects.get(pk=first.pk)
-    assert row.content == again.content == "Alice keeps bees on her balcony in Berlin"
+    assert row.content == again.content == "alice keeps bees on her balcony."
     assert row.confidence == 0.7 and row.metadata == {"n": 2}
     assert KnowledgeItem.objects.for_user(alice).count() == 2
 
@@ -94,14 +118,14 @@ def test_an_entry_repeating_a_stored_item_folds_into_it(alice):
     [folded, new] = services.memory_create_many(
         user=alice,
         items=[
-            {"content": "Bob's birthday is on the fourth of May, a Monday", "confidence": 0.9},
+            {"content": "bob's birthday is on the fourth of May!", "confidence": 0.9},
             {"content": "Bob's birthday is on the fourth of May", "context": "work"},
         ],
     )
     assert folded.deduplicated and folded.pk == stored.pk
     assert not new.deduplicated and new.pk != stored.pk
     stored.refresh_from_db()
-    assert stored.content == "Bob's birthday is on the fourth of May, a Monday"
+    assert stored.content == "bob's birthday is on the fourth of May!"
     assert stored.confidence == 0.9
     assert KnowledgeItem.objects.for_user(alice).count() == 2
 

@@ -1,6 +1,7 @@
 """Backup and restore: export then import is lossless and idempotent, through the services."""
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -11,9 +12,11 @@ from accounts.models import Agent
 from accounts.services import token_create
 from conversations.models import ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
+from core import chunks
 from memory import lineage, portability, services
 from memory.models import KnowledgeItem
 from retrieval import events
+from retrieval.embedding import hooks
 from tests.commits import rows_per_commit
 
 pytestmark = pytest.mark.django_db
@@ -127,14 +130,14 @@ def test_an_older_backup_never_undoes_a_correction_made_since(alice):
 
     result = portability.import_lines(user=alice, lines=lines)
 
-    assert result["created"]["knowledge"] == 0 and result["skipped"]["knowledge"] == 2
+    # the older phone number is left out; the newer car is another fact, kept beside it
+    assert result["created"]["knowledge"] == 1 and result["skipped"]["knowledge"] == 1
     assert KnowledgeItem.objects.get(pk=corrected.pk).content == corrected.content  # kept
-    assert KnowledgeItem.objects.get(pk=older.pk).content == "Alice drives a red car to work"
-    [kept] = KnowledgeItem.objects.get(pk=older.pk).versions.all()  # the fold kept the old text
-    assert kept.content == "Alice drives a blue car to work"
-    assert KnowledgeItem.objects.for_user(alice).count() == 2
+    assert KnowledgeItem.objects.get(pk=older.pk).content == "Alice drives a blue car to work"
+    red = KnowledgeItem.objects.for_user(alice).get(content="Alice drives a red car to work")
+    assert red.conflicts_with_id == older.pk  # a possible conflict, for reconciliation
+    assert KnowledgeItem.objects.for_user(alice).count() == 3
     assert sum(portability.import_lines(user=alice, lines=lines)["created"].values()) == 0
-    assert KnowledgeItem.objects.get(pk=older.pk).versions.count() == 1
 
 
 def test_a_superseded_item_is_stored_linked_to_its_successor_never_active(alice):
@@ -295,3 +298,86 @@ def test_the_agent_that_wrote_each_row_travels_with_it(alice, bob):
     agents = dict(KnowledgeItem.objects.for_user(bob).values_list("content", "agent"))
     assert agents == {"User's dentist is Dr Ruiz": bobs.pk, "User likes figs": None}
     assert turn.agent == mail  # alice's rows untouched
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_embedding_after_each_commit_does_not_shrink_the_next_chunk(alice, bob, monkeypatch):
+    """A chunk is sized by how long its transaction holds the lock. Embedding the new
+    rows runs after commit, holding none: a slow embedder must not cut chunks to one row."""
+    services.memory_create_many(
+        user=alice, items=[{"content": f"Fact number {n} about topic{n}"} for n in range(315)]
+    )
+    lines = exported(alice)
+    clock = [0.0]  # the chunks' clock: only the embedding after commit takes time
+    monkeypatch.setattr(chunks, "time", SimpleNamespace(monotonic=lambda: clock[0], sleep=id))
+    embed = hooks.sync_committed
+
+    def slow_embedding(*args, **kwargs) -> None:
+        clock[0] += 2.0
+        embed(*args, **kwargs)
+
+    monkeypatch.setattr(hooks, "sync_committed", slow_embedding)
+
+    with rows_per_commit(KnowledgeItem) as sizes:
+        result = portability.import_lines(user=bob, lines=lines)
+
+    assert result["created"]["knowledge"] == 315
+    assert sizes == [50, 100, 165]  # each chunk twice the last, up to the file's end
+
+
+def test_a_tokens_import_creates_no_agents_and_names_only_the_accounts_own(alice):
+    """A file can name any agent: through a token, 1,000 names create nothing, and a row
+    keeps only an agent the account has."""
+    mail = token_create(user=alice, name="laptop", agent_name="mail-assistant")[0].agent
+    records = [
+        _item(f"Imported fact number {n}", agent=f"agent-{n}", created_at="2024-01-01T00:00:00Z")
+        for n in range(1000)
+    ]
+    records.append(_item("User's dentist is Dr Ruiz", agent="mail-assistant"))
+    records.append({"type": "turn", "session_id": "s", "role": "user", "content": "hi",
+                    "timestamp": "2024-01-01T00:00:00Z", "agent": "agent-7"})  # fmt: skip
+
+    result = portability.import_lines(user=alice, lines=_file(*records))
+
+    assert result["created"]["knowledge"] == 1001
+    assert list(Agent.objects.filter(owner=alice)) == [mail]
+    agents = dict(KnowledgeItem.objects.for_user(alice).values_list("content", "agent"))
+    assert agents["User's dentist is Dr Ruiz"] == mail.pk
+    assert agents["Imported fact number 7"] is None
+    assert Turn.objects.for_user(alice).get().agent is None
+
+
+def test_the_owners_import_creates_the_agents_it_names_up_to_a_bound(alice):
+    few = [_item(f"Fact {n}", agent=f"helper-{n}") for n in range(portability.NEW_AGENTS_MAX)]
+    portability.import_lines(user=alice, lines=_file(*few), trusted=True)
+    assert Agent.objects.filter(owner=alice).count() == portability.NEW_AGENTS_MAX
+
+    many = [_item(f"Other fact {n}", agent=f"bot-{n}") for n in range(1000)]
+    with pytest.raises(ValidationError) as refused:
+        portability.import_lines(user=alice, lines=_file(*few, *many), trusted=True)
+
+    # the header and the 20 known names come first: the 21st new one is on line 42
+    assert "line 42" in str(refused.value) and "more than 20 agents" in str(refused.value)
+    assert Agent.objects.filter(owner=alice).count() == portability.NEW_AGENTS_MAX
+    assert KnowledgeItem.objects.for_user(alice).count() == portability.NEW_AGENTS_MAX
+
+
+@pytest.mark.parametrize("source", ["llm_extract", "discovery", "error_auto", "consolidation"])
+def test_a_tokens_import_stores_items_as_a_tokens_writes_whatever_source_they_claim(alice, source):
+    version = {"content": "Dog is Rex", "source": source, "change_source": source,
+               "confidence": 1.0, "created_at": "2023-01-01T00:00:00Z"}  # fmt: skip
+    lines = _file(_item("Dog is Bruno", source=source, confidence=1.0, versions=[version]))
+
+    portability.import_lines(user=alice, lines=lines)
+
+    item = KnowledgeItem.objects.for_user(alice).get()
+    assert (item.source, item.confidence) == ("tool", 0.7)
+    old = item.versions.get()
+    assert (old.source, old.change_source, old.confidence) == ("tool", "tool", 0.7)
+
+
+def test_the_owners_import_keeps_the_sources_of_the_file(alice):
+    lines = _file(_item("Dog is Bruno", source="llm_extract", confidence=0.4))
+    portability.import_lines(user=alice, lines=lines, trusted=True)
+    item = KnowledgeItem.objects.for_user(alice).get()
+    assert (item.source, item.confidence) == ("llm_extract", 0.4)

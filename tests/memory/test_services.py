@@ -70,14 +70,13 @@ def test_it_refuses_privileged_categories_from_automatic_sources(alice):
     assert item.category == "profile"
 
 
-def test_it_merges_near_duplicates_in_the_same_scope(alice):
+def test_it_folds_a_rewrite_that_says_the_same_in_the_same_scope(alice):
     first = services.memory_create(user=alice, content="Alice likes green tea", confidence=0.9)
-    second = services.memory_create(
-        user=alice, content="Alice likes green tea a lot", confidence=0.5
-    )
+    second = services.memory_create(user=alice, content="alice LIKES green-tea!", confidence=0.5)
     assert second.pk == first.pk and second.deduplicated is True
+    assert second.outcome == "deduplicated"
     first.refresh_from_db()
-    assert first.content == "Alice likes green tea a lot"
+    assert first.content == "alice LIKES green-tea!"
     assert first.confidence == pytest.approx(0.9)
     assert KnowledgeItem.objects.count() == 1
 

@@ -70,7 +70,7 @@ def test_a_fold_into_a_stored_item_replaces_its_vector(alice, commit):
     before = bytes(KnowledgeItem.objects.get(pk=stored.pk).embedding)
     with commit():
         [folded] = memory_create_many(
-            user=alice, items=[{"content": "Alice drives a red bicycle to work every day"}]
+            user=alice, items=[{"content": "alice drives a red bicycle to work."}]
         )
     row = KnowledgeItem.objects.get(pk=stored.pk)
     assert folded.deduplicated and row.embedding is not None and bytes(row.embedding) != before

@@ -37,7 +37,7 @@ def flood(user) -> None:
 def test_another_users_rows_do_not_change_my_dedup(alice, bob):
     first = services.memory_create(user=alice, content="User likes green tea")
     flood(bob)
-    again = services.memory_create(user=alice, content="User likes green tea a lot")
+    again = services.memory_create(user=alice, content="user likes green tea!")
     assert again.deduplicated and again.pk == first.pk
     assert KnowledgeItem.objects.for_user(alice).count() == 1
 

@@ -35,13 +35,21 @@ FILLER = " ".join(f"word{n}" for n in range(40))
 
 
 def remember(user, marker: str, n: int = 3, whole: bool = True) -> list:
-    """Items learned from a turn carrying `marker`; with `whole`, the session name and a
-    tool call error carry it too (a whole-memory erase must remove those as well)."""
+    """Items learned from a turn carrying `marker`, which got a reply; with `whole`, the
+    session name and a tool call error carry it too (a whole-memory erase must remove
+    those as well)."""
     turn = turn_append(
         user=user,
         session_id=f"s-{marker}" if whole else "chat",
         role="user",
         content=f"I said {marker} {FILLER}",
+    )
+    # The reply keeps the end of that turn as its context (row, full-text, vector).
+    turn_append(
+        user=user,
+        session_id=f"s-{marker}" if whole else "chat",
+        role="assistant",
+        content=f"Noted, thank you {FILLER}",
     )
     if whole:
         tool_call_record(user=user, tool_name="t", success=False, error=f"failed on {marker}")

@@ -149,6 +149,8 @@ def _remember(alice, bob) -> int:
     source = turn_append(
         user=bob, session_id="chat", role="user", content=f"I said {ITEM} {filler}"
     )
+    # The reply keeps the end of that turn as its context (row, full-text, vector).
+    turn_append(user=bob, session_id="chat", role="assistant", content=f"Noted {filler}")
     item = services.memory_create(
         user=bob,
         content=f"Fact about {ITEM} {filler}",

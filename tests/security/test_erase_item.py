@@ -1,5 +1,6 @@
 """Erasing one item leaves no trace and is never learned again."""
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -20,6 +21,8 @@ from memory.recall import recall
 from privacy import services as privacy_services
 from privacy.services import REDACTED
 from retrieval import events
+from retrieval.documents import turn_text
+from retrieval.embedding import from_bytes, get_embedder
 from tests.learning import fake_llm as f
 from tests.security.traces import fulltext_holds, removed_for, rows_pointing_at
 
@@ -300,3 +303,44 @@ def test_erasing_an_item_erases_the_text_of_all_its_versions(alice, alice_api):
     assert alice_api.post(reverse("api-memory-erase", args=[item.pk])).status_code == 204
 
     assert not fulltext_holds(MARK) and not MemoryVersion.objects.exists()
+
+
+def test_erasing_an_item_removes_the_copy_of_its_turn_that_the_reply_keeps_as_context(
+    alice, alice_api, django_capture_on_commit_callbacks
+):
+    """Each turn is indexed and embedded with the end of the turn it answers: erasing what
+    was learned from a turn takes that copy out of the reply (row, full-text, vector)."""
+    with django_capture_on_commit_callbacks(execute=True):  # as committed writes
+        source = turn_append(
+            user=alice, session_id="chat", role="user", content=f"My dog is called {MARK} now"
+        )
+        reply = turn_append(
+            user=alice, session_id="chat", role="assistant", content="What a lovely name for a pup"
+        )
+        later = turn_append(user=alice, session_id="chat", role="user", content="He likes it")
+        item = services.memory_create(
+            user=alice, content=f"User's dog is called {MARK}", source_turn=source
+        )
+    reply.refresh_from_db()
+    assert MARK in reply.context_text and reply.embedding is not None
+    assert fulltext_holds(MARK)
+    found = alice_api.post(reverse("api-turn-search"), {"query": MARK}, format="json")
+    assert str(reply.pk) in found.content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        privacy_services.memory_erase(user=alice, item_id=item.pk)
+
+    reply.refresh_from_db()
+    assert reply.content == "What a lovely name for a pup"  # the reply itself stays
+    assert reply.context_text == REDACTED
+    assert not fulltext_holds(MARK)
+    assert MARK not in _answers(alice_api)
+    # Embedded again (on commit) from the text it now has, not the erased one.
+    embedder = get_embedder()
+    expected = embedder.embed(
+        [turn_text(speaker="", role="assistant", content=reply.content, context_text=REDACTED)]
+    )[0]
+    assert reply.embedding_model == embedder.model_id
+    assert np.allclose(from_bytes(reply.embedding, len(expected)), expected)
+    later.refresh_from_db()
+    assert later.context_text == "What a lovely name for a pup"  # other replies untouched

@@ -3,6 +3,7 @@
 import pytest
 from django.test import Client
 
+from accounts.services import token_create
 from memory import services
 from memory.admin import MASK
 from memory.models import KnowledgeItem
@@ -117,3 +118,14 @@ def test_staff_edits_go_through_memory_update(staff_web, alice):
     assert (version.content, version.change_source) == ("Prefers tea over coffee.", "user")
     page = staff_web.get(f"/admin/memory/knowledgeitem/{item.pk}/change/").content.decode()
     assert "Prefers tea over coffee." in page
+
+
+def test_an_items_page_offers_no_choice_of_other_users_items_or_tokens(staff_web, alice, bob):
+    token_create(user=bob, name="bobs-secret-agent")
+    services.memory_create(user=bob, content="Bob's team meeting is on Monday")
+    monday = services.memory_create(user=alice, content="Team meeting is on Monday")
+    friday = services.memory_create(user=alice, content="Team meeting is on Friday")
+    page = staff_web.get(f"/admin/memory/knowledgeitem/{friday.pk}/change/").content.decode()
+    assert "bobs-secret-agent" not in page and "Bob&#x27;s team meeting" not in page
+    assert 'name="conflicts_with"' not in page and 'name="token"' not in page
+    assert f"{monday.category}: {monday.content}" in page  # shown, read only

@@ -1,4 +1,5 @@
-"""The web app in a real browser: headless Chromium (Debian package) driven by Playwright.
+"""The web app in a real browser: headless Chromium (tests/web/chromium.py finds it)
+driven by Playwright.
 
 Screenshots of the main pages go to test-artifacts/screenshots/ for people to look at.
 """
@@ -10,13 +11,14 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from accounts.services import token_authenticate, user_settings_update
+from accounts.services import token_authenticate, token_create, user_settings_update
 from conversations.models import Session
 from discovery.services import finding_propose_many
 from memory.models import KnowledgeItem
+from tests.web.chromium import find_chromium, missing_reason
 from tests.web.seed import seed_month
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = find_chromium()
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 CHROMIUM_ARGS = [
     "--headless",
@@ -28,11 +30,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-if not Path(CHROMIUM).exists():
-    pytest.skip(
-        f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)",
-        allow_module_level=True,
-    )
+if CHROMIUM is None:
+    pytest.skip(missing_reason(), allow_module_level=True)
 sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="Playwright is not installed (pip install -r requirements-dev.txt)",
@@ -361,5 +360,30 @@ def test_the_main_pages_work_on_a_phone(browser, live_server, alice):
             expect(nav.get_by_role("link", name=link)).to_be_in_viewport()
         page.locator("details.usermenu summary").click()
         expect(page.get_by_role("button", name="Log out")).to_be_in_viewport()
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_chart_opens_on_the_latest_days_and_table_rows_show_every_column(
+    browser, live_server, alice
+):
+    seed_month(alice)
+    token_create(user=alice, name="kitchen-tablet")
+    context = browser.new_context(viewport=PHONE, base_url=live_server.url, is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        _log_in(page)
+        today = page.locator("svg.chart-svg .chart-hover rect").last
+        expect(today).to_be_in_viewport()  # the oldest, empty days are what scrolls away
+        expect(page.locator("svg.chart-svg .chart-hover rect").first).not_to_be_in_viewport()
+
+        page.goto("/tokens/")
+        row = page.locator("#tokens tbody tr").first
+        expect(row.get_by_role("button", name="Revoke")).to_be_in_viewport()
+        for column in ("Agent", "Token", "Last used"):
+            cell = row.locator(f'td[data-label="{column}"]')
+            expect(cell).to_be_in_viewport()
+        _shot(page, "phone-tokens-rows")
     finally:
         context.close()

@@ -48,14 +48,14 @@ def test_add_reads_the_due_time_in_the_users_time_zone(alice_web, alice):
     assert item.due_at.isoformat() == "2026-07-01T08:30:00+00:00"  # 09:30 summer time in Lisbon
 
 
-def test_add_folds_a_near_duplicate_into_the_existing_memory(alice_web, alice):
+def test_add_folds_a_rewrite_of_the_same_memory_into_it(alice_web, alice):
     existing = _remember(alice, "Prefers tea over coffee.")
     response = alice_web.post(
         "/memories/new/", {"content": "Prefers tea over coffee!", "category": "fact"}, follow=True
     )
     assert KnowledgeItem.objects.for_user(alice).count() == 1
     assert response.redirect_chain[-1][0] == f"/memories/{existing.pk}/"
-    assert b"so that one was updated" in response.content
+    assert b"saying the same, so it was updated" in response.content
 
 
 def test_add_shows_the_services_refusal_next_to_the_field(alice_web, alice):
@@ -300,3 +300,25 @@ def test_editing_other_fields_keeps_a_due_time_with_seconds(alice_web, alice):
     )
     item.refresh_from_db()
     assert item.content == "Dentist at 8:30." and item.due_at == due
+
+
+def test_the_item_page_shows_a_possible_conflict_waiting_without_a_model(alice_web, alice):
+    monday = _remember(alice, "Team meeting is on Monday")
+    friday = _remember(alice, "Team meeting is on Friday")
+    assert friday.conflicts_with_id == monday.pk
+
+    for page, other in ((friday, monday), (monday, friday)):
+        body = alice_web.get(f"/memories/{page.pk}/").content.decode()
+        assert "Possible conflict" in body and f"/memories/{other.pk}/" in body
+        assert "no model is configured, so they wait here" in body
+    assert "Possible conflict" not in alice_web.get("/memories/new/").content.decode()
+
+
+def test_the_list_marks_a_possible_conflict_until_the_older_is_gone(alice_web, alice):
+    monday = _remember(alice, "Team meeting is on Monday")
+    friday = _remember(alice, "Team meeting is on Friday")
+    listed = alice_web.get("/memories/").content.decode()
+    assert listed.count("possible conflict</a>") == 1
+    assert f'href="/memories/{friday.pk}/#conflicts"' in listed
+    services.memory_forget(user=alice, item_id=monday.pk)
+    assert "possible conflict</a>" not in alice_web.get("/memories/").content.decode()

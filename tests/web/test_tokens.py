@@ -90,7 +90,7 @@ def test_a_token_for_a_named_agent_and_the_agents_default_context(alice_web, ali
     page = alice_web.get("/tokens/")
     assert [a.name for a in page.context["agents"]] == ["mail-assistant"]
     html = page.content.decode()
-    assert html.count("<td>mail-assistant</td>") == 2  # both tokens act as it
+    assert html.count('<td data-label="Agent">mail-assistant</td>') == 2  # both act as it
     agent = page.context["agents"][0]
     saved = alice_web.post(f"/agents/{agent.pk}/", {"default_context": "work"}, follow=True)
     assert "now writes to “work” by default" in saved.content.decode()

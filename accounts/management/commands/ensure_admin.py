@@ -1,8 +1,9 @@
 """Make sure an admin account exists (used by `make run`), and say how to get in.
 
 On the first start the account is created with GAIA_ADMIN_PASSWORD, or with a generated
-password printed once. Every later start names the account and the command that sets a
-new password (`manage.py changepassword`), so a lost password is one command away.
+password, printed and kept for `serve` to show under its banner until it is changed
+(accounts/first_admin.py). Every later start names the account and the command that sets
+a new password (`manage.py changepassword`), so a lost password is one command away.
 """
 
 import os
@@ -11,6 +12,8 @@ import sys
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+
+from accounts.first_admin import first_admin_password_keep
 
 
 def manage_command() -> str:
@@ -29,7 +32,7 @@ class Command(BaseCommand):
         admin = User.objects.filter(is_superuser=True).order_by("pk").first()
         if admin is not None:
             self.stdout.write(
-                f"Admin account '{admin.username}'. New password: "
+                f"Admin account '{admin.username}'. To set a new password, run: "
                 f"{manage_command()} changepassword {admin.username}"
             )
             if os.environ.get("GAIA_ADMIN_PASSWORD"):
@@ -48,9 +51,10 @@ class Command(BaseCommand):
         )
         self.stdout.write(self.style.SUCCESS(f"Created admin account '{username}'."))
         if generated:
+            first_admin_password_keep(username=username, password=password)
             self.stdout.write(
                 self.style.WARNING(
-                    f"Generated password (shown once): {password}\n"
+                    f"Generated password (serve shows it again until it is changed): {password}\n"
                     "Change it on /password/ after logging in, or any time with: "
                     f"{manage_command()} changepassword {username}\n"
                     "(or set GAIA_ADMIN_PASSWORD before the first start)."

@@ -130,7 +130,7 @@ class MemoryChatAgent(MemoryMixin, ChatAgent):  # the mixin FIRST
             context=os.environ.get("GAIA_CONTEXT", "global"),
         )
         super().__init__(**kwargs)
-        self.register_memory_tools()  # adds the five memory tools to self.tools
+        self.register_memory_tools()  # adds the memory tools to self.tools
 
     def system_prompt(self) -> str:
         return f"{super().system_prompt()}\n\n{self.get_memory_system_prompt()}"

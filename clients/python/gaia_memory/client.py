@@ -34,6 +34,10 @@ from gaia_memory.types import Memory, RecallHit, ToolCallRecord, ToolResult, Tur
 DEFAULT_URL = "http://127.0.0.1:8000"
 API_ROOT = "/api/v1/"
 TURN_MAX_CHARS = 100_000  # the server refuses longer turns
+# How long a batch write may take to be answered: an accepted batch of 1,000 turns took
+# 50-76 s, and a client that gave up at 30 s reported a failure for a stored batch, whose
+# retry then stored it twice.
+BATCH_TIMEOUT = 600.0
 
 
 class _Call(NamedTuple):
@@ -42,6 +46,7 @@ class _Call(NamedTuple):
     body: Any = None
     params: dict[str, Any] | None = None
     parse: Callable[[Any], Any] = lambda body: body
+    batch: bool = False  # waits up to the batch timeout for its answer
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -83,7 +88,7 @@ class _Api:
         due_at: datetime | str | None = None,
         source_turn: int | None = None,
     ) -> Memory:
-        """Store one memory; `deduplicated` says a near-duplicate was updated instead."""
+        """Store one memory; `outcome` says new, deduplicated or conflict."""
         body = _given(
             content=content,
             category=category,
@@ -218,13 +223,14 @@ class _Api:
         return self._send(_Call("POST", "conversations/turns/", body, parse=Turn.from_json))
 
     def log_turns(self, turns: list[dict[str, Any]]) -> list[Turn]:
-        """Log several turns in one request, in order, all or nothing."""
+        """Log several turns in one request, in order, all or nothing. A large batch takes
+        a while to be answered: this call waits up to `batch_timeout` (600 s) for it."""
         body = [
             _given(**{**turn, "content": str(turn.get("content", ""))[:TURN_MAX_CHARS]})
             for turn in turns
         ]
         parse = lambda rows: [Turn.from_json(row) for row in rows]  # noqa: E731
-        return self._send(_Call("POST", "conversations/turns/", body, parse=parse))
+        return self._send(_Call("POST", "conversations/turns/", body, parse=parse, batch=True))
 
     def log_tool_call(
         self,
@@ -305,6 +311,15 @@ class _Api:
         )
         return self._send(_Call("PATCH", f"agents/{agent_id}/", body))
 
+    def extract(
+        self, text: str, *, store: bool | None = None, context: str | None = None
+    ) -> dict[str, Any]:
+        """Atomic facts of a text blob (notes, a task's output, a summary), read by the
+        server's language model: {"facts": [...], "stored": n}; with store=True each fact
+        is remembered (those that cannot be, such as credentials, carry an "error")."""
+        body = _given(text=text, store=store, context=context)
+        return self._send(_Call("POST", "memories/extract/", body))
+
     def tools(self) -> list[dict[str, Any]]:
         """The memory tools as OpenAI function-calling schemas."""
         return self._send(_Call("GET", "tools/", parse=lambda b: b["tools"]))
@@ -338,12 +353,26 @@ def _answer(response: httpx.Response, call: _Call) -> Any:
         raise GaiaError(f"Unexpected answer from the server: {error!r}") from None
 
 
-def _request_args(root: str, headers: dict[str, str], call: _Call) -> dict[str, Any]:
+def _request_args(
+    root: str, headers: dict[str, str], call: _Call, batch_timeout: float
+) -> dict[str, Any]:
     args: dict[str, Any] = {"headers": headers, "params": call.params or None}
+    if call.batch:
+        args["timeout"] = httpx.Timeout(batch_timeout, connect=min(batch_timeout, 30.0))
     if call.body is not None:
         args["content"] = json.dumps(call.body, ensure_ascii=False).encode("utf-8")
         args["headers"] = {**headers, "Content-Type": "application/json"}
     return {"method": call.method, "url": root + call.path, **args}
+
+
+def _unreachable(api_url: str, call: _Call, error: httpx.TransportError) -> GaiaConnectionError:
+    """A request that got no answer; a write that timed out waiting may well be stored."""
+    if isinstance(error, httpx.ReadTimeout) and call.method != "GET":
+        return GaiaConnectionError(
+            f"No answer from {api_url} in time ({error}): the write may have been stored. "
+            "Check before sending it again (a larger `timeout=` waits longer)."
+        )
+    return GaiaConnectionError(f"Cannot reach {api_url}: {error}")
 
 
 def _settings(base_url: str | None, token: str | None) -> tuple[str, dict[str, str]]:
@@ -364,16 +393,19 @@ class MemoryClient(_Api):
         token: str | None = None,
         *,
         timeout: float = 30.0,
+        batch_timeout: float = BATCH_TIMEOUT,
         http_client: httpx.Client | None = None,
     ) -> None:
         self.api_url, self._headers = _settings(base_url, token)
+        self._batch_timeout = max(batch_timeout, timeout)
         self._http = http_client or httpx.Client(timeout=timeout)
 
     def _send(self, call: _Call) -> Any:
+        args = _request_args(self.api_url, self._headers, call, self._batch_timeout)
         try:
-            response = self._http.request(**_request_args(self.api_url, self._headers, call))
+            response = self._http.request(**args)
         except httpx.TransportError as error:
-            raise GaiaConnectionError(f"Cannot reach {self.api_url}: {error}") from error
+            raise _unreachable(self.api_url, call, error) from error
         return _answer(response, call)
 
     def close(self) -> None:
@@ -395,16 +427,19 @@ class AsyncMemoryClient(_Api):
         token: str | None = None,
         *,
         timeout: float = 30.0,
+        batch_timeout: float = BATCH_TIMEOUT,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
         self.api_url, self._headers = _settings(base_url, token)
+        self._batch_timeout = max(batch_timeout, timeout)
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
 
     async def _send(self, call: _Call) -> Any:
+        args = _request_args(self.api_url, self._headers, call, self._batch_timeout)
         try:
-            response = await self._http.request(**_request_args(self.api_url, self._headers, call))
+            response = await self._http.request(**args)
         except httpx.TransportError as error:
-            raise GaiaConnectionError(f"Cannot reach {self.api_url}: {error}") from error
+            raise _unreachable(self.api_url, call, error) from error
         return _answer(response, call)
 
     async def aclose(self) -> None:

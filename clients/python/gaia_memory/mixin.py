@@ -22,12 +22,18 @@ What it does around the agent:
 - `_execute_tool(name, args)`: runs the memory tools on the server; every other tool runs
   as before and is logged with its duration, success and error, so a failing tool
   becomes an error lesson in memory (and the next system prompt warns about it).
-- `register_memory_tools()` / `memory_tools()`: the five tool schemas (OpenAI function
-  calling), and `execute_memory_tool()` the dispatcher for them.
+- `register_memory_tools()` / `memory_tools()`: the memory tool schemas (OpenAI function
+  calling; `extract` among them while the server has a language model), and
+  `execute_memory_tool()` the dispatcher for them.
+- `extract_memories(text)`: a text blob (a task's output, a context summary) into atomic
+  facts, remembered in the active context.
 - `get_memory_system_prompt()`, `get_memory_dynamic_context()`, `set_memory_context()`.
 
 Memory never takes the agent down: when the server cannot be reached, the hooks log a
-warning and the agent carries on without context or logging.
+warning and the agent carries on without context or logging, and at start-up
+`register_memory_tools()` and `get_memory_system_prompt()` give nothing (no tools, an
+empty block) instead of raising; the tools are fetched again on the next
+`memory_tools()` call. A wrong token still raises: that is not going to get better.
 """
 
 from __future__ import annotations
@@ -39,12 +45,14 @@ import uuid
 from typing import Any
 
 from gaia_memory.client import MemoryClient
-from gaia_memory.errors import GaiaError
+from gaia_memory.errors import GaiaConnectionError, GaiaError, ServiceUnavailableError
 
 logger = logging.getLogger("gaia_memory")
 MEMORY_TOOL_NAMES = (
     "remember", "recall", "update_memory", "forget", "search_past_conversations", "recall_skills",
+    "extract",
 )  # fmt: skip
+_IN_CONTEXT = ("remember", "recall", "extract")  # default to the active memory context
 _ANSWER_KEYS = ("result", "answer", "response", "content", "final_answer", "output")
 _SUMMARY_CHARS = 2000
 
@@ -115,10 +123,14 @@ class MemoryMixin:
     # --- prompt material -----------------------------------------------------------
 
     def get_memory_system_prompt(self) -> str:
-        """The stable memory block for the system prompt ("" before init_memory)."""
+        """The stable memory block for the system prompt ("" before init_memory, and
+        while the server cannot be reached)."""
         if self.memory is None:
             return ""
-        return self.memory.system_prompt(context=self._context_param())
+        memory = self.memory
+        return self._unless_unreachable(
+            lambda: memory.system_prompt(context=self._context_param()), default=""
+        )
 
     def get_memory_dynamic_context(self) -> str:
         """The per-turn context: current time and due items ("" before init_memory)."""
@@ -136,13 +148,18 @@ class MemoryMixin:
     # --- the memory tools -----------------------------------------------------------
 
     def memory_tools(self) -> list[dict[str, Any]]:
-        """The five memory tools as OpenAI function-calling schemas (fetched once)."""
+        """The memory tools as OpenAI function-calling schemas (fetched once; none, and
+        asked again next time, while the server cannot be reached)."""
         if self._memory_tool_schemas is None:
-            self._memory_tool_schemas = self._client().tools()
+            client = self._client()
+            schemas = self._unless_unreachable(client.tools, default=None)
+            if schemas is None:
+                return []
+            self._memory_tool_schemas = schemas
         return self._memory_tool_schemas
 
     def register_memory_tools(self) -> list[dict[str, Any]]:
-        """Offer the five memory tools to the model; returns their schemas.
+        """Offer the memory tools to the model; returns their schemas.
 
         When the agent keeps its tool schemas in a list attribute `tools`, they are added
         there (once); otherwise add the returned schemas to what you send to the model.
@@ -157,17 +174,24 @@ class MemoryMixin:
     def execute_memory_tool(self, name: str, arguments: dict[str, Any] | str | None) -> dict:
         """Run a memory tool on the server; returns {"name", "ok", "result" | "error"}.
 
-        `remember` and `recall` default to the active memory context.
+        `remember`, `recall` and `extract` default to the active memory context.
         """
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
             except ValueError:
                 pass  # the server answers with a readable error
-        if isinstance(arguments, dict) and name in ("remember", "recall"):
+        if isinstance(arguments, dict) and name in _IN_CONTEXT:
             if self.memory_context != "global" and not arguments.get("context"):
                 arguments = {**arguments, "context": self.memory_context}
         return self._client().call_tool(name, arguments).raw
+
+    def extract_memories(self, text: str, *, store: bool = True) -> dict[str, Any]:
+        """Decompose a text blob (a task's output, a context summary) into atomic facts,
+        remembered in the active memory context unless store=False: the server's answer,
+        {"facts": [...], "stored": n}. Needs the server's language model (else GaiaError)."""
+        context = None if self.memory_context == "global" else self.memory_context
+        return self._client().extract(text, store=store, context=context)
 
     # --- the agent's lifecycle ------------------------------------------------------
 
@@ -204,6 +228,13 @@ class MemoryMixin:
         if self.memory is None:
             raise RuntimeError("Call init_memory() first (in __init__, before super().__init__).")
         return self.memory
+
+    def _unless_unreachable(self, action: Any, default: Any) -> Any:
+        try:
+            return action()
+        except (GaiaConnectionError, ServiceUnavailableError) as error:
+            logger.warning("Gaia memory: %s; carrying on without it.", error)
+            return default
 
     def _quietly(self, action: Any, default: Any = None) -> Any:
         if self.memory is None:

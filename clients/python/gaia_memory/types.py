@@ -65,7 +65,11 @@ class Memory(_Result):
     reminded_at: datetime | None = None
     forgotten_at: datetime | None = None
     deduplicated: bool = False
-    """Set by `remember`: an existing near-duplicate was updated instead."""
+    """Set by `remember`: a memory saying the same thing was updated instead."""
+    outcome: str = ""
+    """Set by `remember`: new, deduplicated, or conflict (stored, and linked to
+    `conflicts_with`, an older memory it may contradict)."""
+    conflicts_with: int | None = None
 
 
 @dataclass

@@ -18,6 +18,7 @@ it was stopped) is stopped too.
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from accounts.first_admin import first_admin_login
 from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
 
@@ -75,6 +77,9 @@ class Command(BaseCommand):
     def handle(
         self, *args, host: str, port: str, workers: str, threads: str, no_worker: bool, **options
     ) -> None:
+        _check_port(host, port)
+        for note in front_notes(host):
+            self.stdout.write(self.style.WARNING(note))
         try:
             self.stdout.write(embedding_startup())
         except EmbedderError as error:
@@ -101,6 +106,10 @@ class Command(BaseCommand):
                 "-",
                 "--access-logformat",
                 ACCESS_LOG_FORMAT,
+                # gunicorn's control socket is one path per user ($XDG_RUNTIME_DIR or
+                # ~/.gunicorn): a second instance took over the first one's. serve is
+                # stopped by signals and needs none.
+                "--no-control-socket",
                 "--chdir",
                 str(settings.BASE_DIR),
             ],
@@ -120,13 +129,11 @@ class Command(BaseCommand):
                     process_group=0,
                     preexec_fn=_ended_with_serve if _LIBC else None,
                 )
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "
-                    "Ctrl-C stops it."
-                )
-            )
+            announced = False
             while True:
+                if not announced and _listening(host, port):  # a banner only once it is true
+                    self._announce(host, port)
+                    announced = True
                 for name, proc in procs.items():
                     if proc.poll() is not None:
                         self.stderr.write(f"{name} exited with {proc.returncode}; stopping.")
@@ -142,6 +149,68 @@ class Command(BaseCommand):
         self.stdout.write("Stopped.")
         if code:
             sys.exit(code)
+
+    def _announce(self, host: str, port: str) -> None:
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Gaia Memory Server on http://{host}:{port}/ (data: {settings.DATA_DIR}); "
+                "Ctrl-C stops it."
+            )
+        )
+        login = first_admin_login()
+        if login is not None:
+            self.stdout.write(
+                self.style.WARNING(
+                    f"Admin login: {login[0]} / {login[1]} (generated at the first start; "
+                    "shown until you change it on /password/)"
+                )
+            )
+
+
+def _check_port(host: str, port: str) -> None:
+    """Refuse to start, saying how to choose another port, when the address is taken."""
+    try:
+        addresses = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        family, _, _, _, address = addresses[0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
+            probe.bind(address)
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise CommandError(
+            f"Cannot listen on {host}:{port} ({reason}). Is another server using the port? "
+            "Stop it, or choose another port: GAIA_PORT=8001 make run "
+            "(or manage.py serve --port 8001; GAIA_HOST for the address)."
+        ) from None
+
+
+def _listening(host: str, port: str) -> bool:
+    """Whether the web server accepts connections on host:port yet."""
+    target = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    try:
+        with socket.create_connection((target, int(port)), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def front_notes(host: str) -> list[str]:
+    """What serve says about what stands in front of it (docs/operating.md, Production)."""
+    loopback = host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
+    if loopback:
+        return []
+    if not settings.SECURE_PROXY_SSL_HEADER:
+        return [
+            f"Listening on {host} with no reverse proxy in front (GAIA_BEHIND_PROXY is off): "
+            "plain HTTP, passwords and tokens readable on the network. Beyond this machine, "
+            "run the production topology: a TLS proxy (nginx) on 127.0.0.1:PORT "
+            "(docs/operating.md, Production)."
+        ]
+    return [
+        f"GAIA_BEHIND_PROXY is on but the server listens on {host}: clients can reach it "
+        "around the proxy and claim HTTPS in X-Forwarded-Proto. Bind to 127.0.0.1 "
+        "(GAIA_HOST) and let only the proxy in (docs/operating.md, Production)."
+    ]
 
 
 def _stop(procs: list[subprocess.Popen], signum: int) -> None:
