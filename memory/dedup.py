@@ -62,22 +62,10 @@ def word_overlap(a: Collection[str], b: Collection[str]) -> float:
 
 
 def _stem(word: str) -> str:
-    """A light suffix strip so inflections meet ("hikes", "hiking", "hiked" -> "hik")."""
-    if word.isdigit() or len(word) <= 3:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # running -> run
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
+    """The word's Porter stem, as the full-text index stems it ("hikes", "hiking", "hiked"
+    -> "hike"). Porter strips a suffix only where a vowel stays before it, so a code or a
+    name that happens to end in "ed" or "s" ("mkbqced", "Ross") keeps its letters."""
+    return word if word.isdigit() else keyword.stem(word)
 
 
 @lru_cache(maxsize=4096)

@@ -63,6 +63,7 @@ def item_scope(
     return where
 
 
+NOTE_WEIGHT = 0.8  # a diary note's score against a current fact's, when ordering hits
 BROAD_RELEVANCE = 0.5  # what matters most of a person answers "what do you know about me"
 
 
@@ -141,12 +142,13 @@ def recall(
     )
     ranked = verdict.hits
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
-    return Hits(
-        [
-            Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
-            for r in ranked
-            if r.id in items
-        ],
-        judged=verdict.judged,
-        reason=verdict.reason,
-    )
+    hits = [
+        Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
+        for r in ranked
+        if r.id in items
+    ]
+    # A diary note is evidence of what was said in its session, not what holds now: it
+    # yields to a current fact that answers as well ("where do I live": Lisbon before a
+    # note from when the person lived in Porto).
+    hits.sort(key=lambda h: -h.score * (NOTE_WEIGHT if h.item.is_diary_note else 1.0))
+    return Hits(hits, judged=verdict.judged, reason=verdict.reason)

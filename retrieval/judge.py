@@ -90,6 +90,10 @@ STRONG = 0.6
 # The judge's order is kept close to the fused one: each halving of a candidate's fused
 # rank is worth RANK_WEIGHT logits of the judge.
 RANK_WEIGHT = 1.0
+# A candidate of a day the query names, or said by the speaker it names (the fused stage's
+# boosts, `retrieval.pipeline.ranked`), gains this many logits: the judge reads "on 1
+# February, 2023" or "Gina" as words, not as the row's time or its speaker.
+NAMED_WEIGHT = 2.0
 
 
 def _odds(p: float) -> float:
@@ -102,7 +106,8 @@ def blend(p: float, fused: fusion.Fused, rank: int) -> tuple[float, float]:
     `rank`: the relevance is the judge's, or the fused relevance unless the judge vetoes
     it; the score orders by the judge, kept near the fused order."""
     vouched = 0.0 if p < VETO and fused.similarity < STRONG else fused.relevance
-    key = _odds(p) - RANK_WEIGHT / LOGIT_SCALE * math.log1p(rank)
+    named = len(fused.stages & {"date", "speaker"})
+    key = _odds(p) + (NAMED_WEIGHT * named - RANK_WEIGHT * math.log1p(rank)) / LOGIT_SCALE
     return 1.0 / (1.0 + math.exp(-key)), max(p, vouched)
 
 

@@ -395,6 +395,10 @@ def hybrid(
     """
     if not query.strip():
         return judge.Verdict([], judged)
+    judging = judged and judge.mode() != "off"
+    if judging and not relevance.terms_of(asked or query):
+        # Nothing but form words ("the", "what is it"): nothing to judge a row against.
+        return judge.Verdict([], True)
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
     fused = ranked(
         corpus,
@@ -405,7 +409,7 @@ def hybrid(
         via=via,
     )
     reason = "skipped" if judged is False else "off"
-    if judged and judge.mode() != "off":
+    if judging:
         verdict = judge.judge(
             asked or query, fused, documents, top_k=top_k, min_relevance=min_relevance
         )

@@ -116,11 +116,10 @@ def test_another_users_token_sees_and_changes_nothing_of_alice_through_mcp(
     turn_append(user=alice, session_id="s1", role="user", content="The blue drawer holds it")
     assert mcp_tool(alice_api, "recall", {"query": "blue drawer"})["structuredContent"]["results"]
 
-    assert mcp_tool(bob_api, "recall", {"query": "blue drawer passport"})["structuredContent"] == {
-        "results": []
-    }
+    found = mcp_tool(bob_api, "recall", {"query": "blue drawer passport"})["structuredContent"]
+    assert found["results"] == []
     turns = mcp_tool(bob_api, "search_past_conversations", {"query": "blue drawer"})
-    assert turns["structuredContent"] == {"results": []}
+    assert turns["structuredContent"]["results"] == []
     for name, arguments in (
         ("update_memory", {"id": item.pk, "content": "taken over"}),
         ("forget", {"id": item.pk}),

@@ -121,7 +121,7 @@ def test_the_turn_index_catches_up_on_added_and_deleted_turns(alice, commit, web
         other = turn_append(user=alice, session_id="t", role="user", content="We got a beagle")
         turns_prune(user=alice, before=long_ago + timedelta(days=1))
     with as_process(web_a):
-        hits = search_turns(user=alice, query="new dog", top_k=1)
+        hits = search_turns(user=alice, query="new dog", top_k=1, judge=False)  # the index
         after = index_for(TURNS, alice.pk, MODEL, DIM)
     assert after is before and web_a.counts["catch_ups"] == 1
     assert other.pk in after and gone.pk not in after

@@ -57,7 +57,7 @@ def test_a_reply_is_found_by_the_words_of_the_question_it_answers(alice, chat):
 
 
 def test_a_paraphrase_is_found_by_the_vector_stage(alice, chat):
-    hits = search_turns(user=alice, query="fermented dough for baking loaves", top_k=1)
+    hits = search_turns(user=alice, query="fermented dough for baking loaves", top_k=1, judge=False)
     assert pks(hits) in ([chat[2].pk], [chat[3].pk])
     assert hits[0].matched_by in ("vector", "both")
 

@@ -140,11 +140,12 @@ def test_a_vector_stored_by_a_worker_is_used_by_the_web_process(
         item = memory_create(user=alice, content="Alice plays the oboe in an orchestra")
     settings.GAIA_EMBEDDER = "local"
     with as_process(web_a):
-        assert recall(user=alice, query="woodwind instrument") == []  # no vector yet
+        unjudged = {"judge": False, "min_relevance": 0}  # the index alone, not the floor
+        assert recall(user=alice, query="woodwind instrument", **unjudged) == []  # no vector
     with as_process(worker_b), commit():
         assert embed_rows(ITEMS, alice.pk, [item.pk]) == 1
     with as_process(web_a):
-        hits = recall(user=alice, query="woodwind instrument", top_k=1)
+        hits = recall(user=alice, query="woodwind instrument", top_k=1, **unjudged)
     assert ids(hits) == [item.pk] and hits[0].matched_by == "vector"
 
 

@@ -1,4 +1,8 @@
-"""Recall through provenance: an item is also found by the words of the turn it came from."""
+"""Recall through provenance: an item is also found by the words of the turn it came from.
+
+These are the fused stages (the fast path, `judge=False`); with the judge an item is then
+judged on its own text (tests/retrieval/test_judge.py).
+"""
 
 import random
 
@@ -39,7 +43,7 @@ def learned(alice, commit):
 
 
 def test_an_item_is_found_through_the_words_of_its_source_turn(alice, learned):
-    hits = recall(user=alice, query="when was the picnic by the lake", top_k=2)
+    hits = recall(user=alice, query="when was the picnic by the lake", top_k=2, judge=False)
     assert hits[0].item.pk == learned["sourced"].pk
 
 
@@ -47,15 +51,15 @@ def test_without_a_source_turn_the_same_question_does_not_find_it(alice, learned
     with commit():
         learned["sourced"].source_turn = None
         learned["sourced"].save(update_fields=["source_turn"])
-    hits = recall(user=alice, query="when was the picnic by the lake", top_k=2)
+    hits = recall(user=alice, query="when was the picnic by the lake", top_k=2, judge=False)
     assert hits[0].item.pk != learned["sourced"].pk
 
 
 def test_the_stage_keeps_recall_filters_and_never_returns_forgotten_items(alice, learned):
     query = "when was the picnic by the lake"
-    assert recall(user=alice, query=query, category="preference") == []
+    assert recall(user=alice, query=query, category="preference", judge=False) == []
     memory_forget(user=alice, item_id=learned["sourced"].pk)
-    hits = recall(user=alice, query=query, top_k=10)
+    hits = recall(user=alice, query=query, top_k=10, judge=False)
     assert learned["sourced"].pk not in [h.item.pk for h in hits]
 
 
@@ -64,7 +68,7 @@ def test_an_item_only_its_turn_finds_is_labelled_conversation(alice, learned, co
     with commit():  # enough unrelated items that the vector and keyword stages miss it
         for _ in range(60):
             memory_create(user=alice, content="Alice likes " + " ".join(rng.sample(WORDS, 6)))
-    hits = recall(user=alice, query="sandwiches and lemonade", top_k=5)
+    hits = recall(user=alice, query="sandwiches and lemonade", top_k=5, judge=False)
     found = {h.item.pk: h.matched_by for h in hits}
     assert found.get(learned["sourced"].pk) == "conversation"
 
@@ -72,7 +76,9 @@ def test_an_item_only_its_turn_finds_is_labelled_conversation(alice, learned, co
 def test_another_users_turns_never_propose_their_items(alice, bob, learned, commit):
     with commit():
         memory_create(user=bob, content="Bob is grateful for his friends")
-    hits = recall(user=bob, query="when was the picnic by the lake", top_k=10, min_relevance=0)
+    hits = recall(
+        user=bob, query="when was the picnic by the lake", top_k=10, min_relevance=0, judge=False
+    )
     assert [h.item.owner_id for h in hits] == [bob.pk]
 
 
@@ -90,7 +96,7 @@ def test_an_exact_match_still_leads_when_neighbouring_turns_mention_it(alice, co
             )
             memory_create(user=alice, content=f"User enjoys {word}", source_turn=turn)
     for word in words:
-        hits = recall(user=alice, query=word, top_k=5)
+        hits = recall(user=alice, query=word, top_k=5, judge=False)
         assert hits[0].item.content == f"User enjoys {word}", [h.item.content for h in hits]
 
 
@@ -111,7 +117,7 @@ def test_both_keyword_stages_run_before_recall_waits_for_the_query_vector(
 
     monkeypatch.setattr(keyword, "search_rows", searched)
     monkeypatch.setattr(pipeline, "query_vector", waited)
-    hits = recall(user=alice, query="picnic by the lake", top_k=3)
+    hits = recall(user=alice, query="picnic by the lake", top_k=3, judge=False)
     assert steps == [
         "keyword memory_knowledgeitem",
         "keyword conversations_turn",

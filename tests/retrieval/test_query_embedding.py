@@ -17,6 +17,9 @@ class Embedder:
         self.go = threading.Event()
         self.went_on: list[bool] = []
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)
+
     def embed(self, texts: list[str]) -> np.ndarray:
         # The caller of prefetch goes on (and sets `go`) before this embedding finishes.
         self.went_on.append(self.go.wait(30))

@@ -29,16 +29,14 @@ def notes(alice, commit):
         ]
 
 
-def test_a_rerank_server_replaces_the_local_judge_and_decides_order_and_relevance(
-    alice, notes, reranker
-):
+def test_a_rerank_server_replaces_the_local_judge_and_decides_the_order(alice, notes, reranker):
     reranker.rerank_scores = {
-        n.content: score for n, score in zip(notes, [0.3, 0.45, 0.9], strict=True)
+        n.content: score for n, score in zip(notes, [0.3, 0.45, 0.97], strict=True)
     }
-    hits = recall(user=alice, query="what happens on Sunday", top_k=3)
+    hits = recall(user=alice, query="what happens on Sunday", top_k=3, min_relevance=0)
     assert [h.item.pk for h in hits] == [notes[2].pk, notes[1].pk, notes[0].pk]
-    assert [h.relevance for h in hits] == [0.9, 0.45, 0.3]  # probabilities: taken as they are
     assert hits.judged is True
+    assert hits[0].relevance >= 0.97  # a probability is taken as it is (or the fused, higher)
     request = reranker.requests[-1]
     assert request["path"] == "/v1/rerank"
     assert request["model"] == "fake-rerank"
@@ -47,22 +45,24 @@ def test_a_rerank_server_replaces_the_local_judge_and_decides_order_and_relevanc
     assert reranker.headers[-1]["Authorization"] == "Bearer rerank-key"
 
 
-def test_what_the_rerank_server_scores_below_the_floor_is_left_out(alice, notes, reranker):
-    reranker.rerank_scores = {
-        n.content: score for n, score in zip(notes, [0.05, 0.7, 0.1], strict=True)
-    }
-    hits = recall(user=alice, query="what happens on Sunday", top_k=3)
-    assert [h.item.pk for h in hits] == [notes[1].pk]
-
-
 def test_raw_logits_from_a_rerank_server_are_calibrated_into_relevance(alice, notes, reranker):
     reranker.rerank_scores = {
-        n.content: score for n, score in zip(notes, [-11.0, 4.0, -9.5], strict=True)
+        n.content: score for n, score in zip(notes, [-11.5, 4.0, -9.5], strict=True)
     }
     hits = recall(user=alice, query="what happens on Sunday", top_k=3, min_relevance=0)
     assert [h.item.pk for h in hits][:1] == [notes[1].pk]
-    assert 0.5 < hits[0].relevance <= 1.0
-    assert all(0.0 <= h.relevance < 0.2 for h in hits[1:])
+    assert hits[0].relevance > 0.99  # logit 4: sure
+
+
+def test_what_the_judge_is_sure_of_outweighs_a_shared_word(alice, notes, commit, reranker):
+    with commit():
+        turn_append(user=alice, session_id="s", role="user", content="football at noon")
+    question = "the etiquette of football among penguins"
+    reranker.rerank_scores = {n.content: 0.001 for n in notes} | {"user: football at noon": 0.001}
+    unjudged = recall(user=alice, query=question, min_relevance=0, judge=False)
+    assert notes[1].pk in [h.item.pk for h in unjudged]
+    assert recall(user=alice, query=question) == []
+    assert search_turns(user=alice, query=question) == []
 
 
 @pytest.mark.parametrize("behaviour", ["http_500", "not_json", "trickle"])
@@ -81,23 +81,16 @@ def test_a_failing_rerank_server_leaves_the_fused_order_and_says_so(
 def test_conversation_search_is_judged_too(alice, commit, reranker):
     with commit():
         turns = [
-            turn_append(user=alice, session_id="s", role="user", content=text)
-            for text in ["pasta tonight", "pasta recipe from Rome", "pasta shopping list"]
+            turn_append(user=alice, session_id=f"s{n}", role="user", content=text)
+            for n, text in enumerate(
+                ["pasta tonight", "pasta recipe from Rome", "pasta shopping list"]
+            )
         ]
-    reranker.rerank_scores = {"pasta shopping list": 0.8, "pasta tonight": 0.01}
+    reranker.rerank_scores = {
+        "user: pasta shopping list": 0.99,
+        "user: pasta recipe from Rome": 0.2,
+        "user: pasta tonight": 0.05,
+    }
     hits = search_turns(user=alice, query="pasta", top_k=3)
-    assert hits[0].turn.pk == turns[2].pk
-    assert turns[0].pk not in [h.turn.pk for h in hits]
-
-
-def test_a_question_sharing_one_word_with_memories_gets_nothing_once_judged(
-    alice, notes, commit, reranker
-):
-    with commit():
-        turn = turn_append(user=alice, session_id="s", role="user", content="football at noon")
-    question = "the etiquette of football among penguins"
-    reranker.rerank_scores = {n.content: 0.02 for n in notes} | {turn.content: 0.02}
-    unjudged = recall(user=alice, query=question, min_relevance=0, judge=False)
-    assert notes[1].pk in [h.item.pk for h in unjudged]
-    assert recall(user=alice, query=question) == []
-    assert search_turns(user=alice, query=question) == []
+    assert hits.judged is True and hits[0].turn.pk == turns[2].pk
+    assert reranker.requests[-1]["documents"][0].startswith("user: pasta")  # as indexed

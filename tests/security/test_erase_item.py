@@ -1,6 +1,5 @@
 """Erasing one item leaves no trace and is never learned again."""
 
-import numpy as np
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -341,6 +340,20 @@ def test_erasing_an_item_removes_the_copy_of_its_turn_that_the_reply_keeps_as_co
         [turn_text(speaker="", role="assistant", content=reply.content, context_text=REDACTED)]
     )[0]
     assert reply.embedding_model == embedder.model_id
-    assert np.allclose(from_bytes(reply.embedding, len(expected)), expected)
+    # int8 activations are quantized per batch, so a text embedded beside others comes out
+    # a hair different (cosine ~0.99) from the same text alone: compare as vectors.
+    stored = from_bytes(reply.embedding, len(expected))
+    before = embedder.embed(
+        [
+            turn_text(
+                speaker="",
+                role="assistant",
+                content=reply.content,
+                context_text=f"My dog is called {MARK} now",
+            )
+        ]
+    )[0]
+    assert float(stored @ expected) > 0.98
+    assert float(stored @ expected) > float(stored @ before)
     later.refresh_from_db()
     assert later.context_text == "What a lovely name for a pup"  # other replies untouched

@@ -46,6 +46,7 @@ OBJECT_URLS = {
     "api-memory-restore": "knowledge",
     "api-memory-erase": "knowledge",
     "api-session-detail": "session_id",
+    "api-turn-detail": "turn",
     "api-session-consolidate": "session_id",
     "api-discovery-finding-approve": "finding",
     "api-discovery-finding-reject": "finding",

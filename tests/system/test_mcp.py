@@ -43,7 +43,7 @@ async def _bob(url: str, token: str, item_id: int) -> None:
         assert bob.protocol_version == "2026-07-28"
         assert "drawer" not in (bob.instructions or "")
         found = await bob.call_tool("recall", {"query": "where is the passport blue drawer"})
-        assert found.structured_content == {"results": []}
+        assert found.structured_content["results"] == []
         taken = await bob.call_tool("forget", {"id": item_id})
         assert taken.is_error and taken.structured_content["error"]["code"] == "not_found"
         block = await bob.get_prompt("memory-system")
