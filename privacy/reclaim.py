@@ -36,6 +36,7 @@ from discovery.models import Finding
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
 from privacy import storage
+from skills.models import Skill, SkillContribution
 
 # Every table an erase deletes from or redacts in (tests check it covers memory_erase_user).
 CONTENT_MODELS = (
@@ -48,6 +49,8 @@ CONTENT_MODELS = (
     Session,
     ToolCall,
     Finding,
+    Skill,  # the shared skills a person's erase deletes or scrubs again
+    SkillContribution,
     ProfileCache,
     ReconciledPair,
     LLMCounter,

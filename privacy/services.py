@@ -19,9 +19,10 @@ removes what would keep or bring back its text:
 
 `memory_erase_user` erases everything the memory holds about a user, in short transactions
 (chunks of rows, so a large memory never holds the write lock for long): items, turns,
-sessions, tool calls, discovery findings, the profile cache, LLM counters, reconciled
-pairs, queued task payloads and task records naming their rows, admin log lines. The
-account, its API tokens and its settings stay.
+sessions, tool calls, discovery findings, their part of shared skills (skills'
+`contributions_erase`), the profile cache, LLM counters, reconciled pairs, queued task
+payloads and task records naming their rows, admin log lines. The account, its API
+tokens and its settings stay.
 
 Both announce the removed item ids through `memory.events.items_changed` (every
 process's vector index drops them) and end with `storage.purge_after_commit` (SQLite:
@@ -48,6 +49,7 @@ from memory.versions import replaced_items
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval import events
+from skills.models import Skill, SkillContribution
 from skills.services import contributions_erase
 
 REDACTED = "[erased]"
@@ -117,6 +119,7 @@ def _scope(user: Any) -> dict[str, Any]:
         "llm_counters": LLMCounter.objects.filter(owner_id=user.pk),
         "profile": ProfileCache.objects.filter(owner_id=user.pk),
         "imports": ImportJob.objects.for_user(user),
+        "skill_contributions": SkillContribution.objects.for_user(user),
     }
 
 
@@ -177,7 +180,9 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
         return {name: qs.count() for name, qs in scope.items()}
     ids: dict[str, list[int]] = {name: [] for name in _MODELS}
     counts: dict[str, int] = {"imports": _imports_erase(user)}
-    counts.update(contributions_erase(user=user))  # before the sessions they point at
+    skills = contributions_erase(user=user)  # before the sessions and data it scrubs with
+    counts.update(skills.counts)
+    _admin_log_erase(Skill, skills.deleted_skills)
     # Findings first: they point at items.
     for name in ("findings", "knowledge", "tool_calls", "turns", "sessions"):
         counts[name] = repeat_in_chunks(

@@ -1,12 +1,16 @@
 """Staff review of skill memory: approve or reject proposed skills (through the services),
-read what the scrubber left and how often each skill proved useful."""
+read what the scrubber left and how often each skill proved useful; decide which agents'
+skills skip review in a type that approves skills on its own."""
 
+from typing import Any
+
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from skills.models import Skill
-from skills.services import skill_review
+from skills.models import Skill, TrustedAgent
+from skills.services import agent_trust, skill_review
 
 
 @admin.register(Skill)
@@ -49,3 +53,40 @@ class SkillAdmin(admin.ModelAdmin):
     @admin.action(description="Reject the selected skills")
     def reject_skills(self, request: HttpRequest, chosen: QuerySet) -> None:
         self._review(request, chosen, approve=False)
+
+
+class TrustedAgentForm(forms.ModelForm):
+    class Meta:
+        model = TrustedAgent
+        fields = ("agent",)
+
+    def clean_agent(self) -> Any:
+        agent = self.cleaned_data["agent"]
+        if agent.agent_type_id is None:
+            raise forms.ValidationError("Give the agent a type first (Agents).")
+        return agent
+
+
+@admin.register(TrustedAgent)
+class TrustedAgentAdmin(admin.ModelAdmin):
+    """Agents whose skills skip review while they are of a type that approves skills on
+    its own. Without a row here, such a type's skills from that agent wait for review
+    (whoever moved the agent into the type)."""
+
+    form = TrustedAgentForm
+    list_display = ("agent", "owner", "agent_type", "granted_by", "granted_at")
+    list_filter = ("agent_type",)
+    autocomplete_fields = ("agent",)
+
+    @admin.display(description="owner")
+    def owner(self, trusted: TrustedAgent) -> str:
+        return trusted.agent.owner.get_username()
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # add or delete; a trust names one agent in one type
+
+    def save_model(self, request: HttpRequest, obj: TrustedAgent, form: Any, change: bool) -> None:
+        saved = agent_trust(agent=obj.agent, by=request.user)
+        obj.pk, obj.agent_type, obj.granted_by, obj.granted_at = (
+            saved.pk, saved.agent_type, saved.granted_by, saved.granted_at
+        )  # fmt: skip

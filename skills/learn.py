@@ -2,8 +2,9 @@
 
 The model reads the session's turns and tool calls (secrets already masked when they
 were logged; tool arguments by name only) and proposes procedures. Each is scrubbed of
-the user's details (skills/scrub.py) and stored as proposed, or validates a skill the
-type already has (skills/services.py).
+the user's details (skills/scrub.py, with the terms of skills/personal.py) and stored as
+proposed, or validates a skill the type already has (skills/services.py). A proposal
+whose trigger needed scrubbing is refused: it is about someone, not a procedure.
 """
 
 from typing import Any
@@ -15,9 +16,8 @@ from accounts.models import Agent
 from conversations.models import Session, ToolCall, Turn
 from learning.llm import LLMError, get_llm
 from learning.llm.counters import llm_count
-from memory.models import KnowledgeItem
 from skills import prompts
-from skills.scrub import Scrubber, capitalised, words
+from skills.personal import personal_terms, scrubber_for
 from skills.services import skill_propose
 
 TURNS_MAX = 60
@@ -38,20 +38,6 @@ def _agent(user: Any, session: Session) -> Agent | None:
         if row is not None:
             return row.agent
     return None
-
-
-def _personal_terms(user: Any, turns: list[Turn]) -> set[str]:
-    """What points at this user: names, speakers, their entities, their turns' proper nouns."""
-    terms = {user.get_username(), user.first_name, user.last_name}
-    terms |= set(user.email.split("@")[0].replace(".", " ").split()) if user.email else set()
-    terms |= {t.speaker for t in turns if t.speaker}
-    for entity in (
-        KnowledgeItem.objects.for_user(user).exclude(entity="").values_list("entity", flat=True)
-    ):
-        name = entity.split(":", 1)[-1].replace("_", " ").strip()
-        terms |= {name, *name.split()}
-    terms |= capitalised(t.content for t in turns if t.role == "user")
-    return {t for t in terms if t and len(t) >= 2}
 
 
 def skills_learn(*, session_pk: int) -> dict[str, Any]:
@@ -95,25 +81,26 @@ def skills_learn(*, session_pk: int) -> dict[str, Any]:
         )
     except LLMError as error:
         return {"status": "failed", "reason": error.kind}
-    keep = words([agent_type.name, *(c.tool_name for c in calls)])
+    scrubber = scrubber_for(
+        user=user,
+        terms=personal_terms(user, [session]),
+        agent_type=agent_type,
+        tool_names={c.tool_name for c in calls},
+    )
     outcomes: dict[str, int] = {}
     for proposal in answer["skills"]:
-        scrubber = Scrubber(personal=_personal_terms(user, turns), keep=keep)
-        fields = {
-            **{name: scrubber.text(proposal[name]) for name in prompts.TEXT_FIELDS},
-            **{name: scrubber.items(proposal[name]) for name in prompts.LIST_FIELDS},
-            "confidence": proposal["confidence"],
-        }
-        try:
-            _, outcome = skill_propose(
-                agent_type=agent_type,
-                fields=fields,
-                scrubbed=scrubber.replaced,
-                contributor=user,
-                session=session,
-            )
-        except ValidationError as error:
-            llm_count("operation_refused", user=user, message="; ".join(error.messages))
+        scrubber.replaced = 0
+        fields, in_trigger = scrubber.skill(proposal)
+        if in_trigger:
+            llm_count("operation_refused", user=user, message="A skill's trigger named someone.")
             outcome = "refused"
+        else:
+            try:
+                _, outcome = skill_propose(
+                    agent=agent, session=session, fields=fields, scrubbed=scrubber.replaced
+                )
+            except ValidationError as error:
+                llm_count("operation_refused", user=user, message="; ".join(error.messages))
+                outcome = "refused"
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
     return {"status": "done", "agent_type": agent_type.name, **outcomes}

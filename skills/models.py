@@ -1,9 +1,10 @@
 """Skill memory (seed 001): procedures an agent type learned, shared by all its users.
 
 A skill belongs to an `AgentType`, never to a user: it is scrubbed of personal details
-before it is stored and stays `proposed` until staff approve it (or the type approves
-scrubbed skills on its own). While proposed, `SkillContribution` rows say which users'
-sessions it came from, so a user's erase can take their part back; approval drops them.
+before it is stored and stays `proposed` until staff approve it (or, for an agent staff
+trusted in a type that approves skills on its own, at once). `SkillContribution` rows
+say which people it came from (who taught it, who taught it again, who said it worked),
+whatever its status, so a person's erase reaches it; each person counts once per skill.
 """
 
 from django.conf import settings
@@ -14,6 +15,11 @@ from accounts.models import Agent, AgentType
 from core.ownership import OwnedModel
 
 STATUSES = ("proposed", "approved", "rejected")
+KINDS = (
+    ("learned", "its text was learned from this session"),
+    ("seconded", "this session taught it again while it was proposed"),
+    ("validated", "this person's agent said it worked (or taught it again) once approved"),
+)
 
 
 class SkillQuerySet(models.QuerySet):
@@ -63,8 +69,41 @@ class Skill(models.Model):
 
 
 class SkillContribution(OwnedModel):
-    """One user's session a proposed skill was learned from (dropped on review)."""
+    """One person's part in a skill: the session its text came from, one that taught it
+    again, or a validation. At most one per person and skill; kept after review."""
 
     skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="contributions")
-    session = models.ForeignKey("conversations.Session", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10, choices=KINDS, default="learned")
+    session = models.ForeignKey(
+        "conversations.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    agent = models.ForeignKey(
+        Agent, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["skill", "owner"], name="skill_contribution_once")
+        ]
+        indexes = [models.Index(fields=["owner", "created_at"], name="skill_contribution_recent")]
+
+
+class TrustedAgent(models.Model):
+    """Staff let this agent's skills skip review while it is an instance of `agent_type`
+    (a type that approves skills on its own); without a row they are proposed."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    agent_type = models.ForeignKey(AgentType, on_delete=models.CASCADE, related_name="+")
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    granted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "agent_type"], name="trusted_agent_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent} in {self.agent_type}"

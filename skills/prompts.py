@@ -11,6 +11,7 @@ TEXT_FIELDS = (
     "success_criteria",
 )  # fmt: skip
 LIST_FIELDS = ("tools_used", "unnecessary_tools")
+TEXT_MAX = 2000  # characters of one field kept (cut at a space, before it is scrubbed)
 SCHEMA = {
     "type": "object",
     "required": ["skills"],
@@ -57,6 +58,14 @@ def _key(name: Any) -> str:
     return _SYNONYMS.get(key, key)
 
 
+def _cut(text: str, limit: int) -> str:
+    """`text` at most `limit` long, cut where a word ends (no half name is left to scrub)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1]
+    return cut[: cut.rfind(" ")].rstrip() if " " in cut else text[:limit]
+
+
 def _skill(entry: Any) -> dict[str, Any] | None:
     if not isinstance(entry, dict):
         return None
@@ -66,12 +75,12 @@ def _skill(entry: Any) -> dict[str, Any] | None:
         value = given.get(name)
         if isinstance(value, list):
             value = "; ".join(str(v) for v in value if v)
-        out[name] = str(value).strip() if value not in (None, "") else ""
+        out[name] = _cut(str(value).strip(), TEXT_MAX) if value not in (None, "") else ""
     for name in LIST_FIELDS:
         value = given.get(name) or []
         if isinstance(value, str):
             value = [v.strip() for v in value.replace(";", ",").split(",")]
-        out[name] = [str(v).strip()[:200] for v in value if str(v).strip()][:20]
+        out[name] = [_cut(str(v).strip(), 200) for v in value if str(v).strip()][:20]
     try:
         out["confidence"] = min(1.0, max(0.0, float(given.get("confidence", 0.5))))
     except (TypeError, ValueError):

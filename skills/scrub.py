@@ -1,17 +1,25 @@
-"""Take a user's details out of a skill's text before it is stored for every user.
+"""Take every detail that points at a person out of a skill's text before it is shared.
 
 A skill is shared by all users of an agent type, so nothing in it may point at one
-person. The model is told not to write personal data; this does not trust it. In order:
+person. The model is told not to write personal data; this does not trust it. A text is
+first normalised (skills/normalise.py: compatibility forms, invisible characters,
+look-alike letters, spelled-out words), then:
 
 1. anything the secret detector flags (core.secrets) -> <secret>;
-2. e-mail addresses, URLs and @handles -> <email>, <url>, <handle>;
-3. numbers of two digits or more (phone numbers, amounts, ids, dates, times) -> <number>;
-4. the contributing users' own terms, in any case: their user names and names, the
-   speakers of their turns, the names in their memories' entities (person:sarah_chen,
-   place:lisbon) and every capitalised word of their turns -> <name>;
-5. any remaining capitalised word inside a sentence (a name or place the model brought)
-   -> <name>, except words of the tools' names and of the agent type, acronyms
-   (API, SMTP) and the calendar's names (Monday, March).
+2. e-mail addresses, also written out (`jo dot doe at gmail dot com`, `jo [at] acme`) or
+   without a top-level domain, URLs, domain names and @handles -> <email>, <url>,
+   <handle>;
+3. numbers (phone numbers, amounts, ids, dates, times): a run of two digits or more, of
+   three number words or digits (`nine one two`), or three digits inside a word ->
+   <number>;
+4. the personal terms (skills/personal.py: what the contributors' data names, matched in
+   any case, inside tool names and joined words too) -> <name>;
+5. whatever else looks like a name -> <name>: a capitalised word, or one in capitals,
+   that is not on the short allow-list (skills/allowed.py), not a word of the agent type
+   or of a tool's name, and not a calendar name. Inside a sentence only the calendar,
+   the providers', the type's and the tools' words are kept; where a sentence begins,
+   also a word the same skill writes in lower case ("Newsletters ..." in a skill about
+   "old newsletters": a lower-case word is either ordinary or already caught as personal).
 
 Over-scrubbing is the safe side: staff see the scrubbed text and the count before they
 approve, and a skill reads as well with <name> where a name was.
@@ -19,94 +27,246 @@ approve, and a skill reads as well with <name> where a name was.
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
 from core.secrets import mask_secrets
+from skills.allowed import ALLOWED, CALENDAR, PROVIDERS
+from skills.normalise import normalise
 
+PLACEHOLDERS = frozenset({"secret", "email", "url", "handle", "number", "name"})
+SUBSTRING_MIN = 6  # a personal term this long is found inside longer words too
 _MARKED = re.compile(r"\[secret masked: [^\]]{1,80}\]")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.I)
-_HANDLE = re.compile(r"(?<![\w<])@\w{2,}")
-_NUMBER = re.compile(r"\+?\d[\d ().:/,-]*\d")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[-*•]\s+|\d[.)]\s+|\"|“)$")
-CALENDAR = {
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "january", "february", "march", "april", "may", "june", "july", "august",
-    "september", "october", "november", "december", "i",
-}  # fmt: skip
-PLACEHOLDERS = {"secret", "email", "url", "handle", "number", "name"}
+# Every pattern starts where a word starts and bounds its parts (an address's local part
+# and labels are at most 64 and 63 long), so a long run of letters costs linear time.
+_LABEL = r"[^\W_][\w+-]{0,63}"
+_AT = r"(?:\s{0,3}[\[({<]\s{0,3}at\s{0,3}[\])}>]\s{0,3}|\s{1,3}at\s{1,3})"
+_DOT = r"(?:\s{0,3}[\[({<]\s{0,3}dot\s{0,3}[\])}>]\s{0,3}|\s{1,3}dot\s{1,3}|\.)"
+EMAIL = re.compile(
+    r"(?<![\w.+-])(?P<local>[\w.+-]{1,64})(?:@| @ )(?P<domain>[\w-]{1,63}(?:\.[\w-]{1,63}){0,8})"
+)
+SPELLED_EMAIL = re.compile(
+    rf"(?i)(?<![\w+-])(?P<local>{_LABEL}(?:{_DOT}{_LABEL}){{0,8}})"
+    rf"{_AT}(?P<domain>{_LABEL}(?:{_DOT}{_LABEL}){{0,8}})"
+)
+URL = re.compile(r"(?i)(?<![\w+.-])(?:[a-z][a-z0-9+.-]{0,30}://|www\.)(?P<host>[^\s/:?#]*)\S*")
+_TLDS = (
+    "com|org|net|edu|gov|mil|int|info|biz|io|co|ai|app|dev|me|us|uk|de|fr|es|it|nl|be|ch|"
+    "at|se|no|dk|fi|pl|pt|ie|eu|ru|cn|jp|kr|in|br|au|ca|nz|mx|ar|za|tv|xyz|online|site|cloud"
+)
+_DOMAIN = re.compile(
+    rf"(?i)(?<![\w.@<-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.){{1,8}}(?:{_TLDS})\b"
+)
+HANDLE = re.compile(r"(?<![\w<])@(?P<handle>\w{2,})")
+_NUMBER_WORDS = (
+    "zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    "fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
+    "seventy|eighty|ninety|hundred|thousand|million|double|triple|plus"
+)
+_NUMERAL = rf"(?:\d+|(?<![^\W\d_])(?:{_NUMBER_WORDS})(?![^\W\d_]))"
+_NUMBER = re.compile(rf"(?i)(?<![^\W\d])\+?{_NUMERAL}(?:[^\w\n<]{{0,3}}{_NUMERAL})*")
+_DIGITS = re.compile(r"\d{3,}")
+_TOKEN = re.compile(r"[^\W\d_][\w'’-]*|\d[\w'’-]*[^\W\d_][\w'’-]*")
+_PART = re.compile(r"[^\W\d_]+|\d+")
+_OPENERS = tuple(".!?:;\n\"“”‘’'«»([{>→-–—*•)")
+_CONTRACTION = re.compile(r"(?i)(?:['’](?:s|m|re|ve|ll|d|t)|n['’]t)$")
+_LEET = str.maketrans("013457@$", "oieastas")
+_SPELLED_FOR_SURE = re.compile(r"(?i)\bdot\b|[\[({<]\s*at\s*[\])}>]|\w\.\w")
+
+
+def tokens(text: str) -> Iterable[re.Match]:
+    """The words of `text` (tool names and words joined by _ - ' are one token each)."""
+    return _TOKEN.finditer(text)
+
+
+def parts(token: str) -> list[tuple[int, int]]:
+    """(start, end) of the pieces of a token: split at _ - ' and digits, and camelCase."""
+    spans: list[tuple[int, int]] = []
+    for piece in _PART.finditer(token):
+        start = piece.start()
+        text = piece.group(0)
+        for i in range(1, len(text)):
+            upper_after_lower = text[i].isupper() and text[i - 1].islower()
+            acronym_end = (
+                text[i].islower() and text[i - 1].isupper() and i >= 2 and text[i - 2].isupper()
+            )
+            if upper_after_lower:
+                spans.append((start, piece.start() + i))
+                start = piece.start() + i
+            elif acronym_end:
+                spans.append((start, piece.start() + i - 1))
+                start = piece.start() + i - 1
+        spans.append((start, piece.end()))
+    return spans
 
 
 def words(texts: Iterable[str]) -> set[str]:
-    """Every word of `texts`, lower case (tool names split on _ and -)."""
+    """Every word piece of `texts`, lower case (tool names split on _ - and camelCase)."""
     found: set[str] = set()
     for text in texts:
-        for word in _WORD.findall(re.sub(r"[_-]", " ", text or "")):
-            found.add(word.lower())
+        for token in tokens(normalise(text or "")):
+            word = token.group(0)
+            found.update(word[a:b].lower() for a, b in parts(word) if not word[a:b].isdigit())
     return found
 
 
-def capitalised(texts: Iterable[str]) -> set[str]:
-    """The capitalised words of `texts` (lower case): a user's names, places, brands. A
-    sentence's first word counts too ("Sarah wants the report"): scrubbing a verb that
-    began a request ("Forward ...") costs a word, missing a name would leak it."""
-    return {
-        word.lower()
-        for text in texts
-        for word in _WORD.findall(text or "")
-        if word[0].isupper() and word.lower() not in CALENDAR
-    }
+@dataclass
+class Terms:
+    """What points at the contributing people. `strong`: their own names and what their
+    data names outright (always personal); `weak`: what looks like a name in their
+    sessions (personal unless the agent type shares the word, skills/personal.py)."""
+
+    strong: set[str] = field(default_factory=set)
+    weak: set[str] = field(default_factory=set)
+
+    def __or__(self, other: "Terms") -> "Terms":
+        return Terms(self.strong | other.strong, self.weak | other.weak)
 
 
 class Scrubber:
-    """Scrubs texts against one set of personal terms; counts what it replaced."""
+    """Scrubs texts against one set of personal terms; counts what it replaced.
 
-    def __init__(self, *, personal: set[str], keep: set[str]) -> None:
-        self.keep = {w.lower() for w in keep} | CALENDAR | PLACEHOLDERS
-        self.personal = {p.lower() for p in personal if len(p) >= 2} - self.keep
-        terms = sorted(self.personal, key=len, reverse=True)
-        self._terms = (
-            re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, terms)) + r")(?!\w)", re.I)
-            if terms
-            else None
-        )
+    `shared`: words the agent type shares (its name and description, tool names other
+    users' agents of the type use too); `tools`: the words of the session's tool names,
+    kept unless they are personal."""
+
+    def __init__(self, *, terms: Terms, shared: set[str], tools: set[str] = frozenset()) -> None:
+        shared = {w.lower() for w in shared}
+        strong = {w.lower() for w in terms.strong} - ALLOWED
+        weak = {w.lower() for w in terms.weak} - ALLOWED - shared
+        self.personal = {w for w in strong | weak if len(w) >= 2} - PLACEHOLDERS
+        self.vocabulary = (shared | {w.lower() for w in tools}) - self.personal
+        long = sorted((w for w in self.personal if len(w) >= SUBSTRING_MIN), key=len, reverse=True)
+        self._inside = re.compile("|".join(map(re.escape, long))) if long else None
+        self._lower_case: set[str] = set()  # words the skill at hand writes in lower case
         self.replaced = 0
 
-    def _sub(self, pattern: re.Pattern, mark: str, text: str) -> str:
-        text, count = pattern.subn(mark, text)
-        self.replaced += count
-        return text
+    def _sub(self, pattern: re.Pattern, mark: str, text: str, check=None) -> str:
+        def replace(match: re.Match) -> str:
+            if check is not None and not check(match.group(0)):
+                return match.group(0)
+            self.replaced += 1
+            return mark
+
+        return pattern.sub(replace, text)
 
     def text(self, text: str) -> str:
-        text, secrets = mask_secrets(text or "")
+        """`text` normalised, with everything that points at a person replaced."""
+        text, secrets = mask_secrets(normalise(text or ""))
         self.replaced += secrets
         text = _MARKED.sub("<secret>", text)
-        text = self._sub(_EMAIL, "<email>", text)
-        text = self._sub(_URL, "<url>", text)
-        text = self._sub(_HANDLE, "<handle>", text)
-        text = self._sub(_NUMBER, "<number>", text)
-        if self._terms is not None:
-            text = self._sub(self._terms, "<name>", text)
-        return self._proper_nouns(text)
+        text = self._sub(URL, "<url>", text)
+        text = self._sub(EMAIL, "<email>", text)
+        text = self._sub(SPELLED_EMAIL, "<email>", text, check=spelled_email)
+        text = self._sub(_DOMAIN, "<url>", text)
+        text = self._sub(HANDLE, "<handle>", text)
+        text = self._sub(_NUMBER, "<number>", text, check=_number)
+        text = self._sub(_DIGITS, "<number>", text)
+        return self._words(text)
 
-    def _proper_nouns(self, text: str) -> str:
-        out, last = [], 0
-        for match in _WORD.finditer(text):
-            word = match.group(0)
-            if (
-                word[0].isupper()
-                and not word.isupper()  # API, SMTP, GMAIL_SEARCH: acronyms and tool names
-                and word.lower() not in self.keep
-                and not _SENTENCE_START.search(text[: match.start()])
-                and text[match.start() - 1 : match.start()] != "<"
-            ):
-                out.append(text[last : match.start()] + "<name>")
-                last = match.end()
-                self.replaced += 1
-        out.append(text[last:])
-        return "".join(out)
+    def skill(self, fields: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        """A skill's fields scrubbed (texts as texts, lists as names, other values as they
+        are), and how many details its `trigger` held."""
+        texts = [v for v in fields.values() if isinstance(v, str)]
+        texts += [str(i) for v in fields.values() if isinstance(v, list) for i in v]
+        self._lower_case = {
+            t.group(0) for text in texts for t in tokens(normalise(text)) if t.group(0).islower()
+        }
+        before = self.replaced
+        out = {"trigger": self.text(str(fields.get("trigger") or ""))}
+        in_trigger = self.replaced - before
+        for name, value in fields.items():
+            if name != "trigger":
+                out[name] = (
+                    self.text(value)
+                    if isinstance(value, str)
+                    else self.items(value)
+                    if isinstance(value, list)
+                    else value
+                )
+        self._lower_case = set()
+        return out, in_trigger
 
     def items(self, values: Iterable[str]) -> list[str]:
         """A list of names (tools): each scrubbed, empties and repeats dropped."""
         cleaned = [self.text(str(v)).strip() for v in values]
         return list(dict.fromkeys(v for v in cleaned if v))
+
+    def is_personal(self, word: str) -> bool:
+        """Whether one word piece is, or holds, a personal term."""
+        lower = word.lower()
+        if lower in PLACEHOLDERS:
+            return False
+        if lower in self.personal or (
+            not lower.isalpha() and lower.translate(_LEET) in self.personal
+        ):
+            return True
+        return self._inside is not None and self._inside.search(lower) is not None
+
+    def _words(self, text: str) -> str:
+        out, last = [], 0
+        for match in tokens(text):
+            if text[match.start() - 1 : match.start()] == "<" and match.group(0) in PLACEHOLDERS:
+                continue
+            new = self._token(match.group(0), _starts_sentence(text, match.start()))
+            if new != match.group(0):
+                out.append(text[last : match.start()] + new)
+                last = match.end()
+        out.append(text[last:])
+        return "".join(out)
+
+    def _compound(self, lower: str) -> bool:
+        """Two personal terms written as one word (`sarahchen`)."""
+        return any(
+            lower[:i] in self.personal and lower[i:] in self.personal
+            for i in range(2, len(lower) - 1)
+        )
+
+    def _token(self, token: str, starts_sentence: bool) -> str:
+        spans = parts(token)
+        personal = [(a, b) for a, b in spans if self.is_personal(token[a:b])]
+        joined = re.sub(r"[\W_]", "", token).lower()
+        if not personal and (self.is_personal(joined) or self._compound(joined)):
+            personal = [(0, len(token))]
+        if personal:
+            self.replaced += len(personal)
+            for a, b in reversed(personal):
+                token = token[:a] + "<name>" + token[b:]
+            return re.sub(r"(?:<name>)+", "<name>", token)
+        if self._looks_like_a_name(token, starts_sentence):
+            self.replaced += 1
+            return "<name>"
+        return token
+
+    def _looks_like_a_name(self, token: str, starts_sentence: bool) -> bool:
+        core = _CONTRACTION.sub("", token)
+        if not any(c.isupper() for c in core) or (core.isalpha() and len(core) < 2):
+            return False
+        pieces = [core[a:b].lower() for a, b in parts(core) if not core[a:b].isdigit()]
+        if core.lower() in self.vocabulary:
+            return False
+        capitals = not any(c.islower() for c in core)
+        if starts_sentence and core.lower() in self._lower_case:
+            return False
+        known = ALLOWED if capitals or starts_sentence else CALENDAR | PROVIDERS
+        return not all(p in known or p in self.vocabulary for p in pieces)
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether a word at `start` begins a text, sentence, line, list entry, quote or
+    bracket (a capitalised common word there is not a name)."""
+    before = text[:start].rstrip(" \t")
+    return not before or before.endswith(_OPENERS)
+
+
+def spelled_email(found: str) -> bool:
+    """A written-out address says `dot` or brackets its `at`, or has a dotted part:
+    `look at the inbox` is not one."""
+    return bool(_SPELLED_FOR_SURE.search(found))
+
+
+def _number(found: str) -> bool:
+    """Two digits or more, or three numerals (`nine one two`): `one tool` stays."""
+    digits = sum(c.isdigit() for c in found)
+    numerals = len(re.findall(rf"(?i){_NUMERAL}", found))
+    return digits >= 2 or numerals >= 3

@@ -84,20 +84,25 @@ def operations_for(prompt: str) -> list[dict]:
 
 def skills_for(prompt: str) -> list[dict]:
     """What the stand-in learns from a skills prompt: one procedure, written as literally
-    as a careless model would (the user's own words in it, for the scrubber to take out)."""
+    as a careless model would (the user's first request as its trigger, everything they
+    said in its procedure, for the scrubber to take out)."""
     try:
         data = json.loads(prompt.split("DATA\n", 1)[1])
     except (IndexError, ValueError):
         return []
-    asked = next((t["content"] for t in data["conversation"] if t["role"] == "user"), "")
+    said = [t["content"] for t in data["conversation"] if t["role"] == "user"]
+    asked = said[0] if said else ""
     tools = [c["tool"] for c in data["tool_calls"]]
     failed = [f"{c['tool']}: {c['error']}" for c in data["tool_calls"] if not c["success"]]
     if not tools:
         return []
+    done_for = " ".join(said)
     return [
         {
             "trigger": f"When the user asks: {asked}"[:300],
-            "procedure": f"Call {' then '.join(dict.fromkeys(tools))}, as done for: {asked}"[:600],
+            "procedure": f"Call {' then '.join(dict.fromkeys(tools))}, as done for: {done_for}"[
+                :600
+            ],
             "tools_used": list(dict.fromkeys(tools)),
             "what_didnt_work": "; ".join(failed),
             "optimal_approach": " -> ".join(dict.fromkeys(tools)),

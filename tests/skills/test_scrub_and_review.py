@@ -1,6 +1,5 @@
 """The scrubber on text shaped like what models and people write; staff review; decay
-and validation; a user's erase takes their part of proposed skills back; skills are
-isolated per agent type."""
+and validation; skills are isolated per agent type."""
 
 from datetime import timedelta
 
@@ -10,13 +9,13 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import AgentType
+from accounts.models import Agent, AgentType
 from accounts.services import token_create
 from conversations.models import Session
 from conversations.services import session_get_or_create
-from privacy.services import memory_erase_user
 from skills.models import Skill, SkillContribution
-from skills.scrub import Scrubber, capitalised, words
+from skills.personal import text_terms
+from skills.scrub import Scrubber, Terms, words
 from skills.services import skill_propose, skill_review, skills_decay
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +29,7 @@ FIELDS = {"trigger": "When the user asks to archive old newsletters",
         ("Email jane.doe+work@mail.example.co.uk then call +44 (0)20 7946 0958",
          ["jane", "7946", "0958", "example"], ["Email", "then call"]),
         ("Use the GMAIL_SEND_EMAIL tool; the API answers 550 when Müller's box is full",
-         ["müller", "550"], ["GMAIL_SEND_EMAIL", "API"]),
+         ["müller", "muller", "550"], ["GMAIL_SEND_EMAIL", "API"]),
         ("Links like https://intranet.corp/x?id=99 or www.foo.org/bar, ping @kate_w",
          ["intranet", "foo.org", "kate_w", "99"], ["Links like"]),
         ("my aws secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ok",
@@ -45,35 +44,35 @@ FIELDS = {"trigger": "When the user asks to archive old newsletters",
          "known-lowercase", "empty", "broken"],
 )  # fmt: skip
 def test_the_scrubber_takes_out_what_points_at_a_person(text, gone, kept):
-    scrubber = Scrubber(personal={"sarah", "lisbon"}, keep=words(["GMAIL_SEND_EMAIL"]))
+    scrubber = Scrubber(
+        terms=Terms(strong={"sarah", "lisbon"}), shared=set(), tools=words(["GMAIL_SEND_EMAIL"])
+    )
     out = scrubber.text(text)
     assert not [g for g in gone if g in out.lower()], out
     assert all(k in out for k in kept), out
 
 
-def test_capitalised_words_of_a_users_turns_count_as_personal():
-    assert capitalised(["Send it to Dmitri in Hamburg on Monday"]) == {"send", "dmitri", "hamburg"}
+def test_what_looks_like_a_name_in_a_session_is_a_personal_term_wherever_it_stands():
+    terms = text_terms("Send it to Dmitri in Hamburg on Monday. Wunderlich asked: OTTOLINE")
+    assert {"dmitri", "hamburg", "wunderlich", "ottoline"} <= terms.weak
+    assert "monday" in terms.weak and "to" not in terms.weak  # the allow-list applies later
 
 
 def _skill(kind: AgentType, user, session: Session, **extra) -> Skill:
-    skill, _ = skill_propose(
-        agent_type=kind,
-        fields={**FIELDS, **extra},
-        scrubbed=0,
-        contributor=user,
-        session=session,
-    )
+    agent, _ = Agent.objects.get_or_create(owner=user, name=f"{kind.name}-agent", agent_type=kind)
+    skill, _ = skill_propose(agent=agent, session=session, fields={**FIELDS, **extra}, scrubbed=0)
     return skill
 
 
-def test_only_active_staff_review_and_review_drops_the_links_to_users(alice, django_user_model):
+def test_only_active_staff_review_and_review_keeps_the_links_to_people(alice, django_user_model):
     kind = AgentType.objects.create(name="gmail_agent")
     skill = _skill(kind, alice, session_get_or_create(user=alice, session_id="s"))
     with pytest.raises(PermissionDenied):
         skill_review(skill_id=skill.pk, reviewer=alice, approve=True)
     staff = django_user_model.objects.create_user("staff", is_staff=True)
     skill = skill_review(skill_id=skill.pk, reviewer=staff, approve=False)
-    assert skill.status == "rejected" and not SkillContribution.objects.exists()
+    assert skill.status == "rejected"
+    assert [(c.owner, c.kind) for c in SkillContribution.objects.all()] == [(alice, "learned")]
 
 
 def test_a_non_staff_user_cannot_reach_the_skill_admin(alice):
@@ -84,8 +83,10 @@ def test_a_non_staff_user_cannot_reach_the_skill_admin(alice):
 
 
 def test_an_unvalidated_skill_decays_once_per_ninety_idle_days(alice, django_user_model):
-    kind = AgentType.objects.create(name="gmail_agent", auto_approve_skills=True)
+    kind = AgentType.objects.create(name="gmail_agent")
     skill = _skill(kind, alice, session_get_or_create(user=alice, session_id="s"))
+    staff = django_user_model.objects.create_user("staff", is_staff=True)
+    skill_review(skill_id=skill.pk, reviewer=staff, approve=True)
     now = timezone.now()
     Skill.objects.filter(pk=skill.pk).update(last_validated_at=now - timedelta(days=91))
     assert skills_decay(now=now) == 1
@@ -95,28 +96,13 @@ def test_an_unvalidated_skill_decays_once_per_ninety_idle_days(alice, django_use
     assert skill.confidence == pytest.approx(0.5 * 0.9 * 0.9)
 
 
-def test_a_users_erase_takes_their_part_of_proposed_skills_back(alice, bob):
-    kind = AgentType.objects.create(name="gmail_agent")
-    only_alice = _skill(kind, alice, session_get_or_create(user=alice, session_id="a"))
-    shared = _skill(
-        kind,
-        alice,
-        session_get_or_create(user=alice, session_id="a2"),
-        trigger="When the user asks to label invoices",
-    )
-    _skill(kind, bob, session_get_or_create(user=bob, session_id="b"),
-           trigger="When the user asks to label invoices")  # fmt: skip
-    counts = memory_erase_user(user=alice)
-    assert counts["skills_proposed"] == 1 and counts["skill_contributions"] == 2
-    assert not Skill.objects.filter(pk=only_alice.pk).exists()
-    assert [c.owner for c in SkillContribution.objects.filter(skill=shared)] == [bob]
-
-
 @pytest.mark.cross_user("api-skills-search", "api-skill-validate")
-def test_skills_are_isolated_per_agent_type(alice, bob):
-    gmail = AgentType.objects.create(name="gmail_agent", auto_approve_skills=True)
-    twitter = AgentType.objects.create(name="twitter_agent", auto_approve_skills=True)
+def test_skills_are_isolated_per_agent_type(alice, bob, django_user_model):
+    gmail = AgentType.objects.create(name="gmail_agent")
+    twitter = AgentType.objects.create(name="twitter_agent")
     skill = _skill(gmail, alice, session_get_or_create(user=alice, session_id="a"))
+    staff = django_user_model.objects.create_user("staff", is_staff=True)
+    skill_review(skill_id=skill.pk, reviewer=staff, approve=True)
 
     def api(user, agent_type):
         token, secret = token_create(user=user, name=f"{agent_type}-tok", agent_name=agent_type)

@@ -2,7 +2,8 @@
 agents of one type each run a session with tool calls; a model (the stand-in) proposes
 skills, the scrubber takes both users' details out, staff approve one in the admin, and
 a third user's agent of that type finds it with `recall_skills` and in its system prompt.
-An agent of another type, or of none, finds nothing."""
+An agent of another type, or of none, finds nothing. A skill whose trigger names
+someone is refused."""
 
 import re
 
@@ -14,11 +15,16 @@ from accounts.models import Agent, AgentType
 from accounts.services import token_create
 from memory import services
 from skills.models import Skill, SkillContribution
+from skills.services import agent_trust
 from skills.tasks import learn_skills
 from tests.learning import stand_in
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
+ASKED = {
+    "alice": "Please email the quarterly report to my manager",
+    "bob": "Forward the latest invoice to accounting",
+}
 PERSONAL = {
     "alice": "Send the Q3 report to Sarah Chen at sarah.chen@acme-corp.com, she is in Lisbon "
     "until 14 March; her phone is +351 912 345 678",
@@ -42,11 +48,9 @@ def agent_api(user, agent: str, agent_type: str | None) -> tuple[APIClient, Agen
     return api, token.agent
 
 
-def run_session(api: APIClient, session_id: str, asked: str, queued: list) -> int:
-    turns = [
-        {"session_id": session_id, "role": "user", "content": asked},
-        {"session_id": session_id, "role": "assistant", "content": "Done, I sent it."},
-    ]
+def run_session(api: APIClient, session_id: str, said: list[str], queued: list) -> int:
+    turns = [{"session_id": session_id, "role": "user", "content": text} for text in said]
+    turns.append({"session_id": session_id, "role": "assistant", "content": "Done, I sent it."})
     logged = api.post(f"{API}/conversations/turns/", turns, format="json")
     assert logged.status_code == 201
     for name, ok, error in (
@@ -55,7 +59,7 @@ def run_session(api: APIClient, session_id: str, asked: str, queued: list) -> in
         ("GMAIL_SEND_EMAIL", True, ""),
     ):
         call = {"tool_name": name, "session_id": session_id, "success": ok, "error": error,
-                "args": {"to": "someone@example.org", "subject": asked[:40]}}  # fmt: skip
+                "args": {"to": "someone@example.org", "subject": said[-1][:40]}}  # fmt: skip
         assert api.post(f"{API}/tool-calls/", call, format="json").status_code == 201
     queued.clear()
     done = api.post(f"{API}/conversations/sessions/{session_id}/consolidate/")
@@ -90,8 +94,11 @@ def test_two_users_teach_a_skill_staff_approve_it_a_third_users_agent_uses_it(
     bob_api, _ = agent_api(bob, "inbox", "gmail_agent")
 
     for api, user, session in ((alice_api, "alice", "a1"), (bob_api, "bob", "b1")):
-        result = learn_skills(run_session(api, session, PERSONAL[user], queued))
+        said = [ASKED[user], PERSONAL[user]]
+        result = learn_skills(run_session(api, session, said, queued))
         assert result["status"] == "done" and result.get("proposed") == 1, result
+    refused = learn_skills(run_session(alice_api, "a2", [PERSONAL["alice"]], queued))
+    assert refused == {"status": "done", "agent_type": "gmail_agent", "refused": 1}
 
     skills = list(Skill.objects.order_by("pk"))
     assert [s.status for s in skills] == ["proposed", "proposed"]
@@ -104,7 +111,7 @@ def test_two_users_teach_a_skill_staff_approve_it_a_third_users_agent_uses_it(
         assert "@" not in text and skill.scrubbed > 0
         assert skill.tools_used == ["GMAIL_SEARCH_MESSAGES", "GMAIL_SEND_EMAIL"]
         assert "550" not in skill.what_didnt_work  # numbers go too
-    assert SkillContribution.objects.count() == 2  # while proposed, they know whence
+    assert SkillContribution.objects.count() == 2  # they know whence
 
     # Nothing proposed reaches anyone before staff approve it.
     charlie_api, _ = agent_api(charlie, "mailer", "gmail_agent")
@@ -120,7 +127,8 @@ def test_two_users_teach_a_skill_staff_approve_it_a_third_users_agent_uses_it(
     assert approved.status_code == 302
     skills[0].refresh_from_db()
     assert skills[0].status == "approved" and skills[0].reviewed_by.username == "staff"
-    assert not SkillContribution.objects.filter(skill=skills[0]).exists()  # no link to users
+    kept = SkillContribution.objects.filter(skill=skills[0])  # so alice's erase reaches it
+    assert [(c.owner, c.kind) for c in kept] == [(alice, "learned")]
 
     found = charlie_api.post(f"{API}/tools/call/", ask, format="json").json()["result"]["results"]
     assert [r["id"] for r in found] == [skills[0].pk]
@@ -130,7 +138,7 @@ def test_two_users_teach_a_skill_staff_approve_it_a_third_users_agent_uses_it(
     assert [h["skill"]["id"] for h in searched.json()["results"]] == [skills[0].pk]
     prompt = charlie_api.get(f"{API}/prompt/system/").json()["prompt"]
     assert "## Learned procedures (gmail_agent)" in prompt
-    assert "GMAIL_SEARCH_MESSAGES" in prompt
+    assert '"GMAIL_SEARCH_MESSAGES"' in prompt and "(reviewed by staff)" in prompt
 
     other_api, _ = agent_api(charlie, "tweeter", "twitter_agent")
     untyped_api, _ = agent_api(charlie, "plain", None)
@@ -142,20 +150,30 @@ def test_two_users_teach_a_skill_staff_approve_it_a_third_users_agent_uses_it(
         assert api.post(f"{API}/skills/{skills[0].pk}/validate/").status_code == 404
 
 
-def test_a_known_skill_is_validated_not_stored_twice(fake_llm, queued, alice, bob):
+def test_a_known_skill_is_validated_not_stored_twice(
+    fake_llm, queued, alice, bob, django_user_model
+):
     fake_llm.then(stand_in.replies())
     kind = AgentType.objects.create(name="gmail_agent", auto_approve_skills=True)
-    alice_api, _ = agent_api(alice, "mail", kind.name)
-    asked = "Please send the weekly report to the team by email"
+    alice_api, alice_agent = agent_api(alice, "mail", kind.name)
+    staff = django_user_model.objects.create_user("staff", is_staff=True)
+    agent_trust(agent=Agent.objects.get(pk=alice_agent.pk), by=staff)
+    asked = ["Please send the weekly report to the team by email"]
     assert learn_skills(run_session(alice_api, "a1", asked, queued))["approved"] == 1
     skill = Skill.objects.get()
-    assert (skill.status, skill.times_validated) == ("approved", 0)
-    assert not SkillContribution.objects.exists()  # approved at once: no link kept
+    assert (skill.status, skill.times_validated, skill.reviewed_by) == ("approved", 0, None)
+    assert skill.confidence == 0.5  # the model said 0.6: a proposal starts at 0.5 at most
+    assert [c.owner for c in SkillContribution.objects.all()] == [alice]
     bob_api, _ = agent_api(bob, "inbox", kind.name)
     assert learn_skills(run_session(bob_api, "b1", asked, queued))["validated"] == 1
     skill.refresh_from_db()
     assert Skill.objects.count() == 1 and skill.times_validated == 1
-    assert skill.confidence == pytest.approx(0.6 + 0.4 * 0.1)
+    assert skill.confidence == pytest.approx(0.5 + 0.5 * 0.1)
+    assert learn_skills(run_session(bob_api, "b2", asked, queued)) == {
+        "status": "done", "agent_type": "gmail_agent", "known": 1
+    }  # fmt: skip
+    skill.refresh_from_db()
+    assert skill.times_validated == 1  # bob counts once
 
 
 def test_sessions_without_a_typed_agent_or_tool_calls_teach_nothing(fake_llm, queued, alice):
