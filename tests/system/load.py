@@ -11,8 +11,11 @@ API = "/api/v1"
 
 
 def marker(*numbers: int) -> str:
-    """A letters-only word unique to the numbers, e.g. mkbqcd (FTS5 and tsvector agree)."""
-    return "mk" + "q".join("".join("abcdefghij"[int(d)] for d in str(n)) for n in numbers)
+    """A letters-only word unique to the numbers, e.g. mkbqcdx (FTS5 and tsvector agree).
+
+    It ends in x, which no stemmer strips: "mkbe" and "mkb" would share the Porter stem
+    "mkb", and two entries differing only in them would say the same thing to dedup."""
+    return "mk" + "q".join("".join("abcdefghij"[int(d)] for d in str(n)) for n in numbers) + "x"
 
 
 @dataclass
