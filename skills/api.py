@@ -86,8 +86,8 @@ class SkillSearchView(APIView):
         summary="Search your agent type's skills (recall_skills)",
         description=(
             "The approved skills of the calling token's agent type that fit the task, best "
-            "first. Skills are shared by every user's agents of that type and hold no "
-            "user's data; an agent without a type has none."
+            "first. Skills are shared by every user's agents of that type and scrubbed of "
+            "personal data before they are stored; an agent without a type has none."
         ),
         request=SkillSearchSerializer,
         responses={200: SkillSearchResultSerializer, **errors(400, 413, 415)},
@@ -105,7 +105,10 @@ class SkillValidateView(APIView):
         tags=TAG,
         parameters=[SKILL_ID],
         summary="Say a skill worked again",
-        description="times_validated +1 and confidence up; it stops decaying for 90 days.",
+        description=(
+            "times_validated +1 and confidence up; it stops decaying for 90 days. A person "
+            "counts once per skill: saying it again, from any of their agents, changes nothing."
+        ),
         request=None,
         responses={200: SkillSerializer, **errors(400, 404)},
     )

@@ -26,7 +26,7 @@ approve, and a skill reads as well with <name> where a name was.
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +141,9 @@ class Scrubber:
         self._lower_case: set[str] = set()  # words the skill at hand writes in lower case
         self.replaced = 0
 
-    def _sub(self, pattern: re.Pattern, mark: str, text: str, check=None) -> str:
+    def _sub(
+        self, pattern: re.Pattern, mark: str, text: str, check: Callable[[str], bool] | None = None
+    ) -> str:
         def replace(match: re.Match) -> str:
             if check is not None and not check(match.group(0)):
                 return match.group(0)
@@ -242,12 +244,11 @@ class Scrubber:
         core = _CONTRACTION.sub("", token)
         if not any(c.isupper() for c in core) or (core.isalpha() and len(core) < 2):
             return False
+        lower = core.lower()
+        if lower in self.vocabulary or (starts_sentence and lower in self._lower_case):
+            return False
         pieces = [core[a:b].lower() for a, b in parts(core) if not core[a:b].isdigit()]
-        if core.lower() in self.vocabulary:
-            return False
         capitals = not any(c.islower() for c in core)
-        if starts_sentence and core.lower() in self._lower_case:
-            return False
         known = ALLOWED if capitals or starts_sentence else CALENDAR | PROVIDERS
         return not all(p in known or p in self.vocabulary for p in pieces)
 
