@@ -63,7 +63,8 @@ def test_every_hit_carries_a_relevance_between_0_and_1_and_the_floor_applies(ali
 @pytest.mark.parametrize("sourced", [True, False], ids=["linked", "unlinked"])
 def test_one_recall_runs_a_bounded_number_of_statements(alice, commit, sourced):
     """At most 6 with facts learned from turns (what they need, the turns' search, the
-    items', the rows only a vector found of each, the hits); 4 without (no turn search)."""
+    items', the rows only a vector found of each, the hits); 4 without (no turn search);
+    the judge reads the candidates' text in one statement more."""
     with commit():
         for n, (said, fact) in enumerate(CHAT * 3):
             turn = turn_append(user=alice, session_id="dog", role="user", content=f"{n} {said}")
@@ -75,6 +76,9 @@ def test_one_recall_runs_a_bounded_number_of_statements(alice, commit, sourced):
     with CaptureQueriesContext(connection) as queries:
         hits = recall(user=alice, query=question, top_k=5)
     assert hits
+    assert len(queries) <= (7 if sourced else 5), "\n".join(q["sql"][:120] for q in queries)
+    with CaptureQueriesContext(connection) as queries:
+        assert recall(user=alice, query=question, top_k=5, judge=False)
     assert len(queries) <= (6 if sourced else 4), "\n".join(q["sql"][:120] for q in queries)
 
 
