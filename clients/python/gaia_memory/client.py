@@ -287,8 +287,9 @@ class _Api:
         )
 
     def recall_skills(self, query: str, *, top_k: int | None = None) -> list[dict[str, Any]]:
-        """Procedures agents of this token's agent type learned (approved by staff), best
-        first: each {"skill": {...}, "relevance": ...}. Empty when the agent has no type."""
+        """Procedures agents of this token's agent type learned (approved: by staff, or by a
+        trusted agent of a self-approving type), best first: each {"skill": {...},
+        "relevance": ...}. Empty when the agent has no type."""
         body = _given(query=query, top_k=top_k)
         return self._send(_Call("POST", "skills/search/", body, parse=lambda b: b["results"]))
 
