@@ -61,6 +61,20 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class JudgedHitsSerializer(serializers.Serializer):
+    """A search answer's word on how its hits were chosen (`retrieval.judge.Hits`)."""
+
+    judged = serializers.BooleanField(
+        help_text="Whether the relevance judge ordered and chose these hits (false: the fused "
+        "order, because the caller asked for the fast path or the judge was off, failed or "
+        "ran out of time; judge_note says which)."
+    )
+    judge_note = serializers.CharField(
+        help_text='Why not judged: "skipped", "off", "deadline", "unavailable", '
+        '"time range"; empty when judged.'
+    )
+
+
 class _NoBody(StrictSerializer):
     """An operation's body when it takes none: every field is unknown."""
 

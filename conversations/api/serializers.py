@@ -9,7 +9,7 @@ from rest_framework import serializers
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
 from core.jsonsafe import check_json
-from core.serializers import JSONObjectField, StrictSerializer, WhenField
+from core.serializers import JSONObjectField, JudgedHitsSerializer, StrictSerializer, WhenField
 
 INT32_MAX = 2**31 - 1
 
@@ -127,17 +127,8 @@ class TurnHitSerializer(serializers.Serializer):
     )
 
 
-class TurnSearchResultSerializer(serializers.Serializer):
+class TurnSearchResultSerializer(JudgedHitsSerializer):
     results = TurnHitSerializer(many=True)
-    judged = serializers.BooleanField(
-        help_text="Whether the relevance judge ordered and chose these hits (false: the fused "
-        "order, because the caller asked for the fast path or the judge was off, failed or "
-        "ran out of time; judge_note says which)."
-    )
-    judge_note = serializers.CharField(
-        help_text='Why not judged: "skipped", "off", "deadline", "unavailable", '
-        '"time range"; empty when judged.'
-    )
 
 
 class SessionSerializer(serializers.ModelSerializer):

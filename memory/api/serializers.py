@@ -7,7 +7,13 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from conversations.models import Turn
-from core.serializers import MAX_ID, JSONObjectField, StrictSerializer, WhenField
+from core.serializers import (
+    MAX_ID,
+    JSONObjectField,
+    JudgedHitsSerializer,
+    StrictSerializer,
+    WhenField,
+)
 from memory.lineage import item_conflicts
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import MAX_TOP_K
@@ -323,17 +329,8 @@ class RecallHitSerializer(serializers.Serializer):
     )
 
 
-class RecallResultSerializer(serializers.Serializer):
+class RecallResultSerializer(JudgedHitsSerializer):
     results = RecallHitSerializer(many=True)
-    judged = serializers.BooleanField(
-        help_text="Whether the relevance judge ordered and chose these hits (false: the fused "
-        "order, because the caller asked for the fast path or the judge was off, failed or "
-        "ran out of time; judge_note says which)."
-    )
-    judge_note = serializers.CharField(
-        help_text='Why not judged: "skipped", "off", "deadline", "unavailable", '
-        '"time range"; empty when judged.'
-    )
 
 
 class ForgetBulkSerializer(StrictSerializer):
