@@ -2,9 +2,12 @@
 
 The fused ranking (vector + keyword) finds candidates; it cannot tell an answer from a
 text that shares a word or a topic with the question. The judge reads the question with
-each of the first candidates and its calibrated score (`calibrate`) becomes the hit's
-`relevance`, in [0, 1] and comparable across questions, so the relevance floor keeps
-what answers and leaves out what does not: a question about nothing stored gets nothing.
+each of the first candidates; its calibrated probability (`calibrate`) and the fused
+relevance together make the hit's `relevance` (`blend`: the judge vouches for what it
+recognises, and where it is sure a text is unrelated, matched words alone no longer
+keep it), in [0, 1] and comparable across questions, so the floor keeps what answers.
+The judge alone is not enough: it scores some plain paraphrases like unrelated text
+(docs/decisions.md has the measurements).
 
 The judge is the local cross-encoder (`retrieval.crossencoder`) or, when GAIA_RERANK_URL
 is set, a `/v1/rerank` server (`retrieval.rerank`). It sees at most GAIA_JUDGE_CANDIDATES
@@ -36,7 +39,7 @@ _lock = threading.Lock()
 class Verdict:
     """The judge's answer for the candidates it was shown."""
 
-    hits: list[fusion.Fused]  # best first; relevance is the judge's, calibrated
+    hits: list[fusion.Fused]  # best first; relevance blended from the judge's and the fused
     judged: bool  # False: the fused order stands (no judge, skipped, failed or too slow)
     reason: str = ""  # why not judged ("" when judged)
 
