@@ -41,6 +41,16 @@ from skills.search import skills_search
 
 _ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
 _CATEGORY = {"type": "string", "enum": CATEGORIES}
+_MIN_RELEVANCE = {
+    "type": "number",
+    "minimum": 0,
+    "maximum": 1,
+    "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+}
+_JUDGE = {
+    "type": "boolean",
+    "description": "false: faster, without the relevance judge (default true).",
+}
 _ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
 
 
@@ -120,20 +130,8 @@ TOOLS: list[dict] = [
             },
             "time_from": {"type": "string", "description": f"Stored at or after: {_ISO}."},
             "time_to": {"type": "string", "description": f"Stored at or before: {_ISO}."},
-            "min_relevance": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": 1,
-                "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
-                "judge": {
-                    "type": "boolean",
-                    "description": "false: faster, without the relevance judge (default true).",
-                },
-            },
-            "judge": {
-                "type": "boolean",
-                "description": "false: faster, without the relevance judge (default true).",
-            },
+            "min_relevance": _MIN_RELEVANCE,
+            "judge": _JUDGE,
         },
         ["query"],
     ),
@@ -175,20 +173,8 @@ TOOLS: list[dict] = [
             "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
             "time_from": {"type": "string", "description": f"Said at or after: {_ISO}."},
             "time_to": {"type": "string", "description": f"Said at or before: {_ISO}."},
-            "min_relevance": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": 1,
-                "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
-                "judge": {
-                    "type": "boolean",
-                    "description": "false: faster, without the relevance judge (default true).",
-                },
-            },
-            "judge": {
-                "type": "boolean",
-                "description": "false: faster, without the relevance judge (default true).",
-            },
+            "min_relevance": _MIN_RELEVANCE,
+            "judge": _JUDGE,
         },
         [],
     ),

@@ -42,6 +42,20 @@ def test_tool_parameters_are_what_the_api_serializers_accept():
     assert update <= set(MemoryUpdateSerializer().fields)
 
 
+SCHEMA_WORDS = {"type", "enum", "minimum", "maximum", "description", "items", "format"}
+
+
+def test_every_tool_parameter_is_a_plain_json_schema_of_its_own():
+    # A model reads these: a keyword it does not know inside a parameter (a parameter
+    # nested in another) is one it can never set.
+    for tool in agent_tools.TOOLS:
+        for name, schema in tool["function"]["parameters"]["properties"].items():
+            assert set(schema) <= SCHEMA_WORDS, (tool["function"]["name"], name, set(schema))
+    by_name = {t["function"]["name"]: t["function"]["parameters"] for t in agent_tools.TOOLS}
+    for name in ("recall", "search_past_conversations"):
+        assert by_name[name]["properties"]["judge"]["type"] == "boolean"
+
+
 def test_a_model_can_remember_recall_update_and_forget(alice_api, alice):
     stored = call(
         alice_api,
