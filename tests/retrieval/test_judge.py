@@ -2,13 +2,14 @@
 
 import threading
 import time
+from datetime import date
 
 import pytest
 
 from conversations.search import search_turns
 from conversations.services import turn_append
 from memory.recall import recall
-from memory.services import memory_create
+from memory.services import memory_create, memory_session_note
 from retrieval import crossencoder, judge
 from retrieval.crossencoder import CrossEncoder, JudgeTimeout
 from retrieval.packaged import PackagedFile
@@ -208,9 +209,6 @@ def test_judgements_from_many_threads_each_get_their_own_scores(cross_encoder):
 
 
 def test_a_current_fact_ranks_above_a_diary_note_that_says_otherwise(alice, commit):
-    from datetime import date
-
-    from memory.services import memory_session_note
 
     with commit():
         turn = turn_append(

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from retrieval.embedding import EmbedderError, checked, get_embedder, local
+from retrieval.embedding import EmbedderError, checked, current_model_id, get_embedder, local
 from retrieval.embedding.local import BGE_SMALL, MINILM, LocalEmbedder
 from retrieval.packaged import PackagedFile
 
@@ -146,7 +146,6 @@ def test_bge_reads_a_question_with_its_search_instruction_and_a_stored_text_with
 
 
 def test_minilm_stays_selectable_in_its_own_vector_space(settings):
-    from retrieval.embedding import current_model_id
 
     minilm = LocalEmbedder(MINILM, threads=1)
     assert minilm.model_id == "all-MiniLM-L6-v2-int8" != BGE_SMALL.model_id
