@@ -4,7 +4,6 @@ from django.conf import settings
 
 from bench.locomo import KS, LINKS, Scores
 from bench.locomo_data import CATEGORIES
-from retrieval import indexes, keyword, query, rerank, vocabulary
 
 # The rankings `memory_eval --ranking` compares: each the settings it runs under.
 RANKINGS = {
@@ -21,15 +20,6 @@ RANKINGS = {
         "settings": {"GAIA_LOCAL_EMBED_MODEL": "bge-small-en-v1.5", "GAIA_JUDGE": "local"},
     },
 }
-
-
-def clear_caches() -> None:
-    """What a process cached under other settings (word counts, indexes, query vectors)."""
-    vocabulary.clear_cache()
-    keyword.clear_caches()
-    indexes.index_cache().clear()
-    query.clear_cache()
-    rerank.reset()
 
 
 def summary_table(runs: list[tuple[str, tuple]]) -> list[str]:

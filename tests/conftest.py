@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
-from retrieval import indexes, judge, keyword, query, rerank, vocabulary
+from retrieval.caches import clear_process_caches
 
 
 @pytest.fixture(autouse=True)
@@ -13,23 +13,14 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def _clear_search_caches() -> None:
-    vocabulary.clear_cache()
-    keyword.clear_caches()  # with the owners' word counts (termstats)
-    indexes.index_cache().clear()
-    query.clear_cache()
-    rerank.reset()  # a reranker failure remembered by an earlier test
-    judge.reset()
-
-
 @pytest.fixture(autouse=True)
 def _fresh_search_caches():
     # Owner ids and generations come back after a rolled-back test; what a process cached
     # of an earlier test's rows (vocabulary, word counts, vector indexes, query vectors)
     # must not.
-    _clear_search_caches()
+    clear_process_caches()
     yield
-    _clear_search_caches()
+    clear_process_caches()
 
 
 @pytest.fixture

@@ -19,8 +19,9 @@ from bench.account import NotAnAccount, account_table, evaluate_account, read_ac
 from bench.floors import floors_table
 from bench.locomo import evaluate_folder
 from bench.locomo_data import NotAConversation
-from bench.locomo_report import RANKINGS, clear_caches, conditions_table, summary_table, table
+from bench.locomo_report import RANKINGS, conditions_table, summary_table, table
 from learning.llm import llm_configured
+from retrieval.caches import clear_process_caches
 from retrieval.embedding import current_model_id
 from retrieval.judge import mode as judge_mode
 
@@ -116,7 +117,7 @@ class Command(BaseCommand):
             if len(names) > 1:
                 self.stdout.write(f"\n## Ranking: {name} ({RANKINGS[name]['about']})\n")
             with override_settings(**RANKINGS.get(name, {}).get("settings", {})):
-                clear_caches()
+                clear_process_caches()
                 summary.append(
                     (
                         name,

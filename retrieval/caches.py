@@ -1,0 +1,17 @@
+"""What a process caches of its owners' rows and of the model servers, cleared together.
+
+Tests clear it between tests (owner ids and generations come back after a rolled-back
+test), and `memory_eval` between rankings run under other settings.
+"""
+
+from retrieval import indexes, judge, keyword, query, rerank, vocabulary
+
+
+def clear_process_caches() -> None:
+    """Word counts, vocabularies, vector indexes, query vectors, model-server failures."""
+    vocabulary.clear_cache()
+    keyword.clear_caches()  # with the owners' word counts (termstats)
+    indexes.index_cache().clear()
+    query.clear_cache()
+    rerank.reset()  # a reranker failure remembered earlier
+    judge.reset()  # a judge that failed to load earlier
