@@ -50,9 +50,11 @@ def read_account(path: Path) -> dict[str, Any]:
         raise NotAnAccount(f"{path}: needs the lists {', '.join(REQUIRED)}.")
     contents = {m.get("content") for m in data["memories"] if isinstance(m, dict)}
     for question in data["questions"]:
-        missing = [a for a in question.get("answers", []) if a not in contents]
-        if not question.get("answers") or missing:
-            raise NotAnAccount(f"{path}: {question.get('question')!r} has answers not stored.")
+        answers = question.get("answers") if isinstance(question, dict) else None
+        if not isinstance(answers, list) or not isinstance(question.get("question"), str):
+            raise NotAnAccount(f"{path}: each question needs 'question' and a list 'answers'.")
+        if not answers or any(a not in contents for a in answers):
+            raise NotAnAccount(f"{path}: {question['question']!r} has answers not stored.")
     return data
 
 

@@ -108,6 +108,33 @@ def test_memory_eval_names_a_file_that_is_not_a_conversation_before_loading_any(
     assert not django_user_model.objects.filter(username__startswith="locomo-").exists()
 
 
+@pytest.mark.parametrize(
+    "account, fault",
+    [
+        ("{not json", "Expecting property name"),
+        ('{"memories": []}', "needs the lists"),
+        ('{"memories": [], "questions": ["why?"], "nonsense_questions": []}', "a list 'answers'"),
+        (
+            '{"memories": [{"content": "A"}], "questions": [{"question": "q", "answers": ["B"]}],'
+            ' "nonsense_questions": []}',
+            "'q' has answers not stored",
+        ),
+    ],
+)
+def test_memory_eval_names_an_account_file_it_cannot_read_before_loading_any(
+    tmp_path, account, fault, django_user_model
+):
+    folder, accounts = tmp_path / "conversations", tmp_path / "accounts"
+    folder.mkdir()
+    accounts.mkdir()
+    (folder / "a-tiny.json").write_text(json.dumps(CONVERSATION))
+    path = accounts / "account.json"
+    path.write_text(account)
+    with pytest.raises(CommandError, match=f"account.json: .*{fault}"):
+        call_command("memory_eval", "locomo", str(folder), "--accounts", str(path))
+    assert not django_user_model.objects.filter(username__startswith="locomo-").exists()
+
+
 def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
     call_command(
         "memory_bench",
