@@ -1,29 +1,132 @@
-"""Bearer-token authentication for agents (`Authorization: Bearer <token>`)."""
+"""Authentication for agents and apps.
+
+- `Authorization: Bearer <token>`: one person's agent token.
+- `Authorization: Bearer gaia_app_...` (or `Token gaia_app_...`, as mem0's SDK sends it):
+  an app token. With `user_id` (query string or JSON body) naming one of the app's people
+  the request is that person's, through the app's acting token (`accounts.people`);
+  without it, only the app's own endpoints (people, tokens) accept it.
+"""
 
 from typing import Any
 
-from rest_framework import authentication, exceptions
+from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 
+from accounts import people
+from accounts.models import AppToken
 from accounts.services import token_authenticate
+
+USER_ID = "user_id"
+
+
+class AppPrincipal:
+    """Who an app token is when it acts for no one: the app itself, owning no rows."""
+
+    is_authenticated = True
+    is_active = True
+    is_staff = False
+    is_superuser = False
+    is_anonymous = False
+    pk = None
+    id = None
+
+    def __init__(self, app_token: AppToken) -> None:
+        self.app = app_token.app
+        self.username = f"app:{self.app.name}"
+
+    def __str__(self) -> str:
+        return self.username
+
+
+def _secret(request: Request, keywords: tuple[str, ...]) -> str | None:
+    header = authentication.get_authorization_header(request).decode("latin-1")
+    if not header:
+        return None
+    parts = header.split()
+    if parts[0].lower() not in keywords:
+        return None
+    if len(parts) != 2:
+        raise exceptions.AuthenticationFailed("Malformed Authorization header.")
+    return parts[1]
+
+
+def requested_person_id(request: Request) -> Any:
+    """The `user_id` a request names (query string first, then a JSON object body)."""
+    value = request.query_params.get(USER_ID)
+    if value is None and isinstance(request.data, dict):
+        value = request.data.get(USER_ID)
+    return value
+
+
+def _drop_person_id(request: Request) -> None:
+    """`user_id` says whom the app acts for; it is no field of the write itself."""
+    data = request.data
+    if type(data) is dict:  # a JSON object (a form's QueryDict is immutable, and unused)
+        data.pop(USER_ID, None)
+
+
+def app_authenticate(request: Request, secret: str) -> tuple[Any, Any]:
+    """(the person's account, their acting token) when the request names a person of the
+    token's app; (AppPrincipal, app token) when it names none."""
+    app_token = people.app_token_authenticate(secret)
+    if app_token is None:
+        raise exceptions.AuthenticationFailed("Invalid or revoked app token.")
+    person_id = requested_person_id(request)
+    if person_id is None:
+        return AppPrincipal(app_token), app_token
+    try:
+        person = people.person_get(app=app_token.app, external_id=person_id)
+    except people.PersonNotFound:
+        raise exceptions.NotFound("No such person (user_id) of this app.") from None
+    except Exception as exc:  # a malformed id
+        raise exceptions.ValidationError({USER_ID: ["Not a valid user_id."]}) from exc
+    if not person.user.is_active:
+        raise exceptions.AuthenticationFailed("This person's account is disabled.")
+    _drop_person_id(request)
+    return person.user, people.acting_token(app_token=app_token, user=person.user)
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
-        header = authentication.get_authorization_header(request).decode("latin-1")
-        if not header:
+        secret = _secret(request, ("bearer", "token"))
+        if secret is None:
             return None
-        parts = header.split()
-        if parts[0].lower() != self.keyword.lower():
-            return None
-        if len(parts) != 2:
-            raise exceptions.AuthenticationFailed("Malformed Authorization header.")
-        token = token_authenticate(parts[1])
+        if people.is_app_secret(secret):
+            return app_authenticate(request, secret)
+        token = token_authenticate(secret)
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
         return token.owner, token
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword
+
+
+def is_app_request(request: Request) -> bool:
+    """True for an app token acting for no one."""
+    return isinstance(getattr(request, "auth", None), AppToken)
+
+
+class ActsForAPerson(permissions.IsAuthenticated):
+    """The default: a signed-in person or a person's token; an app token must name the
+    person it acts for (`user_id`)."""
+
+    message = "An app token acts for one of its people here: pass user_id."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not super().has_permission(request, view):
+            return False
+        if is_app_request(request):
+            raise exceptions.PermissionDenied(self.message)
+        return True
+
+
+class IsAppToken(permissions.BasePermission):
+    """Only an app token acting for no one (the app's own endpoints)."""
+
+    message = "This endpoint takes an app token (gaia_app_...), without user_id."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return is_app_request(request)

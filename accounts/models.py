@@ -57,6 +57,14 @@ class ApiToken(OwnedModel):
     agent = models.ForeignKey(
         Agent, null=True, blank=True, on_delete=models.SET_NULL, related_name="tokens"
     )
+    # Set on a person's token an app made: the app token an acting request came with
+    # (`app_token`, its secret never issued), or the app that issued it (`app`).
+    app = models.ForeignKey(
+        "App", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    app_token = models.ForeignKey(
+        "AppToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         db_table = "memory_apitoken"
@@ -66,6 +74,8 @@ class ApiToken(OwnedModel):
 
     @property
     def is_usable(self) -> bool:
+        if self.app_token_id is not None:  # acts only through its app token, never alone
+            return False
         if self.revoked_at is not None:
             return False
         return self.expires_at is None or self.expires_at > timezone.now()
@@ -89,3 +99,62 @@ class UserSettings(models.Model):
 
     def __str__(self) -> str:
         return f"settings of {self.user_id}"
+
+
+class App(models.Model):
+    """An application that serves many people (a support bot, a tutoring site) with one
+    credential: it creates its people by an external id and acts for one per request.
+
+    It sees only the people it created; each of them is an ordinary account whose memory
+    is theirs alone (the app reaches it only by acting for them)."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    disabled_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AppToken(models.Model):
+    """An app's credential; only a hash of the secret is stored."""
+
+    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=20, db_index=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.app.name}/{self.name} ({self.prefix}…)"
+
+    @property
+    def is_usable(self) -> bool:
+        return self.revoked_at is None and self.app.disabled_at is None
+
+
+class AppPerson(models.Model):
+    """One of an app's people: its external id for them and their account."""
+
+    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="people")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="app_person"
+    )
+    external_id = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["app", "external_id"], name="app_person_unique_id")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.app.name}:{self.external_id}"
