@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     # our apps, in their import order (each imports only itself and those above it here)
     "core",
     "accounts",
+    "webhooks",
     "retrieval",
     "conversations",
     "memory",
@@ -330,6 +331,16 @@ GAIA_DECAY_INTERVAL = envint("GAIA_DECAY_INTERVAL", 1440)
 GAIA_PRUNE_INTERVAL = envint("GAIA_PRUNE_INTERVAL", 1440)
 GAIA_BACKFILL_INTERVAL = envint("GAIA_BACKFILL_INTERVAL", 15)
 GAIA_IMPORT_RESUME_INTERVAL = envint("GAIA_IMPORT_RESUME_INTERVAL", 5)
+GAIA_WEBHOOK_SWEEP_INTERVAL = envint("GAIA_WEBHOOK_SWEEP_INTERVAL", 1)
+
+# --- Webhooks (docs/webhooks.md)
+GAIA_WEBHOOK_TIMEOUT = envfloat("GAIA_WEBHOOK_TIMEOUT", 10.0)  # one POST, whole exchange
+# Paused after this many failed attempts in a row spanning at least this many hours.
+GAIA_WEBHOOK_PAUSE_FAILURES = envint("GAIA_WEBHOOK_PAUSE_FAILURES", 10)
+GAIA_WEBHOOK_PAUSE_HOURS = envfloat("GAIA_WEBHOOK_PAUSE_HOURS", 24.0)
+GAIA_WEBHOOK_KEEP_DAYS = envint("GAIA_WEBHOOK_KEEP_DAYS", 14)  # delivered events, then pruned
+# Receivers on loopback or private networks (a self-hosted receiver next to the server).
+GAIA_WEBHOOK_ALLOW_PRIVATE = envbool("GAIA_WEBHOOK_ALLOW_PRIVATE", True)
 
 # --- Web app
 GAIA_ALLOW_SIGNUP = envbool("GAIA_ALLOW_SIGNUP", False)

@@ -22,8 +22,8 @@ background tasks, ...) mark their tests the same way.
 
 Apps own their data and sit in one downward order (docs/architecture.md):
 
-    core < accounts < retrieval < conversations < memory < learning < skills < discovery
-    < privacy
+    core < accounts < webhooks < retrieval < conversations < memory < learning < skills
+    < discovery < privacy
 
 A domain module (models, services, selectors, search, jobs: anything that is not an
 edge) imports only its own app and the apps before it, and never an edge. Edges (API
@@ -123,7 +123,9 @@ def test_the_scan_finds_marks_in_modules_it_imports_itself():
 # --- The import order -------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["core", "accounts", "retrieval", "conversations", "memory", "learning", "skills"]
+# webhooks just above accounts: memory, conversations, learning and privacy emit its events.
+ORDER = ["core", "accounts", "webhooks", "retrieval", "conversations", "memory", "learning"]
+ORDER.append("skills")
 ORDER.append("discovery")
 ORDER.append("privacy")
 APART = "bench"
