@@ -1,4 +1,5 @@
-"""Every call from recall to a model server (embeddings, rerank) goes through here.
+"""Every outgoing HTTP call goes through here: model servers (embeddings, rerank, the
+LLM) and webhook deliveries (`post_bytes`).
 
 httpx timeouts apply per network operation, so a server trickling one byte a second
 would never time out; `post_json` enforces one overall deadline for the whole exchange
@@ -65,6 +66,33 @@ def post_json(
         return json.loads(body)
     except ValueError as error:
         raise ModelServerError(f"{url}: answer is not JSON ({error})") from error
+
+
+def post_bytes(
+    url: str,
+    body: bytes,
+    *,
+    headers: dict[str, str],
+    deadline_seconds: float,
+    max_bytes: int = 64 * 1024,
+) -> tuple[int, bytes]:
+    """POST `body` and return (status, the first `max_bytes` of the answer), whatever the
+    status, all within the deadline; redirects are not followed (a 3xx is an answer).
+    ModelServerError when the server is unreachable or too slow."""
+    deadline = time.monotonic() + deadline_seconds
+    try:
+        with _shared_client().stream(
+            "POST", url, content=body, headers=headers, timeout=httpx.Timeout(deadline_seconds)
+        ) as response:
+            answer = bytearray()
+            for chunk in response.iter_bytes():
+                if len(answer) < max_bytes:
+                    answer.extend(chunk[: max_bytes - len(answer)])
+                if time.monotonic() > deadline:
+                    raise ModelServerError(f"no complete answer within {deadline_seconds:g}s")
+            return response.status_code, bytes(answer)
+    except httpx.HTTPError as error:
+        raise ModelServerError(f"{type(error).__name__}: {error}") from error
 
 
 def endpoint(base_url: str, path: str) -> str:
