@@ -200,3 +200,12 @@ def person_token_revoke(*, app: App, person: AppPerson, token_id: int) -> ApiTok
 def person_agent(*, person: AppPerson, name: str) -> Agent:
     """The person's agent called `name` (mem0's agent_id), created on first use."""
     return agent_get_or_create(user=person.user, name=name)
+
+
+def person_delete(*, app: App, person: AppPerson) -> None:
+    """Delete `app`'s person and their account (its tokens, agents and settings go with
+    it). Erase their memory first (privacy's `memory_erase_user`): this removes only the
+    account rows."""
+    if person.app_id != app.pk:
+        raise PersonNotFound("No such person.")
+    person.user.delete()
