@@ -42,6 +42,7 @@ from learning.llm.counters import llm_count
 from memory.lineage import memory_retract, memory_supersede
 from memory.models import SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import recall
+from webhooks.services import events_emit
 
 log = logging.getLogger("gaia.background")
 CONTEXT_ITEMS = 10
@@ -154,14 +155,17 @@ def extraction_failed(turn: Turn, error: LLMError) -> dict[str, Any]:
     if not error.transient:
         with transaction.atomic():
             turn_extraction_attempt_failed(turn_id=turn.pk, message=message)
-            turn_extraction_failed(turn_id=turn.pk)
+            if turn_extraction_failed(turn_id=turn.pk):
+                _failure_announce(turn, message)
         return {"status": "failed", "reason": message}
     now = timezone.now()
     failing = now - (turn.extraction_failing_since or now)
     hours = settings.GAIA_EXTRACTION_RETRY_HOURS
     if failing >= timedelta(hours=hours):
         gave_up = f"{message} (tried again for {hours:g} h; retry it from its conversation)"
-        turn_extraction_failed(turn_id=turn.pk, message=gave_up[:500])
+        with transaction.atomic():
+            if turn_extraction_failed(turn_id=turn.pk, message=gave_up[:500]):
+                _failure_announce(turn, gave_up[:500])
         return {"status": "failed", "reason": gave_up}
     retry_at = now + min(max(failing, BACKOFF_MIN), BACKOFF_MAX)
     circuit_open = error.kind == "circuit_open"  # no call was made: not an attempt
@@ -173,6 +177,16 @@ def extraction_failed(turn: Turn, error: LLMError) -> dict[str, Any]:
         "reason": message,
         "retry_at": retry_at.isoformat(),
     }
+
+
+def _failure_announce(turn: Turn, reason: str) -> None:
+    """Webhooks' extraction.failed, in the transaction that ends the turn failed."""
+    session = turn.session
+    data = {
+        "turn": {"id": turn.pk, "session_id": session.session_id, "context": turn.context},
+        "reason": reason,
+    }
+    events_emit(user=turn.owner, events=[("extraction.failed", None, data)])
 
 
 def apply_operations(
@@ -205,6 +219,8 @@ def apply_operations(
                 message=f"{outcome['refused']} of {len(operations)} operations refused: "
                 + "; ".join(reasons),
             )
+            if status == "failed":
+                _failure_announce(turn, "; ".join(reasons)[:500])
     return {"status": status, **outcome}
 
 

@@ -21,6 +21,8 @@ SCHEDULES = [
     ("gaia: skills decay", "skills.tasks.decay_skills", "GAIA_DECAY_INTERVAL"),
     ("gaia: prune", "privacy.tasks.prune_all", "GAIA_PRUNE_INTERVAL"),
     ("gaia: resume imports", "memory.tasks.imports_resume", "GAIA_IMPORT_RESUME_INTERVAL"),
+    # webhook deliveries due (retries, and what a stopped worker left): webhooks app
+    ("gaia: webhook deliveries", "webhooks.tasks.deliver_due", "GAIA_WEBHOOK_SWEEP_INTERVAL"),
     # provided by the embedding package; schedules store a dotted path, nothing imported
     (
         "gaia: backfill embeddings",
@@ -32,6 +34,7 @@ STARTUP_SWEEPS = (
     "learning.tasks.extract_pending_sweep",
     "learning.tasks.consolidate_sweep",
     "memory.tasks.imports_resume",
+    "webhooks.tasks.deliver_due",
 )
 
 

@@ -15,7 +15,7 @@ from accounts.services import user_zone
 from conversations.models import Turn
 from core.jsonsafe import check_json
 from core.validation import clean_short, parse_when
-from memory import dedup, versions
+from memory import dedup, notify, versions
 from memory.models import PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
 from memory.services import _check_enabled, _clean_fields
 from retrieval import events
@@ -239,4 +239,10 @@ def memory_import_many(
         out.append((item, "created"))
     if upserted or removed:
         events.items_changed(user.pk, upserted=upserted, removed=removed)
+    changed = set(upserted)  # a fold that left the item as it was tells nobody
+    written = [(item, outcome) for item, outcome in out if item.pk in changed]
+    for item, outcome in written:
+        conflict = "conflict" if item.conflicts_with_id else "new"
+        item.outcome = "deduplicated" if outcome == "folded" else conflict
+    notify.items_written(user=user, items=[item for item, _ in written])
     return out

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.models import ApiToken
 from core.validation import clean_confidence
-from memory import versions
+from memory import notify, versions
 from memory.models import CONTENT_MAX, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
 from memory.services import _clean_fields, _own_turn, _revise, memory_update
 from retrieval import events
@@ -50,6 +50,7 @@ def memory_supersede(
             agent_id=turn.agent_id if turn is not None else None,
         )
         events.items_changed(user.pk, upserted=[item.pk])
+        notify.item_changed(user=user, kind="memory.updated", item=item)
     return item
 
 
@@ -76,6 +77,7 @@ def memory_retract(
         item.forgotten_at = timezone.now()
         item.save(update_fields=["forgotten_at"])
         events.items_changed(user.pk, removed=[item.pk])
+        notify.item_changed(user=user, kind="memory.forgotten", item=item, reason="retracted")
     return item
 
 
@@ -116,6 +118,9 @@ def memory_supersede_by(*, user: Any, item_id: int, by_id: int) -> KnowledgeItem
         old.updated_at = timezone.now()
         old.save(update_fields=["superseded_by", "updated_at"])
         events.items_changed(user.pk, removed=[old.pk])
+        notify.item_changed(
+            user=user, kind="memory.forgotten", item=old, reason="superseded", superseded_by=new.pk
+        )
     return old
 
 

@@ -30,7 +30,7 @@ from core.validation import (
     parse_when,
     refuse_credentials,
 )
-from memory import versions
+from memory import notify, versions
 from memory.batch_store import items_store
 from memory.models import (
     CATEGORIES,
@@ -210,6 +210,7 @@ def _store_one(user: Any, row: dict[str, Any]) -> KnowledgeItem:
     with embedded_ahead([item_text(content=row["content"])]), transaction.atomic():
         [item] = items_store(user=user, rows=[row])
         events.items_changed(user.pk, upserted=[item.pk])
+        notify.items_written(user=user, items=[item])
     return item
 
 
@@ -316,6 +317,7 @@ def memory_create_many(
         stored = items_store(user=user, rows=chunk)
         if stored:
             events.items_changed(user.pk, upserted=list(dict.fromkeys(i.pk for i in stored)))
+            notify.items_written(user=user, items=stored)
         return stored
 
     return write_in_chunks(rows, store, first=BATCH_CHUNK, most=BATCH_CHUNK_MAX)
@@ -352,6 +354,7 @@ def memory_update(
         item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
         _revise(item, cleaned, source=source, token=token, reason=reason)
         events.items_changed(user.pk, upserted=[item.pk])
+        notify.item_changed(user=user, kind="memory.updated", item=item)
     return item
 
 
@@ -409,6 +412,7 @@ def memory_forget(*, user: Any, item_id: int) -> KnowledgeItem:
             item.forgotten_at = timezone.now()
             item.save(update_fields=["forgotten_at"])
             events.items_changed(user.pk, removed=[item.pk])
+            notify.item_changed(user=user, kind="memory.forgotten", item=item, reason="forgotten")
     return item
 
 
@@ -420,6 +424,7 @@ def memory_restore(*, user: Any, item_id: int) -> KnowledgeItem:
             item.forgotten_at = None
             item.save(update_fields=["forgotten_at"])
             events.items_changed(user.pk, upserted=[item.pk])
+            notify.item_changed(user=user, kind="memory.updated", item=item, restored=True)
     return item
 
 
@@ -452,6 +457,7 @@ def memory_forget_bulk(
         KnowledgeItem.objects.filter(pk__in=ids).update(forgotten_at=timezone.now())
         if ids:
             events.items_changed(user.pk, removed=ids)
+            notify.items_forgotten(user=user, item_ids=ids, reason="forgotten")
     return len(ids)
 
 

@@ -1,6 +1,6 @@
 """Prune: turns and tool calls older than 90 days; knowledge with confidence < 0.1 not
 used for 90 days and not pinned (hard erase through memory_erase: row, full-text entry
-and vector)."""
+and vector); webhook deliveries done more than GAIA_WEBHOOK_KEEP_DAYS ago."""
 
 from datetime import timedelta
 from typing import Any
@@ -12,6 +12,7 @@ from conversations.services import tool_calls_prune, turns_prune
 from memory.models import KnowledgeItem
 from privacy import storage
 from privacy.services import memory_erase
+from webhooks.services import deliveries_prune
 
 KEEP_DAYS = 90
 LOW_CONFIDENCE = 0.1
@@ -46,4 +47,5 @@ def prune_everyone() -> dict[str, int]:
         totals["users"] += 1
         for key, value in prune_user(user=user).items():
             totals[key] += value
+    totals["webhook_deliveries"] = deliveries_prune()  # delivered, GAIA_WEBHOOK_KEEP_DAYS
     return totals

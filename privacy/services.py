@@ -21,8 +21,9 @@ removes what would keep or bring back its text:
 (chunks of rows, so a large memory never holds the write lock for long): items, turns,
 sessions, tool calls, discovery findings, their part of shared skills (skills'
 `contributions_erase`), the profile cache, LLM counters, reconciled pairs, queued task
-payloads and task records naming their rows, admin log lines. The account, its API
-tokens and its settings stay.
+payloads and task records naming their rows, admin log lines, their webhook endpoints and
+every webhook event about them (their app's endpoints are then sent `user.erased`). The
+account, its API tokens and its settings stay.
 
 Both announce the removed item ids through `memory.events.items_changed` (every
 process's vector index drops them) and end with `storage.purge_after_commit` (SQLite:
@@ -43,6 +44,7 @@ from conversations.services import tool_call_redact, turns_batch_extraction_skip
 from core.chunks import repeat_in_chunks
 from discovery.models import Finding
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
+from memory import notify
 from memory.lineage import RETRACTED_PREFIX
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
 from memory.versions import replaced_items
@@ -51,6 +53,7 @@ from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval import events
 from skills.models import Skill, SkillContribution
 from skills.services import contributions_erase
+from webhooks.services import user_webhooks_erase
 
 REDACTED = "[erased]"
 _CHUNK = 500
@@ -206,6 +209,8 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
                 )
             )
         )
+    # Their endpoints and every event about them go; their app is told user.erased.
+    user_webhooks_erase(user=user, erased=dict(counts))
     with transaction.atomic():  # after the last delete (see storage.purge_after_commit)
         storage.purge_after_commit()
     return counts
@@ -233,6 +238,7 @@ def memory_erase(*, user: Any, item_id: int) -> None:
         KnowledgeItem.objects.for_user(user).filter(pk__in=ids).update(superseded_by=None)
         KnowledgeItem.objects.for_user(user).filter(pk__in=ids).delete()
         events.items_changed(user.pk, removed=[*ids, *also])
+        notify.items_erased(user=user, item_ids=[*ids, *also])
         # Only now: a merge before the delete keeps the words behind a delete marker.
         storage.purge_after_commit()
 

@@ -97,10 +97,11 @@ class Event(models.Model):
 
 
 class Delivery(models.Model):
-    """One event for one endpoint: pending until a 2xx answer, then delivered."""
+    """One event for one endpoint: pending until a 2xx answer, then delivered (a ping,
+    sent once on request, ends failed when it got none)."""
 
-    PENDING, DELIVERED = "pending", "delivered"
-    STATUSES = [(PENDING, "pending"), (DELIVERED, "delivered")]
+    PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+    STATUSES = [(PENDING, "pending"), (DELIVERED, "delivered"), (FAILED, "failed")]
 
     endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="deliveries")
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")

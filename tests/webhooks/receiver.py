@@ -1,0 +1,70 @@
+"""A real webhook receiver for the tests: an HTTP server on 127.0.0.1 in a thread that
+records every request (headers and body) and answers what the test tells it to; it can
+be stopped (connection refused) and started again on the same port."""
+
+import hashlib
+import hmac
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.status = 200
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/hook"
+
+    def start(self) -> None:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                receiver.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": body}
+                )
+                self.send_response(receiver.status)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Down: the port refuses connections until `start()`."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def events(self) -> list[dict[str, Any]]:
+        """The bodies received, decoded, in arrival order (only 2xx-answered ones count
+        as delivered; this lists every request)."""
+        return [json.loads(r["body"]) for r in self.requests]
+
+    def verified(self, secret: str) -> list[dict[str, Any]]:
+        """The bodies whose signature verifies with `secret` (all of them, or it fails)."""
+        out = []
+        for request in self.requests:
+            headers = request["headers"]
+            # As docs/webhooks.md tells a receiver to check it, not through our own code.
+            message = headers["X-Gaia-Timestamp"].encode() + b"." + request["body"]
+            digest = hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+            assert hmac.compare_digest(headers["X-Gaia-Signature"], f"v1={digest}")
+            out.append(json.loads(request["body"]))
+        return out
