@@ -182,6 +182,7 @@ _ERROR_BODY = inline_serializer(
 _ERROR_TEXT = {
     400: "Invalid input (fields name what is wrong).",
     401: "Missing, malformed, revoked or expired token.",
+    403: "Not allowed for this caller (staff only; an app token with or without user_id).",
     404: "Not found (also for another user's ids).",
     413: "Request body too large.",
     415: "Unsupported media type.",
