@@ -19,6 +19,7 @@ api = [
     path("", include("skills.urls")),
     path("", include("discovery.urls")),
     path("", include("privacy.urls")),
+    path("", include("webhooks.urls")),
 ]
 
 pages = [
@@ -27,6 +28,7 @@ pages = [
     path("conversations/", include("conversations.web.urls")),
     path("discovery/", include("discovery.web_urls")),
     path("settings/", include("privacy.web_urls")),
+    path("settings/", include("webhooks.web_urls")),
 ]
 
 urlpatterns = [

@@ -1,0 +1,220 @@
+"""The webhooks API (/api/v1/webhooks/): a person (their token or web session) or an app
+(its app token without user_id) registers endpoints, reads their deliveries, sends a
+ping, rotates the secret, pauses, resumes and deletes. Each sees only their own."""
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.auth import is_app_request
+from core.openapi import path_id
+from core.serializers import errors, object_id, refuse_body
+from webhooks import delivery, selectors, services
+from webhooks.models import Delivery, Endpoint
+from webhooks.serializers import (
+    DeliverySerializer,
+    EndpointCreateSerializer,
+    EndpointSerializer,
+    EndpointUpdateSerializer,
+    EndpointWithSecretSerializer,
+)
+
+TAG = ["webhooks"]
+ENDPOINT_ID = path_id("The endpoint's id; another owner's id answers 404 like a missing one.")
+WHO = (
+    " With a person's token (or web session): that person's endpoints. With an app token "
+    "and no user_id: the app's endpoints, which receive the events of all its people."
+)
+
+
+def owner_of(request: Request) -> dict[str, Any]:
+    """Whose endpoints a request reaches: the app's (app token acting for no one) or the
+    person's."""
+    if is_app_request(request):
+        return {"app": request.user.app}
+    return {"user": request.user}
+
+
+def _endpoint(request: Request, pk: int) -> Endpoint:
+    return selectors.endpoint_get(endpoint_id=object_id(pk), **owner_of(request))
+
+
+def _fresh(request: Request, endpoint: Endpoint) -> dict:
+    return EndpointSerializer(_endpoint(request, endpoint.pk)).data
+
+
+class _Base(APIView):
+    permission_classes = [IsAuthenticated]  # a person, or an app token acting for no one
+
+
+class WebhookListView(_Base, GenericAPIView):
+    @extend_schema(
+        operation_id="webhooks_list",
+        tags=TAG,
+        summary="List your webhook endpoints",
+        description="Oldest first, with how many deliveries wait for each." + WHO,
+        responses={200: EndpointSerializer(many=True), **errors()},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.endpoint_list(**owner_of(request)))
+        return self.get_paginated_response(EndpointSerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="webhooks_create",
+        tags=TAG,
+        summary="Register a webhook endpoint",
+        description="Answers the endpoint with its signing `secret`, shown only this once "
+        "(rotate it to get a new one)." + WHO,
+        request=EndpointCreateSerializer,
+        responses={201: EndpointWithSecretSerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        given = EndpointCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        endpoint, secret = services.endpoint_create(**owner_of(request), **given.validated_data)
+        body = {**_fresh(request, endpoint), "secret": secret}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class WebhookDetailView(_Base):
+    @extend_schema(
+        operation_id="webhooks_get",
+        tags=TAG,
+        parameters=[ENDPOINT_ID],
+        summary="Get one webhook endpoint",
+        responses={200: EndpointSerializer, **errors(404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(EndpointSerializer(_endpoint(request, pk)).data)
+
+    @extend_schema(
+        operation_id="webhooks_update",
+        tags=TAG,
+        parameters=[ENDPOINT_ID],
+        summary="Change an endpoint's URL, events or description",
+        request=EndpointUpdateSerializer,
+        responses={200: EndpointSerializer, **errors(400, 404, 413, 415)},
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        endpoint = _endpoint(request, pk)
+        given = EndpointUpdateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        services.endpoint_update(endpoint=endpoint, **given.validated_data)
+        return Response(_fresh(request, endpoint))
+
+    @extend_schema(
+        operation_id="webhooks_delete",
+        tags=TAG,
+        parameters=[ENDPOINT_ID],
+        summary="Delete an endpoint, its waiting deliveries and its log",
+        responses={204: None, **errors(404)},
+    )
+    def delete(self, request: Request, pk: int) -> Response:
+        services.endpoint_delete(endpoint=_endpoint(request, pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+_SECRET = inline_serializer(
+    "WebhookSecret", {"id": serializers.IntegerField(), "secret": serializers.CharField()}
+)
+
+
+class WebhookSecretView(_Base):
+    @extend_schema(
+        operation_id="webhooks_rotate_secret",
+        tags=TAG,
+        parameters=[ENDPOINT_ID],
+        summary="Replace the endpoint's signing secret",
+        description="The old secret signs nothing from now on; the new one is shown only "
+        "in this answer.",
+        request=None,
+        responses={200: _SECRET, **errors(400, 404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
+        endpoint = _endpoint(request, pk)
+        secret = services.endpoint_rotate_secret(endpoint=endpoint)
+        return Response({"id": endpoint.pk, "secret": secret})
+
+
+class WebhookPauseView(_Base):
+    @extend_schema(
+        operation_id="webhooks_pause",
+        tags=TAG,
+        parameters=[ENDPOINT_ID],
+        summary="Pause an endpoint",
+        description="Nothing is sent until it is resumed; events keep being queued for it.",
+        request=None,
+        responses={200: EndpointSerializer, **errors(400, 404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
+        endpoint = services.endpoint_pause(endpoint=_endpoint(request, pk))
+        return Response(_fresh(request, endpoint))
+
+
+class WebhookResumeView(_Base):
+    @extend_schema(
+        operation_id="webhooks_resume",
+        tags=TAG,
+        parameters=[ENDPOINT_ID],
+        summary="Resume an endpoint (paused by you or after repeated failure)",
+        description="Sending starts again at once with the oldest waiting delivery.",
+        request=None,
+        responses={200: EndpointSerializer, **errors(400, 404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
+        endpoint = services.endpoint_resume(endpoint=_endpoint(request, pk))
+        return Response(_fresh(request, endpoint))
+
+
+class WebhookPingView(_Base):
+    @extend_schema(
+        operation_id="webhooks_ping",
+        tags=TAG,
+        parameters=[ENDPOINT_ID],
+        summary="Send a test event (ping) to the endpoint now",
+        description="Sent at once, outside the endpoint's queue (also when paused), and "
+        "logged; the answer is the delivery with its outcome.",
+        request=None,
+        responses={200: DeliverySerializer, **errors(400, 404)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
+        sent = delivery.ping_send(endpoint=_endpoint(request, pk))
+        found = selectors.delivery_list(endpoint=sent.endpoint).get(pk=sent.pk)
+        return Response(DeliverySerializer(found).data)
+
+
+class WebhookDeliveriesView(_Base, GenericAPIView):
+    @extend_schema(
+        operation_id="webhooks_deliveries",
+        tags=TAG,
+        parameters=[
+            ENDPOINT_ID,
+            OpenApiParameter(
+                "status",
+                OpenApiTypes.STR,
+                enum=[s for s, _ in Delivery.STATUSES],
+                description="Only deliveries with this status.",
+            ),
+        ],
+        summary="List an endpoint's deliveries, newest first, with every attempt",
+        responses={200: DeliverySerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        endpoint = _endpoint(request, pk)
+        wanted = request.query_params.get("status") or None
+        if wanted is not None and wanted not in dict(Delivery.STATUSES):
+            raise serializers.ValidationError({"status": ["Unknown status."]})
+        rows = selectors.delivery_list(endpoint=endpoint, status=wanted)
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(DeliverySerializer(page, many=True).data)
