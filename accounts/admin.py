@@ -1,5 +1,11 @@
-"""Staff view of API tokens, agents, agent types and user settings; every change to a
-user's rows goes through the services. Agent types are staff's own: registered here."""
+"""Staff view of API tokens, agents, agent types, user settings, and apps with their tokens
+and people; every change to a user's rows goes through the services. Agent types and
+apps are staff's own: registered here.
+
+A new app token's secret is shown once, on the page that answers the form, never in a
+message (messages may sit in a cookie). A person of an app is erased (their memory, then
+their account), never deleted as a bare row.
+"""
 
 from typing import Any
 
@@ -8,9 +14,13 @@ from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 
-from accounts import agents
-from accounts.models import Agent, AgentType, ApiToken, UserSettings
+from accounts import agents, people
+from accounts.api.people import person_erase
+from accounts.models import Agent, AgentType, ApiToken, App, AppPerson, AppToken, UserSettings
 from accounts.services import EDITABLE, token_revoke, user_settings_update
 from accounts.throttle import throttle_admin_login
 
@@ -134,6 +144,151 @@ class AgentAdmin(ServiceSaveAdmin):
             changes["agent_type"] = changes["agent_type"].name if changes["agent_type"] else ""
         if changes:
             agents.agent_update(user=obj.owner, agent_id=obj.pk, **changes)
+
+
+def _secret_page(request: HttpRequest, token: AppToken, secret: str) -> HttpResponse:
+    response = TemplateResponse(
+        request,
+        "admin/accounts/secret_once.html",
+        {
+            **admin.site.each_context(request),
+            "title": f"Token “{token.name}” of app {token.app.name}",
+            "secret": secret,
+            "back": reverse("admin:accounts_app_change", args=[token.app_id]),
+            "back_label": token.app.name,
+        },
+    )
+    add_never_cache_headers(response)
+    return response
+
+
+class AppTokenInline(admin.TabularInline):
+    model = AppToken
+    fields = ("name", "prefix", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a token is added on its own page, which shows the secret once
+
+
+@admin.register(App)
+class AppAdmin(admin.ModelAdmin):
+    list_display = ("name", "people", "created_at", "disabled_at")
+    search_fields = ("name", "description")
+    inlines = (AppTokenInline,)
+    actions = ("disable", "enable")
+
+    def get_queryset(self, request: HttpRequest):
+        return people.app_list()
+
+    @admin.display(description="people", ordering="people_count")
+    def people(self, app: App) -> int:
+        return app.people_count
+
+    def get_inlines(self, request: HttpRequest, obj: Any = None):
+        return () if obj is None else self.inlines  # the first token comes with the app
+
+    def get_fields(self, request: HttpRequest, obj: Any = None):
+        if obj is None:
+            return ("name", "description")
+        return ("name", "description", "created_by", "created_at", "disabled_at")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+        return () if obj is None else ("name", "created_by", "created_at", "disabled_at")
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # its people's accounts would stay behind: disable it instead
+
+    def save_model(self, request, obj, form, change) -> None:
+        if change:
+            people.app_update(app=obj, description=form.cleaned_data["description"])
+            return
+        app, token, secret = people.app_create_with_token(
+            name=form.cleaned_data["name"],
+            description=form.cleaned_data["description"],
+            created_by=request.user,
+        )
+        obj.pk, obj.created_at = app.pk, app.created_at
+        request._new_token = (token, secret)
+
+    def response_add(self, request: HttpRequest, obj: App, post_url_continue=None):
+        token, secret = request._new_token
+        return _secret_page(request, token, secret)
+
+    @admin.action(description="Disable (its tokens answer 401)")
+    def disable(self, request, queryset) -> None:
+        for app in queryset:
+            people.app_set_disabled(app=app, disabled=True)
+        messages.success(request, "Disabled.")
+
+    @admin.action(description="Enable")
+    def enable(self, request, queryset) -> None:
+        for app in queryset:
+            people.app_set_disabled(app=app, disabled=False)
+        messages.success(request, "Enabled.")
+
+
+@admin.register(AppToken)
+class AppTokenAdmin(admin.ModelAdmin):
+    list_display = ("name", "app", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("app",)
+    search_fields = ("name", "prefix", "app__name")
+    actions = ("revoke",)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None):
+        if obj is None:
+            return ("app", "name")
+        return ("app", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # nothing of a token changes but revoking it (the action)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # revoke it: history names the tokens that wrote
+
+    def save_model(self, request, obj, form, change) -> None:
+        token, secret = people.app_token_add(app=obj.app, name=form.cleaned_data["name"])
+        obj.pk = token.pk
+        request._new_token = (token, secret)
+
+    def response_add(self, request: HttpRequest, obj: AppToken, post_url_continue=None):
+        token, secret = request._new_token
+        return _secret_page(request, token, secret)
+
+    @admin.action(description="Revoke")
+    def revoke(self, request, queryset) -> None:
+        for token in queryset.select_related("app"):
+            people.app_token_revoke(app=token.app, token_id=token.pk)
+        messages.success(request, "Revoked. They stop working with the next request.")
+
+
+@admin.register(AppPerson)
+class AppPersonAdmin(admin.ModelAdmin):
+    list_display = ("external_id", "app", "user", "created_at")
+    list_filter = ("app",)
+    search_fields = ("external_id", "app__name")
+    fields = ("app", "external_id", "user", "metadata", "created_at")
+    readonly_fields = fields
+    actions = ("erase",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # the app creates its people
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a plain delete would leave the account and its memory: erase
+
+    @admin.action(description="Erase (their whole memory, then the account; cannot be undone)")
+    def erase(self, request, queryset) -> None:
+        chosen = list(queryset.select_related("app", "user"))
+        for person in chosen:
+            person_erase(person=person)
+        messages.success(request, f"Erased {len(chosen)} person(s).")
 
 
 throttle_admin_login(admin.site)  # the admin login counts against the same login limit

@@ -4,7 +4,9 @@
 - `Authorization: Bearer gaia_app_...` (or `Token gaia_app_...`, as mem0's SDK sends it):
   an app token. With `user_id` (query string or JSON body) naming one of the app's people
   the request is that person's, through the app's acting token (`accounts.people`);
-  without it, only the app's own endpoints (people, tokens) accept it.
+  without it, only the app's own endpoints (people, tokens) accept it. The app's own
+  endpoints (views whose permission is `IsAppToken`) never act for a person: there a
+  `user_id` in the body or path is the app's data (the person to create or read).
 """
 
 from typing import Any
@@ -59,10 +61,22 @@ def requested_person_id(request: Request) -> Any:
 
 
 def _drop_person_id(request: Request) -> None:
-    """`user_id` says whom the app acts for; it is no field of the write itself."""
+    """`user_id` says whom the app acts for; it is no field of the request itself (strict
+    query and body serializers would refuse it as unknown)."""
     data = request.data
     if type(data) is dict:  # a JSON object (a form's QueryDict is immutable, and unused)
         data.pop(USER_ID, None)
+    query = request._request.GET
+    if USER_ID in query:
+        query = query.copy()
+        query.pop(USER_ID)
+        request._request.GET = query
+
+
+def _is_app_endpoint(request: Request) -> bool:
+    """True on the app's own endpoints (people, their tokens, the app itself)."""
+    view = (getattr(request, "parser_context", None) or {}).get("view")
+    return IsAppToken in getattr(view, "permission_classes", ())
 
 
 def app_authenticate(request: Request, secret: str) -> tuple[Any, Any]:
@@ -71,6 +85,8 @@ def app_authenticate(request: Request, secret: str) -> tuple[Any, Any]:
     app_token = people.app_token_authenticate(secret)
     if app_token is None:
         raise exceptions.AuthenticationFailed("Invalid or revoked app token.")
+    if _is_app_endpoint(request):
+        return AppPrincipal(app_token), app_token
     person_id = requested_person_id(request)
     if person_id is None:
         return AppPrincipal(app_token), app_token
@@ -83,6 +99,7 @@ def app_authenticate(request: Request, secret: str) -> tuple[Any, Any]:
     if not person.user.is_active:
         raise exceptions.AuthenticationFailed("This person's account is disabled.")
     _drop_person_id(request)
+    request.app_person = person  # whom it acts for, once user_id is gone from the request
     return person.user, people.acting_token(app_token=app_token, user=person.user)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent, ApiToken, App, AppPerson, AppToken
@@ -209,3 +209,59 @@ def person_delete(*, app: App, person: AppPerson) -> None:
     if person.app_id != app.pk:
         raise PersonNotFound("No such person.")
     person.user.delete()
+
+
+def app_create_with_token(
+    *, name: str, description: str = "", token_name: str = "default", created_by: Any = None
+) -> tuple[App, AppToken, str]:
+    """A new app and its first token, together or not at all; returns the secret once."""
+    with transaction.atomic():
+        app = app_create(name=name, description=description, created_by=created_by)
+        token, secret = app_token_create(app=app, name=token_name)
+    return app, token, secret
+
+
+def app_token_add(*, app: App, name: str) -> tuple[AppToken, str]:
+    """Another token for an existing app; refuses a name one of its usable tokens has (two
+    of one name could not be told apart when one must be revoked)."""
+    wanted = clean_short(name, field="name", limit=100).strip() or "default"
+    taken = app.tokens.filter(name=wanted, revoked_at__isnull=True).first()
+    if taken is not None:
+        raise ValidationError(
+            {"name": f"The app has a usable token named '{wanted}' ({taken.prefix}...)."},
+            code="unique",
+        )
+    return app_token_create(app=app, name=wanted)
+
+
+def app_list() -> QuerySet[App]:
+    """Every app, with how many people it has, by name (for staff)."""
+    return App.objects.annotate(people_count=Count("people")).order_by("name")
+
+
+def app_set_disabled(*, app: App, disabled: bool) -> App:
+    """Disable an app (its tokens answer 401 from the next request) or enable it again."""
+    app.disabled_at = (app.disabled_at or timezone.now()) if disabled else None
+    app.save(update_fields=["disabled_at"])
+    return app
+
+
+def person_token_issue(
+    *, app: App, person: AppPerson, name: str, agent_name: str | None = None
+) -> tuple[ApiToken, str]:
+    """A token for `person`'s own agent (`person_token_create`), refusing a name the
+    app already issued them a usable token of."""
+    wanted = clean_short(name, field="name", limit=100).strip() or "default"
+    if any(t.is_usable for t in person_tokens(app=app, person=person).filter(name=wanted)):
+        raise ValidationError(
+            {"name": f"This person has a usable token named '{wanted}': revoke it first."},
+            code="unique",
+        )
+    return person_token_create(app=app, person=person, name=wanted, agent_name=agent_name)
+
+
+def app_update(*, app: App, description: str) -> App:
+    """Change what an app is described as (its name stays: tokens and history use it)."""
+    app.description = clean_short(description, field="description", limit=2000)
+    app.save(update_fields=["description"])
+    return app

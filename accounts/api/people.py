@@ -1,0 +1,204 @@
+"""An app's own endpoints (an app token, no user_id): who the app is, its people by their
+external id (create, list, read, erase) and the tokens it issues to them.
+
+Another app's person is answered exactly like a missing one (404): an app only knows the
+external ids it created. Ids are path segments, URL-encoded (see docs/apps.md).
+"""
+
+from django.core.exceptions import ValidationError
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import people
+from accounts.api.serializers import (
+    MeSerializer,
+    NewPersonTokenSerializer,
+    PersonCreateSerializer,
+    PersonSerializer,
+    PersonTokenCreateSerializer,
+    PersonTokenSerializer,
+)
+from accounts.auth import IsAppToken
+from accounts.models import ApiToken, AppPerson
+from core.openapi import path_id
+from core.serializers import errors, object_id, refuse_body
+from privacy.services import memory_erase_user
+
+TAG = ["apps"]
+USER_ID = OpenApiParameter(
+    "user_id",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    description="The app's id for the person, URL-encoded (a space is %20). Another app's "
+    "person answers 404 like a missing one.",
+)
+TOKEN_ID = path_id("The token's id, from the person's token list.")
+
+
+def _person(request: Request, user_id: str) -> AppPerson:
+    """The calling app's person; a missing, foreign or malformed id is the same 404."""
+    try:
+        return people.person_get(app=request.user.app, external_id=user_id)
+    except ValidationError:
+        raise people.PersonNotFound("No such person.") from None
+
+
+def person_erase(*, person: AppPerson) -> dict[str, int]:
+    """Erase everything of an app's person (privacy's account erase), then the account
+    itself with its tokens, agents and settings; returns what went, by kind."""
+    counts = memory_erase_user(user=person.user)
+    tokens = ApiToken.objects.for_user(person.user).count()
+    people.person_delete(app=person.app, person=person)
+    return {**counts, "tokens": tokens, "account": 1}
+
+
+class AppMeView(APIView):
+    permission_classes = [IsAppToken]
+
+    @extend_schema(
+        operation_id="app_get",
+        tags=TAG,
+        summary="The app this token belongs to",
+        description="Its name, how many people it has, its tokens (no secrets) and the "
+        "token of this request.",
+        responses={200: MeSerializer, **errors(401, 403)},
+    )
+    def get(self, request: Request) -> Response:
+        app = people.app_list().get(pk=request.user.app.pk)
+        app.token = request.auth
+        return Response(MeSerializer(app).data)
+
+
+class PeopleView(GenericAPIView):
+    permission_classes = [IsAppToken]
+    serializer_class = PersonSerializer
+
+    @extend_schema(
+        operation_id="people_list",
+        tags=TAG,
+        summary="List the app's people",
+        description="Oldest first, paged (`page`, `page_size`).",
+        responses={200: PersonSerializer(many=True), **errors(401, 403, 404)},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(people.person_list(app=request.user.app))
+        return self.get_paginated_response(PersonSerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="people_create",
+        tags=TAG,
+        summary="Create a person (or get the existing one)",
+        description="201 with the new person; 200 with the existing one (its metadata "
+        "unchanged) when the app already has this user_id. The person's account cannot "
+        "log into the web app.",
+        request=PersonCreateSerializer,
+        responses={201: PersonSerializer, 200: PersonSerializer, **errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        given = PersonCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        person, created = people.person_create(
+            app=request.user.app,
+            external_id=given.validated_data["user_id"],
+            metadata=given.validated_data.get("metadata"),
+        )
+        answer = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(PersonSerializer(person).data, status=answer)
+
+
+class PersonDetailView(APIView):
+    permission_classes = [IsAppToken]
+
+    @extend_schema(
+        operation_id="people_get",
+        tags=TAG,
+        parameters=[USER_ID],
+        summary="Get one person",
+        responses={200: PersonSerializer, **errors(401, 403, 404)},
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        return Response(PersonSerializer(_person(request, user_id)).data)
+
+    @extend_schema(
+        operation_id="people_erase",
+        tags=TAG,
+        parameters=[USER_ID],
+        summary="Erase a person: everything of theirs, then their account",
+        description="Hard-deletes every memory, version, turn, session, tool call and "
+        "queued task of the person (as the account erase does), then the account with "
+        "its tokens and agents. Cannot be undone; the user_id is free again afterwards.",
+        request=None,
+        responses={
+            200: serializers.DictField(child=serializers.IntegerField()),
+            **errors(401, 403, 404),
+        },
+    )
+    def delete(self, request: Request, user_id: str) -> Response:
+        refuse_body(request.data)
+        person = _person(request, user_id)
+        erased = person_erase(person=person)
+        return Response({"user_id": person.external_id, "erased": erased})
+
+
+class PersonTokensView(GenericAPIView):
+    permission_classes = [IsAppToken]
+    serializer_class = PersonTokenSerializer
+
+    @extend_schema(
+        operation_id="people_tokens_list",
+        tags=TAG,
+        parameters=[USER_ID],
+        summary="List the tokens the app issued to a person",
+        responses={200: PersonTokenSerializer(many=True), **errors(401, 403, 404)},
+    )
+    def get(self, request: Request, user_id: str) -> Response:
+        person = _person(request, user_id)
+        page = self.paginate_queryset(people.person_tokens(app=request.user.app, person=person))
+        return self.get_paginated_response(PersonTokenSerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="people_tokens_create",
+        tags=TAG,
+        parameters=[USER_ID],
+        summary="Issue a token to a person (for their own agent to hold)",
+        description="The token acts only as this person, like a token they made "
+        "themselves. Its secret is in this answer only.",
+        request=PersonTokenCreateSerializer,
+        responses={201: NewPersonTokenSerializer, **errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, user_id: str) -> Response:
+        person = _person(request, user_id)
+        given = PersonTokenCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        token, secret = people.person_token_issue(
+            app=request.user.app,
+            person=person,
+            name=given.validated_data["name"],
+            agent_name=given.validated_data.get("agent") or None,
+        )
+        token.secret = secret
+        return Response(NewPersonTokenSerializer(token).data, status=status.HTTP_201_CREATED)
+
+
+class PersonTokenDetailView(APIView):
+    permission_classes = [IsAppToken]
+
+    @extend_schema(
+        operation_id="people_tokens_revoke",
+        tags=TAG,
+        parameters=[USER_ID, TOKEN_ID],
+        summary="Revoke a token the app issued to a person",
+        description="It stops working with the next request. Revoking twice is fine.",
+        request=None,
+        responses={204: OpenApiResponse(description="Revoked."), **errors(401, 403, 404)},
+    )
+    def delete(self, request: Request, user_id: str, pk: int) -> Response:
+        refuse_body(request.data)
+        person = _person(request, user_id)
+        people.person_token_revoke(app=request.user.app, person=person, token_id=object_id(pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,62 @@
+"""Staff's apps endpoint: list the apps, create one with its first token (the secret is
+in that answer only). For a staff user's session or token; nobody else, no app token."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts import people
+from accounts.api.serializers import AppCreateSerializer, AppSerializer, CreatedAppSerializer
+from core.serializers import errors
+
+
+class IsStaff(permissions.BasePermission):
+    """A staff user (their session or one of their tokens); app tokens never are."""
+
+    message = "Only staff may manage apps."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        user = request.user
+        return bool(user and user.is_authenticated and user.is_staff and user.is_active)
+
+
+class AppsView(GenericAPIView):
+    permission_classes = [IsStaff]
+    serializer_class = AppSerializer
+
+    @extend_schema(
+        operation_id="apps_list",
+        tags=["apps"],
+        summary="List the apps (staff)",
+        description="Every app by name, with its people count and tokens (no secrets).",
+        responses={200: AppSerializer(many=True), **errors(401, 403)},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(people.app_list().prefetch_related("tokens"))
+        return self.get_paginated_response(AppSerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="apps_create",
+        tags=["apps"],
+        summary="Create an app and its first token (staff)",
+        description="The token's secret (`token.secret`) is in this answer only.",
+        request=AppCreateSerializer,
+        responses={201: CreatedAppSerializer, **errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        given = AppCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        app, token, secret = people.app_create_with_token(
+            name=given.validated_data["name"],
+            description=given.validated_data.get("description", ""),
+            token_name=given.validated_data.get("token_name") or "default",
+            created_by=request.user,
+        )
+        app.people_count = 0
+        token.secret = secret
+        app.token = token
+        return Response(CreatedAppSerializer(app).data, status=status.HTTP_201_CREATED)
