@@ -1,5 +1,5 @@
 """Every app's URLs, wired in one place: the agent API under /api/v1/, the MCP server at
-/mcp, then the pages.
+/mcp, mem0's platform API at /mem0/ (docs/mem0.md), then the pages.
 
 Every API name starts with `api-` and every page name with `web-`: the cross-user guard
 (tests/test_architecture.py) requires a cross-user test for each.
@@ -35,5 +35,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api)),
     re_path(r"^mcp/?$", McpView.as_view(), name="api-mcp"),
+    path("mem0/", include("mem0api.urls")),  # mem0's platform API, for mem0's own SDK
     *pages,
 ]

@@ -128,6 +128,8 @@ ORDER = ["core", "accounts", "webhooks", "retrieval", "conversations", "memory",
 ORDER.append("skills")
 ORDER.append("discovery")
 ORDER.append("privacy")
+# mem0's platform API: edges only (views, serializers, urls) over every app's services.
+ORDER.append("mem0api")
 APART = "bench"
 SITE = "gaia_site"
 OURS = {*ORDER, APART, SITE}

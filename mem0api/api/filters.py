@@ -1,0 +1,122 @@
+"""mem0's `filters` read as a list of scopes (one per OR branch): whose memory, which of
+their agents, which run.
+
+mem0 sends `{"user_id": "alice"}`, or a logical root: `{"AND": [{...}, {...}]}`,
+`{"OR": [...]}` (nestable), with a field's value given plainly, as `{"eq": v}`,
+`{"in": [v, ...]}` (one branch per value) or `"*"` / `{"*": ...}` (any). Filters on other
+fields (categories, metadata, dates, keywords, memory ids) and NOT / `ne` answer 501 by
+name: nothing is silently dropped.
+"""
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from accounts.people import clean_external_id
+
+ENTITY_FIELDS = ("user_id", "agent_id", "run_id")
+MAX_BRANCHES = 50
+ANY = "*"
+
+
+class FilterNotSupported(Exception):
+    """A filter this server does not offer (answered 501 by the view)."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    user_id: str | None = None  # None: any of the app's people
+    agent_id: str | None = None
+    run_id: str | None = None
+    any_user: bool = False  # user_id "*" was asked for
+
+    @property
+    def named(self) -> bool:
+        return bool(self.user_id or self.agent_id or self.run_id or self.any_user)
+
+
+def _merge(a: Scope, b: Scope) -> Scope | None:
+    """Both scopes at once, or None when they name two different values of a field."""
+    merged = a
+    for name in ENTITY_FIELDS:
+        value = getattr(b, name)
+        if value is None:
+            continue
+        if getattr(a, name) not in (None, value):
+            return None
+        merged = replace(merged, **{name: value})
+    return replace(merged, any_user=a.any_user or b.any_user)
+
+
+def _and(left: list[Scope], right: list[Scope]) -> list[Scope]:
+    out = [m for a in left for b in right if (m := _merge(a, b)) is not None]
+    if len(out) > MAX_BRANCHES:
+        raise ValidationError({"filters": f"At most {MAX_BRANCHES} OR branches."})
+    return out
+
+
+def _field(name: str, value: Any) -> list[Scope]:
+    if name == "app_id":
+        raise FilterNotSupported(
+            "filters: app_id is not supported here (memories belong to one of the app's "
+            "people: use user_id)"
+        )
+    if name not in ENTITY_FIELDS:
+        raise FilterNotSupported(f"filters: {name} is not supported by this server")
+    if isinstance(value, dict):
+        if len(value) != 1:
+            raise ValidationError({"filters": f"{name}: one operator per field."})
+        [(op, operand)] = value.items()
+        if op == ANY:
+            value = ANY
+        elif op == "eq":
+            value = operand
+        elif op == "in":
+            if not isinstance(operand, list) or not operand:
+                raise ValidationError({"filters": f"{name}: in takes a non-empty list."})
+            return [s for v in operand for s in _field(name, v)]
+        else:
+            raise FilterNotSupported(f"filters: the {op} operator is not supported here")
+    if value == ANY:
+        return [Scope(any_user=True)] if name == "user_id" else [Scope()]
+    if name == "user_id":
+        return [Scope(user_id=clean_external_id(value))]
+    if isinstance(value, bool) or not isinstance(value, str | int) or not str(value).strip():
+        raise ValidationError({"filters": f"{name} must be a non-empty string."})
+    return [Scope(**{name: str(value).strip()[:128]})]
+
+
+def scopes(node: Any) -> list[Scope]:
+    """The OR branches `node` (mem0 filters) asks for, each a Scope."""
+    if not isinstance(node, dict):
+        raise ValidationError({"filters": "Must be an object."})
+    result = [Scope()]
+    for key, value in node.items():
+        if key in ("AND", "OR"):
+            if not isinstance(value, list) or not value:
+                raise ValidationError({"filters": f"{key} takes a non-empty list of objects."})
+            parts = [scopes(part) for part in value]
+            if key == "AND":
+                branch = [Scope()]
+                for part in parts:
+                    branch = _and(branch, part)
+            else:
+                branch = [s for part in parts for s in part]
+            result = _and(result, branch)
+        elif key == "NOT":
+            raise FilterNotSupported("filters: NOT is not supported by this server")
+        else:
+            result = _and(result, _field(key, value))
+    return result
+
+
+def required_scopes(node: Any) -> list[Scope]:
+    """Like `scopes`, but every branch must name a user, agent or run (as mem0 requires)."""
+    found = scopes(node)
+    if not found or any(not s.named for s in found):
+        raise ValidationError(
+            {"filters": "Name user_id, agent_id or run_id (in every OR branch)."},
+            code="required",
+        )
+    return found

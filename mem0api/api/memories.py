@@ -1,0 +1,261 @@
+"""Add, search, list and delete-all: mem0's collection endpoints over one app's people.
+
+`add` logs the messages as turns of a conversation session (mem0's run_id, or one
+session per day, `mem0-YYYY-MM-DD`) of the person (created on first add). With `infer`
+(mem0's default) extraction learns from them in the background when an LLM is
+configured: the answer is mem0's queued shape (status PENDING). `infer=False` stores each
+message's content as a memory as given (linked to its turn; the turns are not extracted)
+and answers the stored memories with what dedup did.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import ValidationError as Invalid
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts import people
+from accounts.models import AppPerson
+from conversations import services as conversation_services
+from learning.llm import llm_configured
+from mem0api.api.base import (
+    Mem0View,
+    NotSupported,
+    acting,
+    app_of,
+    people_for,
+    refuse_unsupported,
+    runs_of,
+    scoped_items,
+)
+from mem0api.api.filters import FilterNotSupported, Scope, required_scopes, scopes
+from mem0api.api.serializers import AddSerializer, PageSerializer, SearchSerializer, memory_out
+from memory import services as memory_services
+from memory.models import KnowledgeItem
+from memory.recall import MAX_TOP_K, recall
+from privacy import services as privacy_services
+
+ENTITY_KEYS = ("user_id", "agent_id", "run_id")
+# Sent by some SDK versions and meaning nothing here (no orgs, one output format).
+HARMLESS = {"org_id", "project_id", "version", "output_format", "async_mode"}
+
+
+def body_of(request: Request, known: set[str], unsupported: set[str], what: str) -> dict:
+    data = request.data if isinstance(request.data, dict) else {}
+    refuse_unsupported(data, unsupported, what)
+    unknown = sorted(set(data) - known - unsupported - HARMLESS - set(ENTITY_KEYS) - {"filters"})
+    if unknown:
+        raise NotSupported(f"{what}: {', '.join(unknown)} not supported by this server.")
+    return data
+
+
+def scopes_of(data: dict, *, required: bool = True) -> list[Scope]:
+    """The filters and any top-level user_id/agent_id/run_id, as OR branches."""
+    node: dict[str, Any] = {k: data[k] for k in ENTITY_KEYS if data.get(k) is not None}
+    filters = data.get("filters")
+    if filters:
+        node = {"AND": [node, filters]} if node else filters
+    try:
+        return required_scopes(node) if required else scopes(node)
+    except FilterNotSupported as error:
+        raise NotSupported(str(error)) from None
+
+
+def _owned(app: Any, found: list[Scope]) -> list[tuple[AppPerson, Scope]]:
+    return [(person, scope) for scope in found for person in people_for(app, scope)]
+
+
+class AddView(Mem0View):
+    UNSUPPORTED = {
+        "custom_categories", "custom_instructions", "agent_custom_instructions",
+        "expiration_date", "structured_data_schema", "immutable", "includes", "excludes",
+        "enable_graph", "app_id",
+    }  # fmt: skip
+
+    @extend_schema(exclude=True)  # mem0's own API reference describes this surface
+    def post(self, request: Request) -> Response:
+        data = body_of(request, set(AddSerializer().fields), self.UNSUPPORTED, "add")
+        given = AddSerializer(data={k: v for k, v in data.items() if k in AddSerializer().fields})
+        given.is_valid(raise_exception=True)
+        [scope] = _one_scope(data)
+        person, _ = people.person_create(app=app_of(request), external_id=scope.user_id)
+        token = acting(request, person)
+        agent = people.person_agent(person=person, name=scope.agent_id) if scope.agent_id else None
+        args = given.validated_data
+        when = datetime.fromtimestamp(args["timestamp"], UTC) if args.get("timestamp") else None
+        run_id = scope.run_id or f"mem0-{timezone.now().date().isoformat()}"
+        turns = [
+            {"session_id": run_id, "role": m["role"], "content": m["content"],
+             "speaker": m.get("name", ""), "timestamp": when}
+            for m in args["messages"]
+        ]  # fmt: skip
+        user = person.user
+        if args["infer"]:
+            logged = conversation_services.turns_append_many(
+                user=user, turns=turns, agent=agent or token.agent
+            )
+            return Response(_queued(logged, run_id))
+        with transaction.atomic():
+            logged = conversation_services.turns_append_many(
+                user=user, turns=turns, agent=agent or token.agent
+            )
+            for turn in logged:  # stored as given below: nothing to learn from them
+                conversation_services.turn_extraction_skip(turn_id=turn.pk)
+            entries = [
+                {"content": m["content"], "metadata": args.get("metadata") or {},
+                 "source_turn": turn.pk}
+                for m, turn in zip(args["messages"], logged, strict=True)
+            ]  # fmt: skip
+            items = memory_services.memory_create_many(
+                user=user, items=entries, agent=agent, token=token
+            )
+        results = [
+            {"id": str(item.pk), "memory": item.content, "data": {"memory": item.content},
+             "event": "UPDATE" if getattr(item, "deduplicated", False) else "ADD",
+             "outcome": getattr(item, "outcome", "new"), "user_id": person.external_id,
+             "run_id": run_id}
+            for item in items
+        ]  # fmt: skip
+        return Response(
+            {"status": "SUCCEEDED", "message": f"Stored {len(items)} memories as given.",
+             "event_id": None, "results": results}
+        )  # fmt: skip
+
+
+def _one_scope(data: dict) -> list[Scope]:
+    found = scopes_of(data, required=False)
+    if len(found) != 1 or not found[0].user_id:
+        raise Invalid({"user_id": ["add needs one user_id: the person the memory is of."]})
+    return found
+
+
+def _queued(turns: list, run_id: str) -> dict[str, Any]:
+    pending = [t.pk for t in turns if t.extraction_status == "pending"]
+    if not pending:
+        status, message = (
+            "SUCCEEDED",
+            (
+                "Logged as conversation turns; nothing to learn from them (extraction is off "
+                "for this person, or no user message of five words or more)."
+            ),
+        )
+    elif llm_configured():
+        status, message = (
+            "PENDING",
+            (
+                "Memory processing has been queued for background execution: the messages "
+                "are logged as turns, and extraction learns from them."
+            ),
+        )
+    else:
+        status, message = (
+            "PENDING",
+            (
+                "Logged as conversation turns, waiting for extraction: no LLM is configured on "
+                "this server, so nothing is learned until one is (GAIA_LLM_URL); infer=False "
+                "stores messages as given."
+            ),
+        )
+    return {
+        "status": status, "message": message, "event_id": None, "run_id": run_id,
+        "turn_ids": [t.pk for t in turns], "pending_turn_ids": pending,
+    }  # fmt: skip
+
+
+class SearchView(Mem0View):
+    UNSUPPORTED = {"fields", "categories", "metadata", "reference_date", "keyword_search",
+                   "app_id"}  # fmt: skip
+    ACCEPTED = {"query", "top_k", "threshold", "rerank", "show_expired", "latest_only"}
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request) -> Response:
+        data = body_of(request, self.ACCEPTED, self.UNSUPPORTED, "search")
+        given = SearchSerializer(data={k: v for k, v in data.items() if k in self.ACCEPTED})
+        given.is_valid(raise_exception=True)
+        args = given.validated_data
+        if not args["query"].strip():
+            raise Invalid({"query": ["Must not be empty."]})
+        found: dict[int, dict[str, Any]] = {}
+        for person, scope in _owned(app_of(request), scopes_of(data)):
+            for out in _search_one(person, scope, args):
+                if out["id"] not in found or out["score"] > found[out["id"]]["score"]:
+                    found[out["id"]] = out
+        best = sorted(found.values(), key=lambda o: -o["score"])[: args["top_k"]]
+        return Response({"results": best})
+
+
+def _search_one(person: AppPerson, scope: Scope, args: dict) -> list[dict[str, Any]]:
+    """Recall over one person's memory in one scope; the hits are marked as used."""
+    hits = recall(
+        user=person.user,
+        query=args["query"],
+        top_k=MAX_TOP_K if scope.run_id else args["top_k"],
+        min_relevance=args.get("threshold"),
+        agent=scope.agent_id,
+    )
+    items = [hit.item for hit in hits]
+    runs = runs_of(items)
+    kept = [h for h in hits if scope.run_id is None or runs.get(h.item.pk) == scope.run_id]
+    kept = kept[: args["top_k"]]
+    memory_services.memory_touch(user=person.user, item_ids=[h.item.pk for h in kept])
+    return [
+        memory_out(h.item, person=person, run_id=runs.get(h.item.pk), score=h.relevance)
+        for h in kept
+    ]
+
+
+class ListView(Mem0View):
+    UNSUPPORTED = {"start_date", "end_date", "categories", "fields", "keywords", "app_id"}
+    ACCEPTED = {"page", "page_size", "show_expired", "latest_only"}
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request) -> Response:
+        data = body_of(request, self.ACCEPTED, self.UNSUPPORTED, "get_all")
+        paging = {k: data[k] for k in ("page", "page_size") if k in data}
+        paging.update(request.query_params.dict())  # the query string takes precedence
+        page = PageSerializer(data={k: v for k, v in paging.items() if k in ("page", "page_size")})
+        page.is_valid(raise_exception=True)
+        number, size = page.validated_data["page"], page.validated_data["page_size"]
+        owned = _owned(app_of(request), scopes_of(data))
+        persons = {person.user_id: person for person, _ in owned}
+        items: QuerySet[KnowledgeItem] = KnowledgeItem.objects.none()
+        for person, scope in owned:
+            items = items | scoped_items(person, scope)
+        items = items.order_by("-updated_at", "-pk").select_related("agent")
+        count = items.count()
+        rows = list(items[(number - 1) * size : number * size])
+        runs = runs_of(rows)
+        results = [memory_out(i, person=persons[i.owner_id], run_id=runs.get(i.pk)) for i in rows]
+
+        def link(to: int) -> str:
+            return request.build_absolute_uri(f"{request.path}?page={to}&page_size={size}")
+
+        return Response(
+            {
+                "count": count,
+                "next": link(number + 1) if number * size < count else None,
+                "previous": link(number - 1) if number > 1 else None,
+                "results": results,
+            }
+        )
+
+
+class DeleteAllView(Mem0View):
+    @extend_schema(exclude=True)
+    def delete(self, request: Request) -> Response:
+        query = request.query_params.dict()
+        refuse_unsupported(query, {"app_id", "metadata"}, "delete_all")
+        erased = 0
+        for person, scope in _owned(app_of(request), scopes_of(query)):
+            for item_id in list(scoped_items(person, scope).values_list("pk", flat=True)):
+                try:
+                    privacy_services.memory_erase(user=person.user, item_id=item_id)
+                except KnowledgeItem.DoesNotExist:  # erased with an item it replaced
+                    continue
+                erased += 1
+        return Response({"message": f"Deleted {erased} memories.", "deleted": erased})
