@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from core.management.commands import serve as serve_command
+from tests.migrated import migrated_sqlite
 from tests.system.deployment import children, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,11 +58,7 @@ def _port_open(port: int) -> bool:
 def environ(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GAIA_", "DATABASE_URL"))}
     env.update(GAIA_DATA_DIR=str(tmp_path), GAIA_LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
-    done = subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
+    migrated_sqlite(tmp_path / "gaia.sqlite3")  # where the default settings put it
     return env
 
 
