@@ -24,6 +24,9 @@ class Corpus:
     time_column: str  # when a row happened (a query naming a date looks there)
     speaker_column: str | None  # who said it (a query naming a speaker prefers theirs)
     source_column: str | None = None  # a row's link to the turn it was learned from
+    # What a row's vector is computed from: a vector is stored only while these are as
+    # they were read (an edit or an erase meanwhile leaves the row to be embedded anew).
+    embedded_columns: tuple[str, ...] = ("content",)
 
 
 ITEMS = Corpus(
@@ -44,6 +47,9 @@ TURNS = Corpus(
     fts=TURN_FTS_CONTEXT,
     time_column="t.timestamp",
     speaker_column="t.speaker",
+    # A turn is embedded with the end of the turn it answers: erasing that turn clears
+    # this copy, and a vector computed from it before must not be stored after.
+    embedded_columns=("content", "context_text"),
 )
 CORPORA = {c.name: c for c in (ITEMS, TURNS)}
 

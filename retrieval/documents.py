@@ -30,10 +30,13 @@ def item_text(*, content: str) -> str:
     return content
 
 
-def texts_for(corpus: Corpus, owner_id: int, ids: list[int]) -> dict[int, tuple[str, str]]:
-    """{id: (text to embed, content it was built from)} for the owner's rows among `ids`.
+def texts_for(
+    corpus: Corpus, owner_id: int, ids: list[int]
+) -> dict[int, tuple[str, tuple[str, ...]]]:
+    """{id: (text to embed, the values of `corpus.embedded_columns` it was built from)}
+    for the owner's rows among `ids`.
 
-    The content is the guard when the vector is saved: if the row changed meanwhile,
+    Those values are the guard when the vector is saved: if the row changed meanwhile,
     the stale vector is not stored.
     """
     if not ids:
@@ -49,11 +52,11 @@ def texts_for(corpus: Corpus, owner_id: int, ids: list[int]) -> dict[int, tuple[
         cursor.execute(f"{sql} WHERE t.owner_id = %s AND t.id IN ({marks})", [owner_id, *ids])
         rows = cursor.fetchall()
     if corpus is ITEMS:
-        return {row[0]: (item_text(content=row[1]), row[1]) for row in rows}
+        return {row[0]: (item_text(content=row[1]), (row[1],)) for row in rows}
     return {
         row[0]: (
             turn_text(content=row[1], speaker=row[2], role=row[3], context_text=row[4]),
-            row[1],
+            (row[1], row[4]),
         )
         for row in rows
     }

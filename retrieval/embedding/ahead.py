@@ -66,8 +66,8 @@ def store_ahead(corpus: Corpus, owner_id: int, ids: list[int]) -> None:
         return
     model_id, vectors = ahead
     entries = [
-        (row_id, content, vectors[text])
-        for row_id, (text, content) in texts_for(corpus, owner_id, ids).items()
+        (row_id, guard, vectors[text])
+        for row_id, (text, guard) in texts_for(corpus, owner_id, ids).items()
         if text in vectors
     ]
     if entries:

@@ -49,21 +49,27 @@ def rows_state(
 
 
 def save_vectors(
-    corpus: Corpus, owner_id: int, model_id: str, entries: list[tuple[int, str, np.ndarray]]
+    corpus: Corpus,
+    owner_id: int,
+    model_id: str,
+    entries: list[tuple[int, tuple[str, ...], np.ndarray]],
 ) -> list[int]:
-    """Store (id, content it was computed from, vector); returns the ids stored.
+    """Store (id, the values of `corpus.embedded_columns` it was computed from, vector);
+    returns the ids stored.
 
-    A row whose content changed since it was read keeps no stale vector: the write that
-    changed it cleared the embedding and will embed the new content.
+    A row whose text changed since it was read (an edit, or an erase that cleared the
+    copy of an earlier turn a turn is embedded with) keeps no stale vector: the write that
+    changed it cleared the embedding and will embed the new text.
     """
     saved: list[int] = []
+    guard = " AND ".join(f"{column} = %s" for column in corpus.embedded_columns)
     sql = (
         f"UPDATE {corpus.table} SET embedding = %s, embedding_model = %s "
-        "WHERE id = %s AND owner_id = %s AND content = %s"
+        f"WHERE id = %s AND owner_id = %s AND {guard}"
     )
     with connection.cursor() as cursor:
-        for row_id, content, vector in entries:
-            cursor.execute(sql, [to_bytes(vector), model_id, row_id, owner_id, content])
+        for row_id, values, vector in entries:
+            cursor.execute(sql, [to_bytes(vector), model_id, row_id, owner_id, *values])
             if cursor.rowcount:
                 saved.append(row_id)
     return saved
