@@ -17,6 +17,13 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(PIP) -r requirements-dev.txt
 	touch $@
 
+# mem0's SDK for tests/mem0api/test_mem0_sdk.py: its own venv (it needs protobuf<7).
+MEM0_VENV ?= .venv-mem0
+$(MEM0_VENV)/.installed: requirements-mem0.txt
+	test -x $(MEM0_VENV)/bin/python || $(PYTHON) -m venv $(MEM0_VENV)
+	$(MEM0_VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements-mem0.txt
+	touch $@
+
 install: $(VENV)/.runtime
 
 ## Set everything up and run the server with its worker on the embedded defaults.
@@ -28,9 +35,9 @@ run: $(VENV)/.runtime
 	$(PY) manage.py serve
 
 ## Install what the tests need and run them (DATABASE_URL selects PostgreSQL).
-test: $(VENV)/.dev
+test: $(VENV)/.dev $(MEM0_VENV)/.installed
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	GAIA_MEM0_VENV=$(MEM0_VENV) $(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 ## The API, background and system tests against PostgreSQL + Redis (the production topology).
 PROD_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gaia
