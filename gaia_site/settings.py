@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "webhooks",
     "retrieval",
     "conversations",
+    "graph",
     "memory",
     "learning",
     "skills",

@@ -22,7 +22,7 @@ background tasks, ...) mark their tests the same way.
 
 Apps own their data and sit in one downward order (docs/architecture.md):
 
-    core < accounts < webhooks < retrieval < conversations < memory < learning < skills
+    core < accounts < webhooks < retrieval < conversations < graph < memory < learning < skills
     < discovery < privacy
 
 A domain module (models, services, selectors, search, jobs: anything that is not an
@@ -125,6 +125,9 @@ def test_the_scan_finds_marks_in_modules_it_imports_itself():
 ROOT = Path(__file__).resolve().parent.parent
 # webhooks just above accounts: memory, conversations, learning and privacy emit its events.
 ORDER = ["core", "accounts", "webhooks", "retrieval", "conversations", "memory", "learning"]
+# graph just below memory: its relations point at turns, it names items by id, and
+# memory's recall follows its relations by calling it (docs/graph.md says why).
+ORDER.insert(ORDER.index("memory"), "graph")
 ORDER.append("skills")
 ORDER.append("discovery")
 ORDER.append("privacy")
