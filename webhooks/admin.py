@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from webhooks.models import Attempt, Delivery, Endpoint
-from webhooks.services import endpoint_resume
+from webhooks.services import endpoint_pause, endpoint_resume
 
 
 @admin.register(Endpoint)
@@ -11,9 +11,19 @@ class EndpointAdmin(admin.ModelAdmin):
     list_display = ["id", "url", "owner", "app", "paused_at", "failures", "created_at"]
     list_filter = ["paused_at"]
     search_fields = ["url", "description"]
-    exclude = ["secret", "lease_until"]
-    readonly_fields = ["owner", "app", "failures", "failing_since", "created_at"]
-    actions = ["resume"]
+    # Changed only through its owner's API or page (URL checks), or the actions here.
+    fields = ["url", "events", "description", "owner", "app", "paused_at", "pause_reason"]
+    fields += ["failures", "failing_since", "created_at"]
+    readonly_fields = fields
+    actions = ["pause", "resume"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Pause the selected endpoints")
+    def pause(self, request, queryset):
+        for endpoint in queryset:
+            endpoint_pause(endpoint=endpoint, reason="paused by staff")
 
     @admin.action(description="Resume the selected endpoints")
     def resume(self, request, queryset):
