@@ -4,7 +4,7 @@ Everything here works on ids and owner-scoped SQL; callers turn the final ids in
 model instances with one `for_user` query.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -157,13 +157,15 @@ def candidates(
 
 
 def finish(
-    started: Started, linked: Linked | None = None
+    started: Started, linked: Linked | Sequence[Linked] | None = None
 ) -> tuple[dict[int, Candidate], dict[int, fusion.Fused]]:
     """`candidates` of a started search: its vector stage, once the query's vector is there.
 
-    Also the rows that `linked` gives evidence for, each with that evidence, read by the
-    same statement as the rows only the vector stage found.
+    Also the rows that `linked` (one or several) gives evidence for, each with that
+    evidence (the best, when several give some), read by the same statement as the rows
+    only the vector stage found.
     """
+    links = [] if linked is None else [linked] if isinstance(linked, Linked) else list(linked)
     corpus, owner_id, where, limit = started.corpus, started.owner_id, started.where, started.limit
     by_keyword, rows = started.by_keyword, started.rows
     # The owner's index is brought current while the model may still be embedding.
@@ -187,9 +189,14 @@ def finish(
         found.setdefault(row_id, Candidate(row_id))
     for row_id, cosine in by_vector:
         found.setdefault(row_id, Candidate(row_id)).cosine = cosine
-    read, sources = _rows(corpus, where, [i for i in found if i not in rows], linked)
+    read, sources = _rows(corpus, where, [i for i in found if i not in rows], links)
     rows.update(read)
-    elsewhere = {i: linked.evidence[source] for i, source in sources.items()} if linked else {}
+    elsewhere: dict[int, fusion.Fused] = {}
+    for link, found_by in zip(links, sources, strict=True):
+        for i, source in found_by.items():
+            other = link.evidence[source]
+            if i not in elsewhere or other.score > elsewhere[i].score:
+                elsewhere[i] = other
     kept = sum(1 for i, _ in by_vector if i in rows)
     if index is not None and kept < limit and kept < len(by_vector):
         # The filters, or entries of rows gone meanwhile, ate the over-fetch: the gone ones
@@ -239,31 +246,34 @@ def _row(values: tuple) -> tuple[str, datetime | None, str]:
 
 
 def _rows(
-    corpus: Corpus, where: keyword.Where, ids: list[int], linked: Linked | None = None
-) -> tuple[dict[int, tuple], dict[int, int]]:
-    """({id: (text, time, speaker)} of those of `ids` that `where` allows, {id: linked id}
-    of the allowed rows that `linked` has evidence for), in one statement."""
-    sources = list(linked.evidence) if linked else []
-    source = linked.column if linked and sources else "NULL"
+    corpus: Corpus, where: keyword.Where, ids: list[int], links: Sequence[Linked] = ()
+) -> tuple[dict[int, tuple], list[dict[int, int]]]:
+    """({id: (text, time, speaker)} of those of `ids` that `where` allows, and for each
+    link {id: linked id} of the allowed rows it has evidence for), in one statement."""
     arms, params = [], []
-    # One arm per list, each on its own index (an OR of the two would scan the owner's rows).
-    for column, values in (("t.id", ids), (source, sources)):
+    # One arm per list, each on its own index (an OR of them would scan the owner's rows).
+    lists = [("t.id", "NULL", ids, -1)]
+    lists += [(link.column, link.column, list(link.evidence), n) for n, link in enumerate(links)]
+    for column, source, values, n in lists:
         if values:
             arms.append(
-                f"SELECT t.id, {', '.join(_columns(corpus))}, {source} FROM {corpus.table} t "
-                f"WHERE {corpus.active_sql}{where.sql()} "
+                f"SELECT t.id, {', '.join(_columns(corpus))}, {source}, {n} "
+                f"FROM {corpus.table} t WHERE {corpus.active_sql}{where.sql()} "
                 f"AND {column} IN ({', '.join(['%s'] * len(values))})"
             )
             params += [*where.params, *values]
+    sources: list[dict[int, int]] = [{} for _ in links]
     if not arms:
-        return {}, {}
+        return {}, sources
     asked = set(ids)
-    evidence = linked.evidence if linked else {}
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(arms), params)
         found = cursor.fetchall()
     rows = {row[0]: _row(row[1:4]) for row in found if row[0] in asked}
-    return rows, {row[0]: row[4] for row in found if row[4] in evidence}
+    for row in found:
+        if row[5] >= 0 and row[4] in links[row[5]].evidence:
+            sources[row[5]][row[0]] = row[4]
+    return rows, sources
 
 
 def _aware(value: Any) -> datetime | None:
@@ -319,7 +329,7 @@ def ranked(
     query: str,
     where: keyword.Where,
     limit: int,
-    via: Callable[[Snapshot], Linked | None] | None = None,
+    via: Callable[[Snapshot], Linked | Sequence[Linked] | None] | None = None,
     state: Snapshot | None = None,
 ) -> list[fusion.Fused]:
     """Every candidate with its score and relevance, best first.
@@ -382,7 +392,7 @@ def hybrid(
     top_k: int,
     documents: Callable[[list[int]], dict[int, str]],
     min_relevance: float = 0.0,
-    via: Callable[[Snapshot], Linked | None] | None = None,
+    via: Callable[[Snapshot], Linked | Sequence[Linked] | None] | None = None,
     asked: str | None = None,
     judged: bool = True,
 ) -> judge.Verdict:
