@@ -2,6 +2,7 @@
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -11,8 +12,11 @@ from django.db import transaction
 log = logging.getLogger("gaia.background")
 
 
+Task = str | Callable[..., Any]  # a task function, or its dotted path (domain modules)
+
+
 def enqueue_now(
-    func: str, args: tuple, dedupe_key: str | None = None, dedupe_seconds: int = 300
+    func: Task, args: tuple, dedupe_key: str | None = None, dedupe_seconds: int = 300
 ) -> None:
     """Queue `func(*args)` now (sweeps run outside request transactions).
 
@@ -26,18 +30,20 @@ def enqueue_now(
     async_task(func, *args, task_name=task_name(func, args))
 
 
-def task_name(func: str, args: tuple) -> str:
+def task_name(func: Task, args: tuple) -> str:
     """`extract_turn:42`: the function and the ids among its arguments, nothing else. The
     worker logs task names at INFO and keeps them in its task records, so a text
     argument (a tool name, some words) must not end up in one."""
     ids = [str(a) for a in args if isinstance(a, int) and not isinstance(a, bool)]
-    return ":".join([func.rsplit(".", 1)[-1], *ids])
+    name = func.rsplit(".", 1)[-1] if isinstance(func, str) else func.__name__
+    return ":".join([name, *ids])
 
 
 def enqueue_on_commit(
-    func: str, *args: Any, dedupe_key: str | None = None, dedupe_seconds: int = 300
+    func: Task, *args: Any, dedupe_key: str | None = None, dedupe_seconds: int = 300
 ) -> None:
-    """Queue `func(*args)` (dotted path, id arguments) once the transaction commits.
+    """Queue `func(*args)` (a task function; from a domain module, which may not import
+    an edge, its dotted path; id arguments) once the transaction commits.
 
     A broker failure is logged, not raised: the work stays in its backlog state and the
     periodic sweep queues it again.

@@ -1,7 +1,8 @@
 """django-q2 task payloads and task records that name a user's rows.
 
-Tasks take ids (turn, session or user); TASK_SUBJECTS says which, per task function, and
-tests/security/test_erase_user.py fails when a task module gains a function missing here.
+Tasks take ids (turn, session or user); TASK_SUBJECTS says which argument holds which,
+per task function, and tests/security/test_task_registry.py fails when a task function,
+or a task path named in the code or the schedules, is missing here.
 An erase removes:
 
 - queued payloads: with the ORM broker, OrmQ rows (signed pickles, decoded with
@@ -24,24 +25,56 @@ from django_q.signing import SignedPackage
 
 log = logging.getLogger("gaia.erasure")
 
-_SUBJECTS = {
-    "learning.tasks.extract_turn": "turn",
-    "learning.tasks.consolidate_session": "session",
-    "learning.tasks.extract_pending_sweep": None,
-    "learning.tasks.consolidate_sweep": None,
-    "learning.tasks.reconcile_user": "user",
-    "learning.tasks.profile_refresh": "user",
-    "learning.tasks.tool_errors_sync": "user",
-    "learning.tasks.reconcile_all": None,
-    "learning.tasks.decay_all": None,
-    "privacy.tasks.prune_all": None,
+
+@dataclass(frozen=True)
+class Names:
+    """Which argument of a task holds which kind of id (an erase matches on it); a task
+    whose arguments name no one (a sweep, an import job's id) declares `Names()`."""
+
+    user: int | None = None
+    turn: int | None = None
+    session: int | None = None
+
+    def positions(self) -> list[tuple[str, int]]:
+        return [
+            (kind, at)
+            for kind in ("user", "turn", "session")
+            if (at := getattr(self, kind)) is not None
+        ]
+
+
+NOBODY = Names()
+# Every task function of every app, by the dotted path it is queued under: declared once,
+# here. tests/security/test_task_registry.py finds every function of every `tasks.py` and
+# every task path in the code and schedules, and fails on one missing here.
+_DECLARED = {
+    "learning.tasks.extract_turn": Names(turn=0),
+    "learning.tasks.consolidate_session": Names(session=0),
+    "learning.tasks.extract_pending_sweep": NOBODY,
+    "learning.tasks.consolidate_sweep": NOBODY,
+    "learning.tasks.reconcile_user": Names(user=0),
+    "learning.tasks.profile_refresh": Names(user=0),
+    "learning.tasks.tool_errors_sync": Names(user=0),
+    "learning.tasks.reconcile_all": NOBODY,
+    "learning.tasks.decay_all": NOBODY,
+    "privacy.tasks.prune_all": NOBODY,
     # an import job's id: erasing the user deletes the job, and the task then does nothing
-    "memory.tasks.import_run": None,
-    "memory.tasks.imports_resume": None,
+    "memory.tasks.import_run": NOBODY,
+    "memory.tasks.imports_resume": NOBODY,
+    "skills.tasks.learn_skills": Names(session=0),
+    "skills.tasks.decay_skills": NOBODY,
+    # (corpus name, owner id, row ids): the owner names the person
+    "retrieval.tasks.embed_rows_task": Names(user=1),
+    "retrieval.tasks.backfill_embeddings": NOBODY,
+    "retrieval.tasks.backfill_until_done": NOBODY,
+    # an endpoint's id (a person's or an app's endpoint, not a memory row): the task sends
+    # what the endpoint's outbox holds when it runs
+    "webhooks.tasks.deliver_endpoint": NOBODY,
+    "webhooks.tasks.deliver_due": NOBODY,
 }
 # The paths these tasks had before the apps were split (still queued on an upgraded
-# install, and still importable for one release).
-_OLD_PATHS = {
+# install, and still importable for one release): the same declaration as the new path.
+OLD_PATHS = {
     "conversations.tasks.extract_turn": "learning.tasks.extract_turn",
     "conversations.tasks.consolidate_session": "learning.tasks.consolidate_session",
     "conversations.tasks.extract_pending_sweep": "learning.tasks.extract_pending_sweep",
@@ -52,12 +85,21 @@ _OLD_PATHS = {
     "memory.tasks.reconcile_all": "learning.tasks.reconcile_all",
     "memory.tasks.decay_all": "learning.tasks.decay_all",
     "memory.tasks.prune_all": "privacy.tasks.prune_all",
+    "memory.embedding.tasks.embed_rows_task": "retrieval.tasks.embed_rows_task",
+    "memory.embedding.tasks.backfill_embeddings": "retrieval.tasks.backfill_embeddings",
+    "memory.embedding.tasks.backfill_until_done": "retrieval.tasks.backfill_until_done",
 }
-TASK_SUBJECTS = {**_SUBJECTS, **{old: _SUBJECTS[new] for old, new in _OLD_PATHS.items()}}
-
-
+TASK_SUBJECTS: dict[str, Names] = {
+    **_DECLARED,
+    **{old: _DECLARED[new] for old, new in OLD_PATHS.items()},
+}
 # Tasks whose results can quote an item's text (a consolidation lists its facts).
 QUOTING_TASKS = ("learning.tasks.consolidate_session", "conversations.tasks.consolidate_session")
+
+
+def undeclared(registry: dict[str, Names], paths: Any) -> list[str]:
+    """The task paths in `paths` that `registry` does not declare (the registry test)."""
+    return sorted(path for path in paths if path not in registry)
 
 
 @dataclass
@@ -76,10 +118,13 @@ def _func_name(func: Any) -> str:
     return f"{getattr(func, '__module__', '')}.{getattr(func, '__name__', '')}"
 
 
-def _first_arg(args: Any, kwargs: Any) -> Any:
-    if args:
-        return args[0]
-    return next(iter((kwargs or {}).values()), None)
+def _arg(args: Any, kwargs: Any, at: int) -> Any:
+    """The argument at position `at`; passed by keyword, the keywords in their order."""
+    args = tuple(args or ())
+    if at < len(args):
+        return args[at]
+    rest = list((kwargs or {}).values())
+    return rest[at - len(args)] if at - len(args) < len(rest) else None
 
 
 def _mentions_item(result: Any, item_ids: set[int]) -> bool:
@@ -96,11 +141,19 @@ def _mentions_item(result: Any, item_ids: set[int]) -> bool:
 
 
 def names_subject(func: Any, args: Any, kwargs: Any, subjects: Subjects) -> bool:
-    kind = TASK_SUBJECTS.get(_func_name(func))
-    if kind is None:
+    """Whether a task (queued payload or record) names one of the subjects' ids."""
+    names = TASK_SUBJECTS.get(_func_name(func))
+    if names is None:
         return False
-    value = _first_arg(args, kwargs)
-    return isinstance(value, int) and value in getattr(subjects, kind)
+    for kind, at in names.positions():
+        value = _arg(args, kwargs, at)
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and value in getattr(subjects, kind)
+        ):
+            return True
+    return False
 
 
 def queued_tasks_erase(subjects: Subjects, *, broker: Any = None) -> int:
@@ -134,7 +187,8 @@ def task_records_erase(subjects: Subjects) -> int:
     """Delete finished task records naming the subjects or quoting their items."""
     doomed = []
     named = subjects.user or subjects.turn or subjects.session
-    funcs = list(TASK_SUBJECTS) if named else list(QUOTING_TASKS)
+    naming = [path for path, names in TASK_SUBJECTS.items() if names.positions()]
+    funcs = naming + list(QUOTING_TASKS) if named else list(QUOTING_TASKS)
     records = Task.objects.filter(func__in=funcs).only("id", "func", "args", "kwargs", "result")
     for record in records.iterator(chunk_size=200):
         if names_subject(record.func, record.args, record.kwargs, subjects) or (

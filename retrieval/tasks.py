@@ -20,5 +20,5 @@ def backfill_until_done(limit: int = 500) -> int:
     """One bounded batch, then queue the next while work remains (start-up backfill)."""
     done = embeddings_backfill(limit=limit)
     if done and any(embeddings_missing().values()):
-        async_task("retrieval.tasks.backfill_until_done", limit, group="embeddings")
+        async_task(backfill_until_done, limit, group="embeddings")
     return done

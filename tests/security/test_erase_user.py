@@ -1,7 +1,5 @@
 """Erasing a user's whole memory: API, web page and command share one service."""
 
-import importlib
-import inspect
 from io import StringIO
 
 import pytest
@@ -25,8 +23,10 @@ from memory.recall import recall
 from memory.services import memory_create_many
 from privacy import services as privacy_services
 from privacy.services import memory_erase_user
-from privacy.task_records import TASK_SUBJECTS, Subjects, queued_tasks_erase
+from privacy.task_records import Subjects, queued_tasks_erase
 from retrieval import events
+from retrieval.tasks import embed_rows_task
+from skills.tasks import learn_skills
 from tests.api.conftest import assert_error
 from tests.commits import rows_per_commit
 from tests.security.traces import fulltext_holds, removed_for
@@ -198,13 +198,44 @@ def test_queued_payloads_are_removed_from_a_redis_broker_too(alice, bob):
         connection.delete(broker.list_key)
 
 
-def test_every_task_function_says_which_ids_its_payload_names():
-    """A new task must declare its subject, or an erase could leave its payload behind."""
-    for module_name in ("learning.tasks", "learning.tasks"):
-        module = importlib.import_module(module_name)
-        for name, func in inspect.getmembers(module, inspect.isfunction):
-            if func.__module__ == module_name and not name.startswith("_"):
-                assert f"{module_name}.{name}" in TASK_SUBJECTS, f"{module_name}.{name}"
+def _queue_skill_and_embedding_tasks(twin) -> set[int]:
+    """A skill lesson about one of the twin's sessions and an embedding of their items,
+    queued by function reference, plus a finished record of each; returns the queue rows."""
+    user, session_pk = twin.user, twin.turns[0].session_id
+    before = set(OrmQ.objects.values_list("pk", flat=True))
+    async_task(learn_skills, session_pk)
+    async_task(embed_rows_task, "knowledge", user.pk, sorted(twin.ids(KnowledgeItem)))
+    for n, (func, args) in enumerate(
+        (
+            ("skills.tasks.learn_skills", (session_pk,)),
+            ("memory.embedding.tasks.embed_rows_task", ("knowledge", user.pk, [1, 2])),
+        )
+    ):
+        Task.objects.create(
+            id=f"{user.pk:030d}{n:02d}", name=func.rsplit(".", 1)[-1], func=func, args=args,
+            started=timezone.now(), stopped=timezone.now(), success=True,
+        )  # fmt: skip
+    return set(OrmQ.objects.values_list("pk", flat=True)) - before
+
+
+def test_queued_skill_lessons_and_embeddings_naming_alice_go_with_her_memory(twins):
+    alice, bob = twins
+    queued = {twin.user.pk: _queue_skill_and_embedding_tasks(twin) for twin in twins}
+    payloads = [SignedPackage.loads(row.payload) for row in OrmQ.objects.all()]
+    assert {p["func"] for p in payloads} == {learn_skills, embed_rows_task}
+
+    erased = memory_erase_user(user=alice.user)
+
+    assert erased["queued_tasks"] == 2 and erased["task_records"] == 2
+    assert set(OrmQ.objects.values_list("pk", flat=True)) == queued[bob.user.pk]
+    left = [SignedPackage.loads(row.payload) for row in OrmQ.objects.all()]
+    assert [(p["func"], p["args"][0]) for p in left] == [
+        (learn_skills, bob.turns[0].session_id),
+        (embed_rows_task, "knowledge"),
+    ]
+    assert left[1]["args"][1] == bob.user.pk
+    assert Task.objects.filter(id__startswith=f"{bob.user.pk:030d}").count() == 2
+    assert not Task.objects.filter(id__startswith=f"{alice.user.pk:030d}").exists()
 
 
 @pytest.mark.django_db(transaction=True)
