@@ -2,8 +2,9 @@
 
 Deleting a user erases that person entirely: their whole memory (privacy's
 `memory_erase_user`: items, turns, sessions, tool calls...) and then their account. An
-agent or a run: the memories it wrote or that were learned in it, in every one of the
-app's people who has it.
+agent: the memories it wrote; a run: the session itself (its turns, tool calls and the
+memories stored or learned in it: privacy's `session_erase`); in every one of the app's
+people who has it.
 """
 
 from typing import Any
@@ -21,6 +22,7 @@ from mem0api.api.base import Mem0View, NotSupported, app_of, people_for, scoped_
 from mem0api.api.filters import Scope
 from memory.models import KnowledgeItem
 from privacy import services as privacy_services
+from privacy.sessions import session_erase
 
 MAX_LISTED = 1000  # per entity type
 
@@ -106,7 +108,13 @@ class EntityView(Mem0View):
             privacy_services.memory_erase_user(user=person.user)
             people.person_delete(app=app, person=person)
             return Response({"message": "Entity deleted successfully."})
-        scope = Scope(agent_id=name) if kind == "agent" else Scope(run_id=name)
+        if kind == "run":
+            erased = sum(
+                session_erase(user=person.user, session_id=name)["knowledge"]
+                for person in people_for(app, Scope(run_id=name))
+            )
+            return Response({"message": "Entity deleted successfully.", "deleted_memories": erased})
+        scope = Scope(agent_id=name)
         erased = 0  # none when no one has it (any more): deleting twice is no error
         for person in people_for(app, scope):
             for item_id in list(scoped_items(person, scope).values_list("pk", flat=True)):

@@ -4,7 +4,7 @@ and that one app's token never reaches another app's people or memories."""
 import pytest
 
 from accounts.people import person_get
-from conversations.models import Turn
+from conversations.models import Session, Turn
 from memory.models import KnowledgeItem
 from tests.mem0api.conftest import add
 
@@ -224,3 +224,22 @@ def test_what_is_not_supported_answers_501_naming_it(tutor, shop):
         assert answer.status_code == 501 and named in answer.json()["detail"], path
     shop.credentials()
     assert shop.post("/mem0/v1/feedback/", {}, format="json").status_code == 401
+
+
+def test_deleting_a_run_erases_that_conversation_and_what_was_learned_in_it(tutor, shop):
+    add(tutor, "maria", "Maria plays the cello", run_id="lesson-3")
+    [kept] = add(tutor, "maria", "Maria likes jazz", run_id="lesson-4")
+    add(shop, "maria", "Maria ordered a cello stand", run_id="lesson-3")
+    person = person_get(app=tutor.app, external_id="maria")
+    assert shop.delete("/mem0/v2/entities/run/lesson-3/").json()["deleted_memories"] == 1
+
+    answer = tutor.delete("/mem0/v2/entities/run/lesson-3/")
+    assert answer.json() == {"message": "Entity deleted successfully.", "deleted_memories": 1}
+    assert not Session.objects.for_user(person.user).filter(session_id="lesson-3").exists()
+    assert [t.content for t in Turn.objects.for_user(person.user)] == ["Maria likes jazz"]
+    assert list(KnowledgeItem.objects.for_user(person.user).values_list("pk", flat=True)) == [
+        int(kept["id"])
+    ]
+    runs = {e["name"] for e in tutor.get("/mem0/v1/entities/").json()["results"]}
+    assert "lesson-3" not in runs and "lesson-4" in runs
+    assert tutor.delete("/mem0/v2/entities/run/lesson-3/").status_code == 200
