@@ -8,7 +8,7 @@ external ids it created. Ids are path segments, URL-encoded (see docs/apps.md).
 from django.core.exceptions import ValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +19,7 @@ from accounts.api.serializers import (
     MeSerializer,
     NewPersonTokenSerializer,
     PersonCreateSerializer,
+    PersonErasedSerializer,
     PersonSerializer,
     PersonTokenCreateSerializer,
     PersonTokenSerializer,
@@ -133,10 +134,7 @@ class PersonDetailView(APIView):
         "queued task of the person (as the account erase does), then the account with "
         "its tokens and agents. Cannot be undone; the user_id is free again afterwards.",
         request=None,
-        responses={
-            200: serializers.DictField(child=serializers.IntegerField()),
-            **errors(401, 403, 404),
-        },
+        responses={200: PersonErasedSerializer, **errors(401, 403, 404)},
     )
     def delete(self, request: Request, user_id: str) -> Response:
         refuse_body(request.data)

@@ -30,6 +30,14 @@ class PersonCreateSerializer(StrictSerializer):
     )
 
 
+class PersonErasedSerializer(serializers.Serializer):
+    user_id = serializers.CharField(help_text="The person erased.")
+    erased = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="What went, by kind (knowledge, turns, sessions, ..., tokens, account).",
+    )
+
+
 class PersonTokenSerializer(serializers.ModelSerializer):
     agent = serializers.CharField(
         source="agent.name", read_only=True, allow_null=True, help_text="The agent it acts as."
