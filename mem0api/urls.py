@@ -14,6 +14,8 @@ urlpatterns = [
     path("v3/memories/add/", memories.AddView.as_view(), name="api-mem0-add"),
     path("v3/memories/search/", memories.SearchView.as_view(), name="api-mem0-search"),
     path("v3/memories/", memories.ListView.as_view(), name="api-mem0-list"),
+    path("v2/memories/search/", memories.SearchV2View.as_view(), name="api-mem0-search-v2"),
+    path("v2/memories/", memories.ListV2View.as_view(), name="api-mem0-list-v2"),
     path("v1/memories/", memories.DeleteAllView.as_view(), name="api-mem0-delete-all"),
     path(
         "v1/memories/<str:memory_id>/history/",

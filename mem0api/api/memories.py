@@ -186,7 +186,17 @@ class SearchView(Mem0View):
                 if out["id"] not in found or out["score"] > found[out["id"]]["score"]:
                     found[out["id"]] = out
         best = sorted(found.values(), key=lambda o: -o["score"])[: args["top_k"]]
-        return Response({"results": best})
+        return Response(self.answer(best))
+
+    def answer(self, results: list[dict[str, Any]]) -> Any:
+        return {"results": results}
+
+
+class SearchV2View(SearchView):
+    """POST /v2/memories/search/ (mem0ai before 2.0): the same search, a bare list."""
+
+    def answer(self, results: list[dict[str, Any]]) -> Any:
+        return results
 
 
 def _search_one(person: AppPerson, scope: Scope, args: dict) -> list[dict[str, Any]]:
@@ -236,13 +246,25 @@ class ListView(Mem0View):
             return request.build_absolute_uri(f"{request.path}?page={to}&page_size={size}")
 
         return Response(
-            {
-                "count": count,
-                "next": link(number + 1) if number * size < count else None,
-                "previous": link(number - 1) if number > 1 else None,
-                "results": results,
-            }
+            self.answer(
+                {
+                    "count": count,
+                    "next": link(number + 1) if number * size < count else None,
+                    "previous": link(number - 1) if number > 1 else None,
+                    "results": results,
+                }
+            )
         )
+
+    def answer(self, page: dict[str, Any]) -> Any:
+        return page
+
+
+class ListV2View(ListView):
+    """POST /v2/memories/ (mem0ai before 2.0): the same listing, a bare list."""
+
+    def answer(self, page: dict[str, Any]) -> Any:
+        return page["results"]
 
 
 class DeleteAllView(Mem0View):

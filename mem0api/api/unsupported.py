@@ -18,7 +18,6 @@ FEATURES = [
     ("api/v1/webhooks", "mem0's webhooks"),
     ("api/v1/orgs", "organizations and projects (project settings, members)"),
     ("v1/memories", "this memory endpoint (mem0ai 2.x uses v3)"),
-    ("v2/memories", "the v2 memory endpoints (mem0ai 2.x uses v3)"),
     ("v1/users", "creating entities directly (add creates the user)"),
     ("v1/agents", "creating entities directly (add creates the agent)"),
     ("v1/runs", "creating entities directly (add creates the run)"),

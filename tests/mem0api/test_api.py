@@ -99,6 +99,20 @@ def test_add_refuses_what_it_cannot_honour(tutor):
     assert not KnowledgeItem.objects.exists()
 
 
+@pytest.mark.cross_user("api-mem0-search-v2", "api-mem0-list-v2")
+def test_older_sdks_v2_search_and_listing_answer_bare_lists_of_one_apps_memories(tutor, shop):
+    add(tutor, "maria", "Maria studies organic chemistry in Porto")
+    query = {"query": "what does maria study", "filters": {"OR": [{"user_id": "maria"}]}}
+    [hit] = tutor.post("/mem0/v2/memories/search/", query, format="json").json()
+    assert hit["memory"] == "Maria studies organic chemistry in Porto" and "score" in hit
+    [listed] = tutor.post("/mem0/v2/memories/", {"filters": {"user_id": "maria"}},
+                          format="json").json()  # fmt: skip
+    assert listed["id"] == hit["id"]
+    assert shop.post("/mem0/v2/memories/search/", query, format="json").json() == []
+    assert shop.post("/mem0/v2/memories/", {"filters": {"user_id": "maria"}},
+                     format="json").json() == []  # fmt: skip
+
+
 @pytest.mark.cross_user("api-mem0-search")
 def test_it_searches_one_persons_memory_with_filters_and_top_k(tutor, shop):
     add(tutor, "maria", "Maria studies organic chemistry in Porto", agent_id="chem-tutor")
