@@ -308,6 +308,7 @@ def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
                 "score": round(h.score, 4),
                 "relevance": h.relevance,
                 "matched_by": h.matched_by,
+                **({"via": h.via} if h.via else {}),
             }
             for h in hits
         ],

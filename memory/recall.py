@@ -4,6 +4,7 @@
 stages that found it. Everything below it (vector, keyword, fusion, rerank) is swappable.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -11,7 +12,8 @@ from typing import Any
 from django.conf import settings
 
 from accounts.agents import agent_by_name
-from memory import provenance
+from graph import selectors as graph
+from memory import provenance, relations
 from memory.models import KnowledgeItem
 from retrieval import keyword, perspective, pipeline
 from retrieval.corpus import ITEMS
@@ -26,6 +28,7 @@ class Hit:
     score: float
     matched_by: str  # "vector" | "keyword" | "both" | "conversation" (via its source turn)
     relevance: float = 0.0  # in [0, 1], comparable across queries
+    via: str = ""  # how it relates to an entity the question names ("my partner is Rui")
 
 
 def item_scope(
@@ -33,7 +36,7 @@ def item_scope(
     owner_id: int,
     category: str | None = None,
     context: str | None = None,
-    entity: str | None = None,
+    entity: str | Sequence[str] | None = None,
     include_sensitive: bool = False,
     time_from: datetime | None = None,
     time_to: datetime | None = None,
@@ -50,8 +53,10 @@ def item_scope(
         where.add("t.category = %s", category)
     if context:
         where.add("t.context IN (%s, 'global')", context)
-    if entity:
+    if isinstance(entity, str) and entity:
         where.add("t.entity = %s", entity.lower())
+    elif entity:  # an entity and its aliases (`graph.selectors.filter_keys`)
+        where.add(f"t.entity IN ({', '.join(['%s'] * len(entity))})", *entity)
     if not include_sensitive:
         where.add("t.sensitive = %s", False)
     if time_from:
@@ -116,7 +121,7 @@ def recall(
         owner_id=user.pk,
         category=category,
         context=context,
-        entity=entity,
+        entity=graph.filter_keys(user=user, entity=entity) if entity else None,
         include_sensitive=include_sensitive,
         time_from=time_from,
         time_to=time_to,
@@ -126,24 +131,44 @@ def recall(
     if perspective.asks_about_holder(query or ""):
         return _about_holder(owned, where, top_k)
     stored_query = perspective.as_stored(query or "")
+    related = graph.related(user=user, query=query or "")
+
+    def documents(ids: list[int]) -> dict[int, str]:
+        rows = owned.filter(pk__in=ids).values_list("pk", "content", "entity")
+        if related is None:
+            return {pk: content for pk, content, _ in rows}
+        return {pk: relations.shown(content, related.via(pk, ent)) for pk, content, ent in rows}
+
+    def via(state: Any) -> list[Any]:
+        # The conversation stage searches the turns once the items' keyword stage has run:
+        # both keyword stages run while the query is embedded; so does the relation stage.
+        links = [provenance.turn_evidence(user.pk, query or "", state)]
+        if related is not None:
+            links.append(relations.relation_evidence(user.pk, related, where, state))
+        return [link for link in links if link is not None]
+
     verdict = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
         query=stored_query,
         where=where,
         top_k=top_k,
-        documents=lambda ids: dict(owned.filter(pk__in=ids).values_list("pk", "content")),
+        documents=documents,
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
-        # The conversation stage searches the turns once the items' keyword stage has run:
-        # both keyword stages run while the query is embedded.
-        via=lambda state: provenance.turn_evidence(user.pk, query or "", state),
+        via=via,
         asked=query,
         judged=judge,
     )
     ranked = verdict.hits
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
     hits = [
-        Hit(items[r.id], r.score, r.matched_by, round(r.relevance, 4))
+        Hit(
+            items[r.id],
+            r.score,
+            r.matched_by,
+            round(r.relevance, 4),
+            related.via(r.id, items[r.id].entity) if related else "",
+        )
         for r in ranked
         if r.id in items
     ]

@@ -9,6 +9,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
+from graph.selectors import filter_keys
 from memory.models import ImportJob, KnowledgeItem
 from retrieval.embedding import current_model_id
 
@@ -163,8 +164,8 @@ def memory_list(
     for name, value in (("category", category), ("context", context), ("source", source)):
         if value:
             items = items.filter(**{name: value})
-    if entity:
-        items = items.filter(entity=entity.lower())
+    if entity:  # the entity and, when the graph knows it, its aliases
+        items = items.filter(entity__in=filter_keys(user=user, entity=entity))
     if sensitive is not None:
         items = items.filter(sensitive=sensitive)
     if ordering not in ORDERINGS:

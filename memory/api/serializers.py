@@ -321,11 +321,17 @@ class RecallHitSerializer(serializers.Serializer):
         help_text="How well the hit answers the query, 0..1, comparable across queries."
     )
     matched_by = serializers.ChoiceField(
-        choices=["vector", "keyword", "both", "conversation", "date", "profile"],
+        choices=["vector", "keyword", "both", "conversation", "date", "profile", "relation"],
         help_text='"conversation": found only through the turn it was learned from; '
         '"date": only among the items of a day the query names; "profile": the question '
         'asked about the person as a whole ("what do you know about me"), answered with '
-        "what matters most of them.",
+        'what matters most of them; "relation": only through an entity the question '
+        "names and its relations (see `via`).",
+    )
+    via = serializers.CharField(
+        help_text="How the hit relates to an entity the question names, by name, alias or "
+        'role ("my partner is Rui; Rui works at Atelier Norte"); empty when the question '
+        "names none of the person's entities."
     )
 
 

@@ -246,7 +246,7 @@ def test_it_recalls_with_scores_filters_and_side_effects(alice_api, alice):
     assert [r["id"] for r in results] == [hit.pk]
     assert set(results[0]) == {
         "id", "content", "category", "context", "entity", "domain", "confidence", "source",
-        "created_at", "due_at", "metadata", "score", "relevance", "matched_by", "agent",
+        "created_at", "due_at", "metadata", "score", "relevance", "matched_by", "via", "agent",
     }  # fmt: skip
     hit.refresh_from_db()
     assert hit.use_count == 1 and hit.confidence == pytest.approx(0.72)

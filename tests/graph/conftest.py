@@ -1,0 +1,1 @@
+from tests.recall_fixtures import commit, model_server, remote_embedder  # noqa: F401
