@@ -15,13 +15,15 @@ removes what would keep or bring back its text:
   nothing older becomes current; the turns those versions were learned from are redacted
   too (`memory_version_erase` erases one version alone);
 - a "Retracted: ..." tombstone that quotes it (from before versions) is erased too;
-- reconciled pairs, finished task records quoting it, admin log lines showing it.
+- reconciled pairs, finished task records quoting it, admin log lines showing it;
+- the graph forgets it: no entity or relation names it as a source any more.
 
 `memory_erase_user` erases everything the memory holds about a user, in short transactions
 (chunks of rows, so a large memory never holds the write lock for long): items, turns,
 sessions, tool calls, discovery findings, their part of shared skills (skills'
 `contributions_erase`), the profile cache, LLM counters, reconciled pairs, queued task
-payloads and task records naming their rows, admin log lines, their webhook endpoints and
+payloads and task records naming their rows, admin log lines, their graph (entities,
+aliases, relations), their webhook endpoints and
 every webhook event about them (their app's endpoints are then sent `user.erased`). The
 account, its API tokens and its settings stay.
 
@@ -43,6 +45,8 @@ from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_redact, turns_batch_extraction_skip, turns_redact
 from core.chunks import repeat_in_chunks
 from discovery.models import Finding
+from graph.models import Entity, Relation
+from graph.services import graph_forget_items
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory import notify
 from memory.lineage import RETRACTED_PREFIX
@@ -123,6 +127,8 @@ def _scope(user: Any) -> dict[str, Any]:
         "profile": ProfileCache.objects.filter(owner_id=user.pk),
         "imports": ImportJob.objects.for_user(user),
         "skill_contributions": SkillContribution.objects.for_user(user),
+        "entities": Entity.objects.for_user(user),
+        "relations": Relation.objects.for_user(user),
     }
 
 
@@ -199,6 +205,9 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
         events.turns_changed(user.pk)
         for name in ("reconciled_pairs", "llm_counters", "profile"):
             counts[name] = scope[name].delete()[0]
+        counts["relations"] = scope["relations"].count()
+        counts["entities"] = scope["entities"].count()
+        scope["entities"].delete()  # their aliases, mentions and relations with them (graph)
         counts.update(
             tasks_erase(
                 Subjects(
@@ -238,6 +247,7 @@ def memory_erase(*, user: Any, item_id: int) -> None:
         KnowledgeItem.objects.for_user(user).filter(pk__in=ids).update(superseded_by=None)
         KnowledgeItem.objects.for_user(user).filter(pk__in=ids).delete()
         events.items_changed(user.pk, removed=[*ids, *also])
+        graph_forget_items(user=user, item_ids=[*ids, *also])
         notify.items_erased(user=user, item_ids=[*ids, *also])
         # Only now: a merge before the delete keeps the words behind a delete marker.
         storage.purge_after_commit()
