@@ -198,3 +198,13 @@ def import_jobs_list(*, user: Any) -> Any:
 def import_job_get(*, user: Any, job_id: int) -> ImportJob:
     """One of the user's imports; another user's id is ImportJob.DoesNotExist."""
     return import_jobs_list(user=user).get(pk=job_id)
+
+
+def items_about(*, user: Any, item_ids: list[int], keys: list[str], limit: int = 50) -> list:
+    """The user's active items among `item_ids` or with one of the `entity` strings `keys`
+    (an entity's memories: `graph.selectors.entity_item_ids` and `entity_keys`), newest
+    first."""
+    items = KnowledgeItem.objects.for_user(user).filter(
+        forgotten_at__isnull=True, superseded_by__isnull=True
+    )
+    return list(items.filter(Q(pk__in=item_ids) | Q(entity__in=keys)).order_by("-pk")[:limit])
