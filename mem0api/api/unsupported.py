@@ -1,5 +1,7 @@
 """Every other path of mem0's API: 501, naming what is not offered here."""
 
+from django.http import HttpResponsePermanentRedirect
+from django.urls import Resolver404, resolve
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -34,9 +36,20 @@ def feature(path: str) -> str:
     return f"/{path}/"
 
 
+def _supported(path: str) -> bool:
+    try:
+        return resolve(path).url_name != "api-mem0-unsupported"
+    except Resolver404:
+        return False
+
+
 class UnsupportedView(Mem0View):
     @extend_schema(exclude=True)  # mem0's own API reference describes this surface
     def get(self, request: Request, rest: str = "") -> Response:
+        if not request.path.endswith("/") and _supported(request.path + "/"):
+            # A path of ours without its slash: 308 keeps the method and the body.
+            target = request.get_full_path(force_append_slash=True)
+            return HttpResponsePermanentRedirect(target, preserve_request=True)
         raise NotSupported(
             f"{request.method} /mem0/{rest.strip('/')}/: {feature(rest)} is not supported "
             "by this server (docs/mem0.md lists what is)."

@@ -240,6 +240,13 @@ def test_what_is_not_supported_answers_501_naming_it(tutor, shop):
     assert shop.post("/mem0/v1/feedback/", {}, format="json").status_code == 401
 
 
+def test_a_path_of_ours_without_its_slash_is_redirected_keeping_the_method(tutor):
+    answer = tutor.post("/mem0/v3/memories/search?x=1", {"query": "q"}, format="json")
+    assert answer.status_code == 308
+    assert answer["Location"] == "/mem0/v3/memories/search/?x=1"
+    assert tutor.post("/mem0/v1/feedback", {}, format="json").status_code == 501
+
+
 def test_deleting_a_run_erases_that_conversation_and_what_was_learned_in_it(tutor, shop):
     add(tutor, "maria", "Maria plays the cello", run_id="lesson-3")
     [kept] = add(tutor, "maria", "Maria likes jazz", run_id="lesson-4")
