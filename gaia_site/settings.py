@@ -272,6 +272,10 @@ GAIA_EMBED_TOKENIZER_PATH = envstr("GAIA_EMBED_TOKENIZER_PATH", "")
 
 # --- Recall
 GAIA_INDEX_CACHE_MB = envint("GAIA_INDEX_CACHE_MB", 256)
+# Per-person index snapshots on disk (retrieval/snapshots.py): a process that has not held
+# an owner's index maps it from here instead of building it from the database.
+GAIA_INDEX_SNAPSHOTS = envbool("GAIA_INDEX_SNAPSHOTS", True)
+GAIA_INDEX_SNAPSHOT_DIR = envstr("GAIA_INDEX_SNAPSHOT_DIR", str(DATA_DIR / "indexes"))
 GAIA_RRF_K = envint("GAIA_RRF_K", 60)
 # Equal weights: on conversational text BM25 is at least as good as MiniLM vectors, and
 # 0.6/0.4 lets vector-only hits outrank keyword-only ones (docs/decisions.md).
