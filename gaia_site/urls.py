@@ -20,6 +20,7 @@ api = [
     path("", include("discovery.urls")),
     path("", include("privacy.urls")),
     path("", include("webhooks.urls")),
+    path("", include("graph.urls")),
 ]
 
 pages = [

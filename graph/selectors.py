@@ -13,7 +13,6 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from core.ownership import own_row
 from graph.models import Alias, Entity, Mention, Relation
 from graph.vocabulary import ROLE_PATTERN, ROLES, SYMMETRIC, key, sentence
 
@@ -30,13 +29,15 @@ def entities(*, user: Any, kind: str | None = None, q: str | None = None) -> Que
     return found
 
 
-def entity_get(*, user: Any, entity_id: Any) -> Entity:
-    """The user's entity (the one "No such entity." for a missing and a foreign id)."""
-    return own_row(user, Entity, entity_id, field="entity")
+def entity_get(*, user: Any, entity_id: int) -> Entity:
+    """The user's entity; Entity.DoesNotExist (a 404) for a missing and a foreign id alike."""
+    return Entity.objects.for_user(user).get(pk=entity_id)
 
 
-def relation_get(*, user: Any, relation_id: Any) -> Relation:
-    return own_row(user, Relation, relation_id, field="relation")
+def relation_get(*, user: Any, relation_id: int) -> Relation:
+    """The user's relation; Relation.DoesNotExist (a 404) for a missing and a foreign id."""
+    found = Relation.objects.for_user(user).select_related("subject", "object")
+    return found.get(pk=relation_id)
 
 
 def relations(

@@ -98,6 +98,14 @@ def entity_create(
     return entity
 
 
+def entity_resolve(*, user: Any, ref: int | str, kind: str | None = None) -> Entity:
+    """The user's entity `ref` names: an id (another user's is "No such entity."), or a
+    name, resolved by exact alias or created as `kind` (default "thing")."""
+    if isinstance(ref, str):
+        return entity_create(user=user, name=ref, kind=kind or "thing")
+    return own_row(user, Entity, ref, field="entity")
+
+
 def entity_alias_add(*, user: Any, entity: Entity | int, aliases: Sequence[str]) -> list[str]:
     """Add `aliases` to the entity; returns those another entity already goes by (merge
     the two to join them)."""

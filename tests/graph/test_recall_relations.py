@@ -40,9 +40,7 @@ def life(alice, commit):
     return items
 
 
-def test_it_finds_what_a_partner_named_by_role_does_and_says_which_relation_brought_it(
-    alice, life
-):
+def test_it_finds_what_a_partner_named_by_role_does_and_says_which_relation_brought_it(alice, life):
     hits = recall(user=alice, query="what does my partner do?", top_k=3, min_relevance=0)
     assert hits[0].item.pk == life[0].pk
     assert hits[0].via == "my partner is Rui"

@@ -1,0 +1,284 @@
+"""The graph API (/api/v1/graph/): a person's entities (list, create, their page: aliases,
+relations now and before, memories; aliases, merge, split) and relations (list, add, end).
+Each sees only their own: another person's id is the same 404 as a missing one."""
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.services import user_context
+from conversations.models import Turn
+from core.openapi import path_id
+from core.serializers import errors, object_id
+from graph import selectors, services
+from graph.models import Entity
+from graph.serializers import (
+    GraphAliasesAnswerSerializer,
+    GraphAliasesSerializer,
+    GraphEntityCreateSerializer,
+    GraphEntityPageSerializer,
+    GraphEntitySerializer,
+    GraphMergeSerializer,
+    GraphRelationCreateSerializer,
+    GraphRelationEndSerializer,
+    GraphRelationSerializer,
+    GraphSplitSerializer,
+)
+from graph.vocabulary import KINDS
+from memory.models import KnowledgeItem
+from memory.selectors import items_about
+
+TAG = ["graph"]
+ENTITY_ID = path_id("The entity's id; another person's id answers 404 like a missing one.")
+RELATION_ID = path_id("The relation's id; another person's id answers 404 like a missing one.")
+
+
+def _valid(serializer: type, request: Request) -> dict:
+    given = serializer(data=request.data, context=user_context(request.user))
+    given.is_valid(raise_exception=True)
+    return given.validated_data
+
+
+def _yours(user: Any, model: type, ids: list[int], field: str) -> list[int]:
+    """`ids` when every one is the user's row of `model`, else a 400 naming `field`."""
+    found = set(model.objects.for_user(user).filter(pk__in=ids).values_list("pk", flat=True))
+    if found != set(ids):
+        raise ValidationError({field: [f"No such {model._meta.verbose_name}."]})
+    return ids
+
+
+def entity_page(user: Any, entity: Entity) -> dict:
+    """An entity with its aliases, its relations now and before, and its memories."""
+    relations = list(selectors.relations(user=user, entity=entity).prefetch_related("turns"))
+    memories = items_about(
+        user=user,
+        item_ids=selectors.entity_item_ids(user=user, entity=entity),
+        keys=selectors.entity_keys(user=user, entity=entity),
+    )
+    return {
+        "entity": entity,
+        "relations_now": [r for r in relations if r.current],
+        "relations_before": [r for r in relations if not r.current],
+        "memories": memories,
+    }
+
+
+class _Base(APIView):
+    permission_classes = [IsAuthenticated]
+
+
+class EntityListView(_Base, GenericAPIView):
+    @extend_schema(
+        operation_id="graph_entities_list",
+        tags=TAG,
+        summary="List your entities",
+        description="People, organisations, teams, projects, places... by name, each with "
+        "its aliases. `kind` keeps one kind; `q` those with a name containing it.",
+        parameters=[
+            OpenApiParameter("kind", OpenApiTypes.STR, enum=KINDS, description="One kind."),
+            OpenApiParameter("q", OpenApiTypes.STR, description="Part of a name or alias."),
+        ],
+        responses={200: GraphEntitySerializer(many=True), **errors()},
+    )
+    def get(self, request: Request) -> Response:
+        found = selectors.entities(
+            user=request.user,
+            kind=request.query_params.get("kind"),
+            q=request.query_params.get("q"),
+        ).prefetch_related("aliases")
+        page = self.paginate_queryset(found)
+        return self.get_paginated_response(GraphEntitySerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="graph_entities_create",
+        tags=TAG,
+        summary="Add an entity (or name one you have)",
+        description="An entity that goes by the name or one of the aliases already (exact, "
+        "case ignored) is that one, given the new aliases (200); otherwise a new one (201).",
+        request=GraphEntityCreateSerializer,
+        responses={201: GraphEntitySerializer, 200: GraphEntitySerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(GraphEntityCreateSerializer, request)
+        before = Entity.objects.for_user(request.user).count()
+        entity = services.entity_create(user=request.user, **data)
+        created = Entity.objects.for_user(request.user).count() > before
+        return Response(
+            GraphEntitySerializer(entity).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class EntityDetailView(_Base):
+    @extend_schema(
+        operation_id="graph_entities_get",
+        tags=TAG,
+        parameters=[ENTITY_ID],
+        summary="An entity's page: aliases, relations now and before, memories",
+        responses={200: GraphEntityPageSerializer, **errors(404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        return Response(GraphEntityPageSerializer(entity_page(request.user, entity)).data)
+
+
+class EntityAliasesView(_Base):
+    @extend_schema(
+        operation_id="graph_entities_aliases",
+        tags=TAG,
+        parameters=[ENTITY_ID],
+        summary="Add or remove an entity's aliases",
+        description='`add` names it goes by from now on ("Rui Costa", "my partner"); '
+        "a name another entity goes by stays with it and is listed in `taken`. `remove` "
+        "names it no longer goes by (not its own name).",
+        request=GraphAliasesSerializer,
+        responses={200: GraphAliasesAnswerSerializer, **errors(400, 404, 413, 415)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        data = _valid(GraphAliasesSerializer, request)
+        taken = services.entity_alias_add(
+            user=request.user, entity=entity, aliases=data.get("add", [])
+        )
+        for alias in data.get("remove", []):
+            services.entity_alias_remove(user=request.user, entity=entity, alias=alias)
+        entity.refresh_from_db()
+        return Response({"entity": GraphEntitySerializer(entity).data, "taken": taken})
+
+
+class EntityMergeView(_Base):
+    @extend_schema(
+        operation_id="graph_entities_merge",
+        tags=TAG,
+        parameters=[ENTITY_ID],
+        summary="Merge another entity into this one",
+        description="`other` is the same as this entity: its aliases, memories and "
+        "relations move here and it is gone. Both must be yours.",
+        request=GraphMergeSerializer,
+        responses={200: GraphEntitySerializer, **errors(400, 404, 413, 415)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        data = _valid(GraphMergeSerializer, request)
+        merged = services.entity_merge(user=request.user, into=entity, other=data["other"])
+        return Response(GraphEntitySerializer(merged).data)
+
+
+class EntitySplitView(_Base):
+    @extend_schema(
+        operation_id="graph_entities_split",
+        tags=TAG,
+        parameters=[ENTITY_ID],
+        summary="Split part of an entity off as a new one",
+        description="A new entity `name` takes the given aliases, memories and relations "
+        "of this one (it keeps the rest).",
+        request=GraphSplitSerializer,
+        responses={201: GraphEntitySerializer, **errors(400, 404, 413, 415)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        data = _valid(GraphSplitSerializer, request)
+        new = services.entity_split(
+            user=request.user,
+            entity=entity,
+            name=data["name"],
+            kind=data.get("kind"),
+            aliases=data.get("aliases", []),
+            item_ids=_yours(request.user, KnowledgeItem, data.get("memory_ids", []), "memory_ids"),
+            relation_ids=data.get("relation_ids", []),
+        )
+        return Response(GraphEntitySerializer(new).data, status=status.HTTP_201_CREATED)
+
+
+class RelationListView(_Base, GenericAPIView):
+    @extend_schema(
+        operation_id="graph_relations_list",
+        tags=TAG,
+        summary="List your relations, newest first",
+        parameters=[
+            OpenApiParameter("entity", OpenApiTypes.INT, description="Of this entity only."),
+            OpenApiParameter(
+                "current", OpenApiTypes.BOOL, description="true: those that hold; false: ended."
+            ),
+        ],
+        responses={200: GraphRelationSerializer(many=True), **errors(404)},
+    )
+    def get(self, request: Request) -> Response:
+        entity, current = request.query_params.get("entity"), request.query_params.get("current")
+        of = None
+        if entity is not None:
+            if not entity.isdigit():
+                raise ValidationError({"entity": ["An entity id (integer)."]})
+            of = selectors.entity_get(user=request.user, entity_id=object_id(int(entity)))
+        held = None if current is None else current.lower() in {"true", "1", "yes"}
+        found = selectors.relations(user=request.user, entity=of, current=held)
+        page = self.paginate_queryset(found.prefetch_related("turns"))
+        return self.get_paginated_response(GraphRelationSerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="graph_relations_create",
+        tags=TAG,
+        summary="Add a relation",
+        description="`subject` `type` `object`, each end an entity id or a name (an entity "
+        'that goes by it, else a new one; "me" is you). A relation that holds already '
+        "gains the memories and turns given. A new works_at, lives_in or partner_of ends "
+        "the one it contradicts at its `valid_from` (kept, with `ended_by`).",
+        request=GraphRelationCreateSerializer,
+        responses={201: GraphRelationSerializer, **errors(400, 413, 415)},
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(GraphRelationCreateSerializer, request)
+        user = request.user
+        relation = services.relation_add(
+            user=user,
+            subject=services.entity_resolve(
+                user=user, ref=data["subject"], kind=data.get("subject_kind")
+            ),
+            type=data["type"],
+            object=services.entity_resolve(
+                user=user, ref=data["object"], kind=data.get("object_kind")
+            ),
+            item_ids=_yours(user, KnowledgeItem, data.get("memory_ids", []), "memory_ids"),
+            turn_ids=_yours(user, Turn, data.get("turn_ids", []), "turn_ids"),
+            valid_from=data.get("valid_from"),
+        )
+        fresh = selectors.relation_get(user=user, relation_id=relation.pk)
+        return Response(GraphRelationSerializer(fresh).data, status=status.HTTP_201_CREATED)
+
+
+class RelationDetailView(_Base):
+    @extend_schema(
+        operation_id="graph_relations_get",
+        tags=TAG,
+        parameters=[RELATION_ID],
+        summary="Get one relation",
+        responses={200: GraphRelationSerializer, **errors(404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        relation = selectors.relation_get(user=request.user, relation_id=object_id(pk))
+        return Response(GraphRelationSerializer(relation).data)
+
+
+class RelationEndView(_Base):
+    @extend_schema(
+        operation_id="graph_relations_end",
+        tags=TAG,
+        parameters=[RELATION_ID],
+        summary="End a relation (it is kept, with its end)",
+        request=GraphRelationEndSerializer,
+        responses={200: GraphRelationSerializer, **errors(400, 404, 413, 415)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        relation = selectors.relation_get(user=request.user, relation_id=object_id(pk))
+        data = _valid(GraphRelationEndSerializer, request)
+        services.relation_end(user=request.user, relation=relation, at=data.get("at"))
+        fresh = selectors.relation_get(user=request.user, relation_id=relation.pk)
+        return Response(GraphRelationSerializer(fresh).data)

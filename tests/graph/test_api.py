@@ -1,0 +1,157 @@
+"""The graph API: entities and relations written and read over REST, a contradicting
+relation ending the old one, and another person's ids a 404 everywhere."""
+
+import pytest
+
+from graph.models import Entity, Relation
+from graph.services import entity_create, relation_add
+from memory.services import memory_create
+
+pytestmark = pytest.mark.django_db
+
+ALL = (
+    "api-graph-entities",
+    "api-graph-entity",
+    "api-graph-entity-aliases",
+    "api-graph-entity-merge",
+    "api-graph-entity-split",
+    "api-graph-relations",
+    "api-graph-relation",
+    "api-graph-relation-end",
+)
+
+
+def test_a_new_employer_ends_the_old_one_and_the_entity_page_shows_both(alice, alice_api):
+    said = memory_create(user=alice, content="Rui works at Atelier Norte, an architecture firm")
+    first = alice_api.post(
+        "/api/v1/graph/relations/",
+        {
+            "subject": "Rui",
+            "subject_kind": "person",
+            "type": "works_at",
+            "object": "Atelier Norte",
+            "object_kind": "organisation",
+            "valid_from": "2021-03-01T09:00:00Z",
+            "memory_ids": [said.pk],
+        },
+        format="json",
+    )
+    assert first.status_code == 201, first.json()
+    rui = first.json()["subject"]["id"]
+    now = alice_api.post(
+        "/api/v1/graph/relations/",
+        {
+            "subject": rui,
+            "type": "works_at",
+            "object": "Banco Atlântico",
+            "object_kind": "organisation",
+            "valid_from": "2026-10-01T09:00:00Z",
+        },
+        format="json",
+    )
+    assert now.status_code == 201 and now.json()["sentence"] == "Rui works at Banco Atlântico"
+    page = alice_api.get(f"/api/v1/graph/entities/{rui}/").json()
+    assert page["entity"]["aliases"] == ["Rui"]
+    assert [r["object"]["name"] for r in page["relations_now"]] == ["Banco Atlântico"]
+    (before,) = page["relations_before"]
+    assert before["object"]["name"] == "Atelier Norte"
+    assert before["valid_to"].startswith("2026-10-01") and before["ended_by"] == now.json()["id"]
+    assert [m["id"] for m in page["memories"]] == [said.pk]
+
+
+def test_aliases_merge_and_split_over_the_api(alice, alice_api):
+    rui = alice_api.post(
+        "/api/v1/graph/entities/", {"name": "Rui", "kind": "person"}, format="json"
+    ).json()
+    again = alice_api.post("/api/v1/graph/entities/", {"name": "RUI"}, format="json")
+    assert again.status_code == 200 and again.json()["id"] == rui["id"]
+    costa = alice_api.post(
+        "/api/v1/graph/entities/", {"name": "Mr Costa", "kind": "person"}, format="json"
+    )
+    answer = alice_api.post(
+        f"/api/v1/graph/entities/{rui['id']}/aliases/",
+        {"add": ["my partner", "Mr Costa"]},
+        format="json",
+    ).json()
+    assert answer["taken"] == ["Mr Costa"] and answer["entity"]["aliases"] == ["my partner", "Rui"]
+    merged = alice_api.post(
+        f"/api/v1/graph/entities/{rui['id']}/merge/", {"other": costa.json()["id"]}, format="json"
+    )
+    assert merged.json()["aliases"] == ["Mr Costa", "my partner", "Rui"]
+    split = alice_api.post(
+        f"/api/v1/graph/entities/{rui['id']}/split/", {"name": "Mr Costa"}, format="json"
+    )
+    assert split.status_code == 201 and split.json()["aliases"] == ["Mr Costa"]
+    listed = alice_api.get("/api/v1/graph/entities/?kind=person").json()["results"]
+    assert sorted(e["name"] for e in listed) == ["Mr Costa", "Rui"]
+
+
+def test_a_relation_can_be_ended_by_hand_and_listed_as_before(alice, alice_api):
+    made = alice_api.post(
+        "/api/v1/graph/relations/",
+        {"subject": "me", "type": "lives_in", "object": "Porto", "object_kind": "place"},
+        format="json",
+    ).json()
+    ended = alice_api.post(f"/api/v1/graph/relations/{made['id']}/end/", {}, format="json")
+    assert ended.status_code == 200 and ended.json()["current"] is False
+    before = alice_api.get("/api/v1/graph/relations/?current=false").json()["results"]
+    assert [r["id"] for r in before] == [made["id"]]
+    assert alice_api.get("/api/v1/graph/relations/?current=true").json()["results"] == []
+
+
+def test_it_refuses_a_relation_type_it_does_not_know_and_unknown_fields(alice_api):
+    for body, field in (
+        ({"subject": "me", "type": "adores", "object": "Rui"}, "type"),
+        ({"subject": "me", "type": "knows", "object": "Rui", "owner": 3}, "owner"),
+        ({"subject": "me", "type": "knows", "object": ""}, "object"),
+    ):
+        answer = alice_api.post("/api/v1/graph/relations/", body, format="json")
+        assert answer.status_code == 400 and list(answer.json()["error"]["fields"]) == [field]
+    assert not Relation.objects.exists()
+
+
+@pytest.mark.cross_user(*ALL)
+def test_another_persons_entities_and_relations_are_a_404_and_never_listed(alice, bob, bob_api):
+    item = memory_create(user=alice, content="Rui works at Atelier Norte")
+    rui = entity_create(user=alice, name="Rui", kind="person")
+    firm = entity_create(user=alice, name="Atelier Norte", kind="organisation")
+    works = relation_add(user=alice, subject=rui, type="works_at", object=firm, item_ids=[item.pk])
+    bobs = entity_create(user=bob, name="Bob's cat", kind="pet")
+    missing = bob_api.get("/api/v1/graph/entities/999999/")
+    assert missing.status_code == 404
+    for method, url, body in (
+        ("get", f"/api/v1/graph/entities/{rui.pk}/", None),
+        ("post", f"/api/v1/graph/entities/{rui.pk}/aliases/", {"add": ["Ruizinho"]}),
+        ("post", f"/api/v1/graph/entities/{rui.pk}/merge/", {"other": bobs.pk}),
+        ("post", f"/api/v1/graph/entities/{rui.pk}/split/", {"name": "Someone"}),
+        ("get", f"/api/v1/graph/relations/{works.pk}/", None),
+        ("post", f"/api/v1/graph/relations/{works.pk}/end/", {}),
+        ("get", f"/api/v1/graph/relations/?entity={rui.pk}", None),
+    ):
+        answer = getattr(bob_api, method)(url, body, format="json")
+        assert answer.status_code == 404 and answer.json() == missing.json(), (method, url)
+    # bob's own entity cannot take alice's in, nor can his relation point at hers
+    merge = bob_api.post(
+        f"/api/v1/graph/entities/{bobs.pk}/merge/", {"other": rui.pk}, format="json"
+    )
+    assert merge.status_code == 400
+    relate = bob_api.post(
+        "/api/v1/graph/relations/",
+        {"subject": bobs.pk, "type": "owns", "object": firm.pk, "memory_ids": [item.pk]},
+        format="json",
+    )
+    assert relate.status_code == 400
+    named = bob_api.post(
+        "/api/v1/graph/relations/",
+        {"subject": "me", "type": "knows", "object": "Rui"},
+        format="json",
+    )
+    assert named.json()["object"]["id"] != rui.pk  # a name resolves among bob's own
+    assert [e["name"] for e in bob_api.get("/api/v1/graph/entities/").json()["results"]] == [
+        "me", "Bob's cat", "Rui",
+    ]  # fmt: skip
+    listed = bob_api.get("/api/v1/graph/relations/").json()["results"]
+    assert [r["id"] for r in listed] == [named.json()["id"]]
+    works.refresh_from_db()
+    assert works.valid_to is None and Entity.objects.get(pk=rui.pk).aliases.count() == 1
+    assert Relation.objects.filter(owner=alice).count() == 1
