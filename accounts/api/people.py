@@ -25,7 +25,8 @@ from accounts.api.serializers import (
     PersonTokenSerializer,
 )
 from accounts.auth import IsAppToken
-from accounts.models import ApiToken, AppPerson
+from accounts.models import ApiToken, AppPerson, AppToken
+from core.api import TokenRateThrottle
 from core.openapi import path_id
 from core.serializers import errors, object_id, refuse_body
 from privacy.services import memory_erase_user
@@ -39,6 +40,24 @@ USER_ID = OpenApiParameter(
     "person answers 404 like a missing one.",
 )
 TOKEN_ID = path_id("The token's id, from the person's token list.")
+
+
+class AppTokenRateThrottle(TokenRateThrottle):
+    """The API's per-token rate, counted per app token (its ids are not ApiToken ids, so
+    the house key `t<id>` would share one count with an unrelated person's token)."""
+
+    def get_cache_key(self, request: Request, view: object) -> str | None:
+        if not isinstance(request.auth, AppToken):
+            return super().get_cache_key(request, view)
+        return self.cache_format % {"scope": self.scope, "ident": f"app{request.auth.pk}"}
+
+
+class AppOwnEndpoint:
+    """The app's own endpoints: an app token without user_id (auth never acts for a
+    person here), rate-limited per app token."""
+
+    permission_classes = [IsAppToken]
+    throttle_classes = [AppTokenRateThrottle]
 
 
 def _person(request: Request, user_id: str) -> AppPerson:
@@ -58,9 +77,7 @@ def person_erase(*, person: AppPerson) -> dict[str, int]:
     return {**counts, "tokens": tokens, "account": 1}
 
 
-class AppMeView(APIView):
-    permission_classes = [IsAppToken]
-
+class AppMeView(AppOwnEndpoint, APIView):
     @extend_schema(
         operation_id="app_get",
         tags=TAG,
@@ -75,8 +92,7 @@ class AppMeView(APIView):
         return Response(MeSerializer(app).data)
 
 
-class PeopleView(GenericAPIView):
-    permission_classes = [IsAppToken]
+class PeopleView(AppOwnEndpoint, GenericAPIView):
     serializer_class = PersonSerializer
 
     @extend_schema(
@@ -112,9 +128,7 @@ class PeopleView(GenericAPIView):
         return Response(PersonSerializer(person).data, status=answer)
 
 
-class PersonDetailView(APIView):
-    permission_classes = [IsAppToken]
-
+class PersonDetailView(AppOwnEndpoint, APIView):
     @extend_schema(
         operation_id="people_get",
         tags=TAG,
@@ -143,8 +157,7 @@ class PersonDetailView(APIView):
         return Response({"user_id": person.external_id, "erased": erased})
 
 
-class PersonTokensView(GenericAPIView):
-    permission_classes = [IsAppToken]
+class PersonTokensView(AppOwnEndpoint, GenericAPIView):
     serializer_class = PersonTokenSerializer
 
     @extend_schema(
@@ -183,9 +196,7 @@ class PersonTokensView(GenericAPIView):
         return Response(NewPersonTokenSerializer(token).data, status=status.HTTP_201_CREATED)
 
 
-class PersonTokenDetailView(APIView):
-    permission_classes = [IsAppToken]
-
+class PersonTokenDetailView(AppOwnEndpoint, APIView):
     @extend_schema(
         operation_id="people_tokens_revoke",
         tags=TAG,

@@ -1,15 +1,20 @@
 """The people API: an app token creates, lists, reads and erases its own people by their
 external id, and issues and revokes their tokens; another app's people are a 404."""
 
+from types import SimpleNamespace
 from urllib.parse import quote
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from accounts.api.people import AppTokenRateThrottle
+from accounts.auth import AppPrincipal
 from accounts.models import ApiToken, AppPerson
 from accounts.people import app_create, app_token_create, person_create
 from conversations.models import Turn
+from core.api import TokenRateThrottle
 from memory.models import KnowledgeItem, MemoryVersion
 
 
@@ -204,3 +209,19 @@ def test_erasing_a_person_removes_their_memory_their_turns_and_their_account(acm
     )
     listed = acme.get("/api/v1/memories/?user_id=leaving%40example.com")
     assert listed.json()["results"] == []
+
+
+def test_an_app_tokens_requests_count_against_its_own_rate_not_a_person_tokens(
+    acme, alice_api, monkeypatch
+):
+    monkeypatch.setattr(TokenRateThrottle, "THROTTLE_RATES", {"token": "3/min"})
+    cache.clear()
+    answers = [acme.get("/api/v1/app/").status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
+    assert acme.get("/api/v1/people/").status_code == 429
+    assert alice_api.get("/api/v1/memories/").status_code == 200
+    token = acme.app.tokens.get()
+    request = SimpleNamespace(auth=token, user=AppPrincipal(token))
+    key = AppTokenRateThrottle().get_cache_key(request, None)
+    assert key == f"throttle_token_app{token.pk}"  # never t<pk>: that is an ApiToken's
+    cache.clear()
