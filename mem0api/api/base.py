@@ -113,19 +113,23 @@ def app_of(request: Request) -> Any:
 
 
 def acting(request: Request, person: AppPerson) -> ApiToken:
-    """The person's token this app token writes through: history names app and token."""
+    """The person's token this app token writes through: history names app and token.
+    A person whose account an administrator disabled is refused (403)."""
+    if not person.user.is_active:
+        raise exceptions.PermissionDenied("This person's account is disabled.")
     return people.acting_token(app_token=request.auth, user=person.user)
 
 
 def people_for(app: Any, scope: Scope) -> list[AppPerson]:
     """The app's people a scope covers: its user, or (no user) those with that agent or
     run. An unknown user covers no one: never another app's person."""
+    found = people.person_list(app=app).filter(user__is_active=True)
     if scope.user_id is not None:
         try:
-            return [people.person_get(app=app, external_id=scope.user_id)]
+            person = people.person_get(app=app, external_id=scope.user_id)
         except people.PersonNotFound:
             return []
-    found = people.person_list(app=app)
+        return [person] if person.user.is_active else []
     if scope.agent_id is not None:
         found = found.filter(
             user_id__in=Agent.objects.filter(name=scope.agent_id).values("owner_id")
@@ -148,7 +152,7 @@ def scoped_items(person: AppPerson, scope: Scope) -> QuerySet[KnowledgeItem]:
 def item_of_app(app: Any, memory_id: str) -> tuple[AppPerson, KnowledgeItem]:
     """The active item `memory_id` of one of the app's people, and that person; any other
     id (missing, forgotten, another app's) is the same KnowledgeItem.DoesNotExist."""
-    if not memory_id.isdigit() or len(memory_id) > 18:
+    if not (memory_id.isascii() and memory_id.isdigit()) or len(memory_id) > 18:
         raise KnowledgeItem.DoesNotExist
     owner_id = (
         KnowledgeItem.objects.filter(pk=int(memory_id))
@@ -156,7 +160,7 @@ def item_of_app(app: Any, memory_id: str) -> tuple[AppPerson, KnowledgeItem]:
         .values_list("owner_id", flat=True)
         .first()
     )
-    person = people.person_list(app=app).filter(user_id=owner_id).first()
+    person = people.person_list(app=app).filter(user_id=owner_id, user__is_active=True).first()
     if owner_id is None or person is None:
         raise KnowledgeItem.DoesNotExist
     item = selectors.memory_list(user=person.user).get(pk=int(memory_id))

@@ -264,3 +264,16 @@ def test_deleting_a_run_erases_that_conversation_and_what_was_learned_in_it(tuto
     runs = {e["name"] for e in tutor.get("/mem0/v1/entities/").json()["results"]}
     assert "lesson-3" not in runs and "lesson-4" in runs
     assert tutor.delete("/mem0/v2/entities/run/lesson-3/").status_code == 200
+
+
+def test_a_disabled_persons_memory_is_out_of_reach(tutor):
+    [made] = add(tutor, "maria", "Maria plays the cello")
+    person = person_get(app=tutor.app, external_id="maria")
+    person.user.is_active = False
+    person.user.save()
+    assert tutor.get(f"/mem0/v1/memories/{made['id']}/").status_code == 404
+    found = tutor.post(LIST, {"filters": {"user_id": "maria"}}, format="json").json()
+    assert found["count"] == 0
+    body = {"messages": [{"role": "user", "content": "hi"}], "user_id": "maria", "infer": False}
+    answer = tutor.post("/mem0/v3/memories/add/", body, format="json")
+    assert answer.status_code == 403 and "disabled" in answer.json()["detail"]
