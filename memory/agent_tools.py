@@ -1,4 +1,4 @@
-"""The memory tools (five for the user's memory, `recall_skills` for the agent type's
+"""The memory tools (five for the user's memory, `relate` for the graph of their life,
 skill memory, and `extract` while a language model is configured) as OpenAI
 function-calling schemas, and their dispatcher.
 
@@ -30,6 +30,8 @@ from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
 from core.serializers import MAX_ID, StrictSerializer
 from core.text import data_problem
+from graph import agent_tools as graph_tools
+from graph.serializers import GraphRelationCreateSerializer
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError, llm_configured
 from memory import services
@@ -189,6 +191,9 @@ TOOLS: list[dict] = [
             "top_k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Default 5."},
         },
         ["query"],
+    ),
+    function_schema(
+        "relate", graph_tools.DESCRIPTION, graph_tools.PROPERTIES, ["subject", "type", "object"]
     ),
 ]
 TOOL_NAMES = [tool["function"]["name"] for tool in TOOLS]
@@ -403,6 +408,10 @@ def _extract(user: Any, arguments: dict, caller: Caller) -> dict:
         raise ToolError("llm_unavailable", f"The language model failed ({error.kind}).") from None
 
 
+def _relate(user: Any, arguments: dict, caller: Caller) -> dict:
+    return graph_tools.relate(user, _valid(GraphRelationCreateSerializer, arguments, user))
+
+
 _HANDLERS: dict[str, Callable[[Any, dict, Caller], dict]] = {
     "remember": _remember,
     "recall": _recall,
@@ -411,6 +420,7 @@ _HANDLERS: dict[str, Callable[[Any, dict, Caller], dict]] = {
     "search_past_conversations": _search_turns,
     "recall_skills": _recall_skills,
     "extract": _extract,
+    "relate": _relate,
 }
 
 

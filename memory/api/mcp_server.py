@@ -5,7 +5,7 @@ Bearer token names (memory/api/mcp_view.py serves it at /mcp), so every handler 
 closes over that one user and can reach nobody else's memory.
 
 - Tools: `remember`, `recall`, `update_memory`, `forget`, `search_past_conversations`,
-  `recall_skills`, and `extract` while a language model is configured (the schemas and
+  `recall_skills`, `relate`, and `extract` while a language model is configured (the schemas and
   the dispatcher of memory/agent_tools.py, the same as `GET /tools/` and
   `POST /tools/call/`). A tool's failure (bad arguments, an
   unknown id, no model) is a result with `isError: true` the model can read, not a
@@ -50,6 +50,8 @@ _HINTS = {  # (title, read only, destructive, idempotent)
     "search_past_conversations": ("Search past conversations", True, False, True),
     "recall_skills": ("Recall learned procedures", True, False, True),
     "extract": ("Extract facts from a text", False, False, False),
+    # a new works_at, lives_in or partner_of ends the one it contradicts (kept, not deleted)
+    "relate": ("Relate two entities", False, False, True),
 }
 
 

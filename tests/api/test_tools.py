@@ -24,7 +24,7 @@ def test_it_lists_the_memory_tools_as_openai_function_schemas(alice_api):
     tools = alice_api.get("/api/v1/tools/").json()["tools"]
     assert [t["function"]["name"] for t in tools] == [
         "remember", "recall", "update_memory", "forget", "search_past_conversations",
-        "recall_skills",
+        "recall_skills", "relate",
     ]  # fmt: skip
     for tool in tools:
         assert tool["type"] == "function"

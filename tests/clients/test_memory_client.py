@@ -89,7 +89,7 @@ def test_prompt_material_and_the_tools_of_a_model(memory, alice):
     names = [tool["function"]["name"] for tool in memory.tools()]
     assert names == [
         "remember", "recall", "update_memory", "forget", "search_past_conversations",
-        "recall_skills",
+        "recall_skills", "relate",
     ]  # fmt: skip
     ok = memory.call_tool("recall", '{"query": "answers"}')
     assert ok.ok and ok.result["results"][0]["content"] == "Prefers short answers"

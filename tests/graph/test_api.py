@@ -155,3 +155,29 @@ def test_another_persons_entities_and_relations_are_a_404_and_never_listed(alice
     works.refresh_from_db()
     assert works.valid_to is None and Entity.objects.get(pk=rui.pk).aliases.count() == 1
     assert Relation.objects.filter(owner=alice).count() == 1
+
+
+def test_an_agent_relates_two_entities_with_the_relate_tool_and_recall_follows_it(alice, alice_api):
+    said = memory_create(user=alice, content="Rui designs public libraries for a living")
+    entity_create(user=alice, name="Rui", kind="person")
+    body = alice_api.post(
+        "/api/v1/tools/call/",
+        {
+            "name": "relate",
+            "arguments": '{"subject": "me", "type": "partner_of", "object": "rui", '
+            f'"memory_ids": [{said.pk}]}}',
+        },
+        format="json",
+    ).json()
+    assert body["ok"] is True, body
+    assert body["result"]["relation"] == "me is the partner of Rui"
+    hits = alice_api.post(
+        "/api/v1/memories/search/", {"query": "what does my partner do?"}, format="json"
+    ).json()["results"]
+    assert hits[0]["id"] == said.pk and hits[0]["via"].startswith("my partner is Rui")
+    bad = alice_api.post(
+        "/api/v1/tools/call/",
+        {"name": "relate", "arguments": {"subject": "me", "type": "adores", "object": "Rui"}},
+        format="json",
+    ).json()
+    assert bad["ok"] is False and "type" in bad["error"]["fields"]
