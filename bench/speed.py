@@ -21,6 +21,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from bench.cold import ColdRow, measure_cold
 from bench.judging import time_judged
 from bench.synthetic import TextSource
 from conversations.models import Session, Turn
@@ -57,6 +58,7 @@ class Row:
     batch_per_s: float
     embed_batch_per_s: float  # the embedder alone on the same batch
     rss_mb: float
+    cold: ColdRow | None = None  # cold against warm recall (bench/cold.py)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -197,6 +199,7 @@ def measure(
         recalls = _timed(
             [lambda t=t: recall(user=user, query=t, judge=False) for t in asked[10 : 10 + queries]]
         )
+        cold = measure_cold(user, size, asked[10 : 10 + queries], min(queries, 20), progress)
         progress(f"N={size}: {queries} judged recalls, and the judge alone ...")
         judged = time_judged(user, asked[10 : 10 + queries])
         turn_searches = _timed(
@@ -237,6 +240,7 @@ def measure(
             batch_per_s=batch_rate,
             embed_batch_per_s=embed_rate,
             rss_mb=rss_mb,
+            cold=cold,
         )
     finally:
         if not keep:

@@ -12,6 +12,7 @@ from conversations.services import tool_calls_prune, turns_prune
 from memory.models import KnowledgeItem
 from privacy import storage
 from privacy.services import memory_erase
+from retrieval.snapshots import snapshots_erase
 from webhooks.services import deliveries_prune
 
 KEEP_DAYS = 90
@@ -35,6 +36,8 @@ def prune_user(*, user: Any, dry_run: bool = False, now: Any = None) -> dict[str
             memory_erase(user=user, item_id=pk)
         if turns and not weak:  # deleted turns leave the full-text segments too
             storage.purge_after_commit()
+        if turns:  # and the turns' index snapshot (an erased item's went with it)
+            snapshots_erase(user.pk)
     return {"turns": turns, "tool_calls": calls, "knowledge": len(weak)}
 
 

@@ -28,7 +28,8 @@ every webhook event about them (their app's endpoints are then sent `user.erased
 account, its API tokens and its settings stay.
 
 Both announce the removed item ids through `memory.events.items_changed` (every
-process's vector index drops them) and end with `storage.purge_after_commit` (SQLite:
+process's vector index drops them), delete the user's index snapshots on disk
+(`retrieval.snapshots`) once committed, and end with `storage.purge_after_commit` (SQLite:
 full-text segments merged, WAL checkpointed). On PostgreSQL the bytes of erased rows leave
 the data files only when an operator runs `reclaim` (manage.py memory_reclaim).
 """
@@ -55,6 +56,7 @@ from memory.versions import replaced_items
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval import events
+from retrieval.snapshots import snapshots_erase
 from skills.models import Skill, SkillContribution
 from skills.services import contributions_erase
 from webhooks.services import user_webhooks_erase
@@ -222,6 +224,7 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
     user_webhooks_erase(user=user, erased=dict(counts))
     with transaction.atomic():  # after the last delete (see storage.purge_after_commit)
         storage.purge_after_commit()
+        transaction.on_commit(lambda: snapshots_erase(user.pk))  # their vectors on disk
     return counts
 
 
@@ -251,6 +254,8 @@ def memory_erase(*, user: Any, item_id: int) -> None:
         notify.items_erased(user=user, item_ids=[*ids, *also])
         # Only now: a merge before the delete keeps the words behind a delete marker.
         storage.purge_after_commit()
+        # The owner's index snapshots hold the vector: gone, rebuilt on the next recall.
+        transaction.on_commit(lambda: snapshots_erase(user.pk))
 
 
 def memory_version_erase(*, user: Any, item_id: int, version_id: int) -> None:

@@ -1,7 +1,9 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.conf import settings
+from django.db.models.signals import post_delete, post_migrate
 
 from retrieval.fulltext_schema import ensure_after_migrate
+from retrieval.snapshots import on_owner_deleted
 
 
 class RetrievalConfig(AppConfig):
@@ -16,3 +18,6 @@ class RetrievalConfig(AppConfig):
 
         hooks.install()  # embedding on write, index updates, the "embedder" health check
         post_migrate.connect(ensure_after_migrate, dispatch_uid="gaia-fulltext-triggers")
+        post_delete.connect(
+            on_owner_deleted, sender=settings.AUTH_USER_MODEL, dispatch_uid="gaia-snapshots"
+        )

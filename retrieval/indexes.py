@@ -1,5 +1,5 @@
-"""The process-wide index cache, index builds from the database, catch-ups from the
-change log, and in-place updates."""
+"""The process-wide index cache, index builds from the database (or loads of a snapshot,
+retrieval/snapshots.py), catch-ups from the change log, and in-place updates."""
 
 import threading
 
@@ -7,6 +7,7 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
+from retrieval import snapshots
 from retrieval.changelog import changed_since
 from retrieval.corpus import Corpus, generation_bump, generation_read
 from retrieval.embedding.store import rows_state
@@ -66,6 +67,23 @@ def build_index(corpus: Corpus, owner_id: int, model_id: str, dim: int) -> Vecto
     return VectorIndex(dim, ids, vectors, generation)
 
 
+def cold_index(
+    corpus: Corpus, owner_id: int, model_id: str, dim: int, generation: int
+) -> VectorIndex:
+    """An index this process does not hold: the owner's snapshot caught up to
+    `generation`, else one built from the database (and written as the new snapshot)."""
+    index = snapshots.snapshot_load(corpus.name, owner_id, model_id, dim, generation)
+    if index is not None:
+        since = index.generation
+        if since >= generation or catch_up(corpus, owner_id, model_id, dim, index, generation):
+            if generation - since >= snapshots.REWRITE_AFTER:
+                snapshots.snapshot_save_later(corpus.name, owner_id, model_id, index)
+            return index
+    index = build_index(corpus, owner_id, model_id, dim)
+    snapshots.snapshot_save_later(corpus.name, owner_id, model_id, index)
+    return index
+
+
 def catch_up(
     corpus: Corpus, owner_id: int, model_id: str, dim: int, index: VectorIndex, generation: int
 ) -> bool:
@@ -102,7 +120,7 @@ def index_for(
     return cache.get(
         key,
         generation,
-        lambda: build_index(corpus, owner_id, model_id, dim),
+        lambda: cold_index(corpus, owner_id, model_id, dim, generation),
         lambda index, at: catch_up(corpus, owner_id, model_id, dim, index, at),
     )
 
@@ -111,7 +129,8 @@ def index_stats() -> dict[str, int]:
     """How this process's indexes were kept current (see `IndexCache.counts`), and its size."""
     cache = index_cache()
     counts = {what: cache.counts[what] for what in ("builds", "rebuilds", "catch_ups", "in_place")}
-    return {**counts, "indexes": len(cache), "bytes": cache.nbytes}
+    loads = {f"snapshots_{what}": snapshots.counts[what] for what in ("loaded", "caught_up")}
+    return {**counts, **loads, "indexes": len(cache), "bytes": cache.nbytes}
 
 
 def index_apply(

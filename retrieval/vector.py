@@ -47,6 +47,20 @@ def _new_faiss_index(dim: int, vectors: np.ndarray):
     return index
 
 
+def _owned_copy(index):
+    """An index owning its codes, copied from one whose codes are a view of a mapped file
+    (FAISS aborts the process on a change to a viewed vector)."""
+    fresh = faiss.IndexScalarQuantizer(index.d, index.sq.qtype, index.metric_type)
+    trained = faiss.vector_to_array(index.sq.trained)
+    if len(trained):
+        faiss.copy_array_to_vector(trained, fresh.sq.trained)
+    fresh.is_trained = True
+    if index.ntotal:
+        codes = faiss.rev_swig_ptr(index.codes.data(), index.ntotal * index.code_size)
+        fresh.add_sa_codes(np.array(codes).reshape(index.ntotal, index.code_size))
+    return fresh
+
+
 class VectorIndex:
     """One owner's vectors of one corpus; all methods are thread-safe."""
 
@@ -55,11 +69,47 @@ class VectorIndex:
         self.generation = generation
         vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, dim)
         self._index = _new_faiss_index(dim, vectors)
+        self._mapped = False
         self._row_ids = np.empty(0, dtype=np.int64)
         self._row_of: dict[int, int] = {}
         self._dead = 0
         self._lock = threading.Lock()
         self._append(np.asarray(ids, dtype=np.int64), vectors)
+
+    @classmethod
+    def restored(cls, dim: int, index, row_ids: np.ndarray, generation: int) -> "VectorIndex":
+        """An index read back from a snapshot (retrieval/snapshots.py): `index` may view a
+        memory-mapped file, copied into memory the first time a change needs it; a row id
+        of -1 is a dead row."""
+        restored = cls.__new__(cls)
+        restored.dim, restored.generation = dim, generation
+        restored._index, restored._mapped = index, True
+        restored._row_ids = np.array(row_ids, dtype=np.int64)
+        live = np.flatnonzero(restored._row_ids >= 0)
+        restored._row_of = dict(zip(restored._row_ids[live].tolist(), live.tolist(), strict=True))
+        restored._dead = len(restored._row_ids) - len(live)
+        restored._lock = threading.Lock()
+        return restored
+
+    @property
+    def mapped(self) -> bool:
+        """Whether the vectors are still read from a snapshot's file (not yet copied)."""
+        return self._mapped
+
+    def _own(self) -> None:
+        if self._mapped:
+            self._index = _owned_copy(self._index)
+            self._mapped = False
+
+    def parts(self) -> tuple[bytes, np.ndarray, int]:
+        """(the FAISS index serialized, row ids with -1 for dead rows, generation), taken
+        together: what a snapshot stores."""
+        with self._lock:
+            return (
+                faiss.serialize_index(self._index).tobytes(),
+                self._row_ids.copy(),
+                self.generation,
+            )
 
     @property
     def size(self) -> int:
@@ -76,6 +126,7 @@ class VectorIndex:
     def _append(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         if not len(ids):
             return
+        self._own()
         start = self._index.ntotal
         self._index.add(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dim))
         self._row_ids = np.concatenate([self._row_ids, ids])
@@ -121,6 +172,8 @@ class VectorIndex:
             return True
 
     def _change(self, upserts: dict[int, np.ndarray], removals: list[int]) -> None:
+        if removals:  # a removed row's vector leaves the snapshot's file behind at once
+            self._own()
         for item_id in [*removals, *upserts]:
             self._kill(item_id)
         if upserts:
@@ -132,6 +185,7 @@ class VectorIndex:
         if self._dead < max(COMPACT_MIN_DEAD, self._index.ntotal // 8):
             return
         dead_rows = np.flatnonzero(self._row_ids < 0)
+        self._own()
         self._index.remove_ids(faiss.IDSelectorBatch(dead_rows.astype(np.int64)))
         self._row_ids = self._row_ids[self._row_ids >= 0]
         self._row_of = {item_id: row for row, item_id in enumerate(self._row_ids.tolist())}

@@ -14,11 +14,12 @@ def _fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_search_caches():
+def _fresh_search_caches(settings, tmp_path):
     # Owner ids and generations come back after a rolled-back test; what a process cached
     # of an earlier test's rows (vocabulary, word counts, vector indexes, query vectors)
-    # must not.
+    # must not, nor the index snapshots it wrote (each test has its own folder).
     clear_process_caches()
+    settings.GAIA_INDEX_SNAPSHOT_DIR = str(tmp_path / "indexes")
     yield
     clear_process_caches()
 

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from bench.cold import cold_table
 from bench.speed import measure, table
 
 
@@ -51,5 +52,10 @@ class Command(BaseCommand):
                 )
             )
             self.stderr.write("\n".join(table(rows[-1:])[2:]))
+            if rows[-1].cold:
+                self.stderr.write("\n".join(cold_table([rows[-1].cold])[2:]))
         for line in table(rows):
+            self.stdout.write(line)
+        self.stdout.write("")
+        for line in cold_table([row.cold for row in rows if row.cold]):
             self.stdout.write(line)

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from privacy.reclaim import reclaim_plan, reclaim_start, relation_reclaim, relation_size
+from retrieval.snapshots import snapshots_erase_all
 
 LOCKS = "each table is locked (no reads, no writes) while it is rewritten"
 WAIT = 60  # seconds to wait for transactions older than the reclaim
@@ -46,6 +47,8 @@ def reclaim_printing(command: BaseCommand, *, wait: float = WAIT) -> None:
             f"Not reclaimed: {', '.join(incomplete)}; erased bytes may remain there "
             "(run it as the owner of the database, or again once what is named has ended)."
         )
+    people = snapshots_erase_all()  # a snapshot written beside an erase may hold its rows
+    command.stdout.write(f"  index snapshots of {people} people deleted (rebuilt on recall)")
     command.stdout.write("Done: rows erased so far are gone from these files (not from WAL).")
 
 
