@@ -83,11 +83,11 @@ for _words, _type, _way in (
         ROLES[_word] = (_type, _way)
 
 _ROLE = "|".join(sorted(ROLES, key=len, reverse=True))
-# "my partner", "my partner's", "our dog", "the team I am on", "the company I work for"
+# "my partner", "our dog", "the team I am on", "the company I work for"
 ROLE_PATTERN = re.compile(
-    rf"\b(?:my|our)\s+(?P<a>{_ROLE})\b(?:'s)?"
+    rf"\b(?:my|our)\s+(?P<a>{_ROLE})\b"
     rf"|\bthe\s+(?P<b>{_ROLE})\s+(?:that\s+)?(?:i|we)(?:\s+am|'m|\s+are|'re)?\s+"
-    r"(?:on|in|work\s+(?:for|at|on)|belong\s+to|live\s+in|lead|run)\b",
+    r"(?:on|in|work(?:ing)?\s+(?:for|at|on|in)|belong\s+to|live\s+in|lead|run)\b",
     re.IGNORECASE,
 )
 

@@ -4,6 +4,8 @@
 retrieval condition (facts unlinked, linked, mixed; own facts; nonsense questions), then
 the linked condition by question category. `memory_eval extraction <files or dirs>`
 measures extraction with the configured model against each session's gold observations.
+`memory_eval graph bench/data/graph-*.json` measures recall that follows relations: R@5
+and R@1 of one-hop questions with the graph and without it (bench/graph.py).
 """
 
 import json
@@ -17,6 +19,7 @@ from django.test import override_settings
 from bench import extraction
 from bench.account import NotAnAccount, account_table, evaluate_account, read_account
 from bench.floors import floors_table
+from bench.graph import evaluate_graph, graph_table, read_graph_scenario
 from bench.locomo import evaluate_folder
 from bench.locomo_data import NotAConversation
 from bench.locomo_report import RANKINGS, conditions_table, summary_table, table
@@ -34,12 +37,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("dataset", choices=["locomo", "extraction"])
+        parser.add_argument("dataset", choices=["locomo", "extraction", "graph"])
         parser.add_argument(
             "paths",
             type=Path,
             nargs="+",
-            help="locomo: one folder of LoCoMo-format *.json files; extraction: files or folders",
+            help="locomo: one folder of LoCoMo-format *.json files; extraction: files or "
+            "folders; graph: graph scenarios (bench/data/graph-*.json)",
         )
         parser.add_argument(
             "--scenarios",
@@ -103,6 +107,8 @@ class Command(BaseCommand):
             raise CommandError(f"--distractors {distractors}: give 0 or more.")
         if dataset == "extraction":
             return self.extraction(paths, keep=keep, **options)
+        if dataset == "graph":
+            return self.graph(paths, keep=keep)
         folder = paths[0]
         if len(paths) != 1 or not folder.is_dir():
             raise CommandError(f"{' '.join(map(str, paths))} is not a folder.")
@@ -183,6 +189,22 @@ class Command(BaseCommand):
                 if score.misses:
                     self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
         return scores, accounted
+
+    def graph(self, paths: list[Path], *, keep: bool) -> None:
+        try:
+            scenarios = [(path, read_graph_scenario(path)) for path in paths]
+        except NotAnAccount as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(f"Embedder {current_model_id()}, judge {judge_mode()}.")
+        scores = []
+        for path, data in scenarios:
+            self.stderr.write(f"asking the graph scenario {path.name} ...")
+            scores.append(evaluate_graph(path, data, keep=keep))
+        for line in graph_table(scores):
+            self.stdout.write(line)
+        for score in scores:
+            if score.misses:
+                self.stdout.write(f"{score.name}, not in the top 5 with relations: {score.misses}")
 
     def extraction(self, paths: list[Path], *, keep: bool, **options) -> None:
         if not llm_configured():
