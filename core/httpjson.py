@@ -91,7 +91,7 @@ def post_bytes(
                 if time.monotonic() > deadline:
                     raise ModelServerError(f"no complete answer within {deadline_seconds:g}s")
             return response.status_code, bytes(answer)
-    except httpx.HTTPError as error:
+    except (httpx.HTTPError, httpx.InvalidURL) as error:
         raise ModelServerError(f"{type(error).__name__}: {error}") from error
 
 

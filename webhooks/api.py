@@ -55,6 +55,8 @@ class _Base(APIView):
 
 
 class WebhookListView(_Base, GenericAPIView):
+    serializer_class = EndpointSerializer
+
     @extend_schema(
         operation_id="webhooks_list",
         tags=TAG,
@@ -67,7 +69,7 @@ class WebhookListView(_Base, GenericAPIView):
         return self.get_paginated_response(EndpointSerializer(page, many=True).data)
 
     @extend_schema(
-        operation_id="webhooks_create",
+        operation_id="webhooks_register",
         tags=TAG,
         summary="Register a webhook endpoint",
         description="Answers the endpoint with its signing `secret`, shown only this once "
@@ -114,9 +116,11 @@ class WebhookDetailView(_Base):
         tags=TAG,
         parameters=[ENDPOINT_ID],
         summary="Delete an endpoint, its waiting deliveries and its log",
-        responses={204: None, **errors(404)},
+        request=None,
+        responses={204: None, **errors(400, 404)},
     )
     def delete(self, request: Request, pk: int) -> Response:
+        refuse_body(request.data)
         services.endpoint_delete(endpoint=_endpoint(request, pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -195,6 +199,8 @@ class WebhookPingView(_Base):
 
 
 class WebhookDeliveriesView(_Base, GenericAPIView):
+    serializer_class = DeliverySerializer
+
     @extend_schema(
         operation_id="webhooks_deliveries",
         tags=TAG,

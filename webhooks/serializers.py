@@ -34,6 +34,7 @@ class EndpointWithSecretSerializer(EndpointSerializer):
         read_only_fields = fields
 
 
+_DESCRIPTION = "What the endpoint is, for you (shown in lists)."
 _EVENTS_HELP = f'Event names to receive, or "*" for all: {", ".join(EVENTS)}.'
 
 
@@ -41,14 +42,18 @@ class EndpointCreateSerializer(StrictSerializer):
     url = serializers.CharField(max_length=2000, help_text="http:// or https:// receiver URL.")
     events = serializers.JSONField(help_text=_EVENTS_HELP)
     description = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, default=""
+        max_length=200, required=False, allow_blank=True, default="", help_text=_DESCRIPTION
     )
 
 
 class EndpointUpdateSerializer(StrictSerializer):
-    url = serializers.CharField(max_length=2000, required=False)
+    url = serializers.CharField(
+        max_length=2000, required=False, help_text="http:// or https:// receiver URL."
+    )
     events = serializers.JSONField(required=False, help_text=_EVENTS_HELP)
-    description = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    description = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text=_DESCRIPTION
+    )
 
 
 class AttemptSerializer(serializers.ModelSerializer):

@@ -52,17 +52,17 @@ def clean_url(value: Any) -> str:
     """An http(s) URL with a host and no credentials in it. Loopback and private hosts
     are accepted unless GAIA_WEBHOOK_ALLOW_PRIVATE is off (docs/webhooks.md)."""
     url = clean_short(value, field="url", limit=URL_MAX).strip()
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises on a bad port)
+    except ValueError:  # "http://[::1", "http://host:99999"
+        raise ValidationError({"url": "Not a valid URL."}, code="invalid") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
         raise ValidationError({"url": "An http:// or https:// URL with a host."}, code="invalid")
     if parts.username or parts.password:
         raise ValidationError(
             {"url": "No credentials in the URL: verify the signature instead."}, code="invalid"
         )
-    try:
-        parts.port  # noqa: B018 (raises on a bad port)
-    except ValueError:
-        raise ValidationError({"url": "Not a valid port."}, code="invalid") from None
     if not settings.GAIA_WEBHOOK_ALLOW_PRIVATE and host_is_private(parts.hostname):
         raise ValidationError(
             {"url": "This server sends webhooks to public addresses only."}, code="private"

@@ -87,4 +87,5 @@ def test_startup_queues_the_sweeps(monkeypatch):
         "learning.tasks.extract_pending_sweep",
         "learning.tasks.consolidate_sweep",
         "memory.tasks.imports_resume",
+        "webhooks.tasks.deliver_due",
     ]

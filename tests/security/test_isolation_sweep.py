@@ -70,12 +70,20 @@ OBJECT_URLS = {
     "api-agent-detail": "agent",
     "web-agent-edit": "agent",
     "api-skill-validate": "skill",
+    "api-webhook-detail": "webhook",
+    "api-webhook-secret": "webhook",
+    "api-webhook-pause": "webhook",
+    "api-webhook-resume": "webhook",
+    "api-webhook-ping": "webhook",
+    "api-webhook-deliveries": "webhook",
+    "web-webhook-action": "webhook_action",
 }
 # The API methods that take a body on these URLs (the others refuse any field in one).
 BODIES = {
     "api-memory-detail": {"patch", "put"},
     "api-discovery-finding-approve": {"post"},
     "api-agent-detail": {"patch"},
+    "api-webhook-detail": {"patch"},
 }
 BODIES |= {name: set() for name in OBJECT_URLS if name.startswith("api-") and name not in BODIES}
 WEB_WRITES = {"post", "put", "patch", "delete"}
@@ -133,6 +141,8 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("web-discovery-queue", "get", {}, True),
     ("web-account-erase", "get", {}, False),
     ("web-import", "get", {}, False),
+    ("api-webhooks", "get", {}, False),
+    ("web-webhooks", "get", {}, False),
     ("web-login", "get", {}, False),
     ("web-signup", "get", {}, False),
     ("web-password-change", "get", {}, False),
@@ -223,6 +233,8 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [alice.token.agent_id]
     if kind == "skill":
         return [alice.skill.pk]
+    if kind in ("webhook", "webhook_action"):
+        return [alice.endpoint.pk]
     if kind == "version":  # (item, version): her version under her item, and under none
         version = MemoryVersion.objects.for_user(alice.user).first()
         return [(version.item_id, version.pk), (MISSING, version.pk)]
@@ -232,6 +244,8 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
 def _kwargs(kind: str, value: Any) -> dict[str, Any]:
     if kind == "version":
         return {"pk": value[0], "version_id": value[1]}
+    if kind == "webhook_action":
+        return {"pk": value, "action": "pause"}
     return {"session_id" if kind == "session_id" else "pk": value}
 
 
@@ -241,6 +255,8 @@ def _body(kind: str) -> dict[str, Any]:
         return {"content": "bob was here", "category": "fact", "context": "global"}
     if kind == "agent":
         return {"default_context": "bob-was-here", "description": "bob was here"}
+    if kind == "webhook":
+        return {"url": "http://127.0.0.1:9/bob-was-here", "events": "*"}
     return {}
 
 

@@ -12,6 +12,7 @@ from memory import services
 from memory.models import MemoryVersion
 from tests.api.conftest import assert_error
 from tests.api.test_fuzz import _resolve, _sample
+from webhooks.services import endpoint_create
 
 pytestmark = pytest.mark.django_db
 WRITES = {"post", "put", "patch", "delete"}
@@ -47,6 +48,8 @@ def test_every_write_operation_refuses_an_unknown_field(alice, alice_api, method
     services.memory_update(user=alice, item_id=item.pk, content="The earlier target")
     version = MemoryVersion.objects.get(item=item)
     pk = finding.pk if path.startswith("/api/v1/discovery/") else item.pk
+    if path.startswith("/api/v1/webhooks/"):
+        pk = endpoint_create(user=alice, url="http://127.0.0.1:9/hook", events="*")[0].pk
     url = path.replace("{id}", str(pk)).replace("{session_id}", "s1")
     url = url.replace("{version_id}", str(version.pk))
 

@@ -22,6 +22,8 @@ from memory import lineage, services
 from memory.models import ImportJob, KnowledgeItem
 from retrieval.models import IndexGeneration
 from skills.models import Skill, SkillContribution
+from webhooks.models import Endpoint
+from webhooks.services import endpoint_create
 
 MARKERS = {"alice": "kestrelalice", "bob": "kestrelbob"}
 SHARED_SESSION = "shared-session"
@@ -46,6 +48,7 @@ OWNED = [
     (SkillContribution, "owner"),
     (UserSettings, "user"),
     (IndexGeneration, "user"),
+    (Endpoint, "owner"),
 ]
 
 
@@ -58,6 +61,7 @@ class Twin:
     findings: list[Finding] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     token: ApiToken | None = None
+    endpoint: Endpoint | None = None
     private_session: str = ""
     import_job: ImportJob | None = None
     skill: Skill | None = None
@@ -86,6 +90,8 @@ def seed_twin(user: Any) -> Twin:
     twin = Twin(user=user, marker=MARKERS[user.username])
     mark = twin.marker
     user_settings_update(user=user, discovery_consent=True, contexts=["work"])
+    # Nothing listens on port 9: the events below wait in the outbox, with their data.
+    twin.endpoint = endpoint_create(user=user, url=f"http://127.0.0.1:9/{mark}", events="*")[0]
     for index, (category, content, context, entity) in enumerate(SHARED_TEXTS):
         twin.items[f"shared{index}"] = services.memory_create(
             user=user, content=content, category=category, context=context, entity=entity
