@@ -1,0 +1,201 @@
+"""Per-person index snapshots: a process that never held an owner's index maps their
+snapshot and catches it up; a bad one is refused and rebuilt; erasure deletes them.
+
+A "process" is its own vector-index cache (`as_process`), as in test_catch_up.py; the
+snapshot folder (one per test, tests/conftest.py) is shared like a data directory.
+"""
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from conversations.services import turn_append
+from memory.models import KnowledgeItem
+from memory.recall import recall
+from memory.services import memory_create, memory_forget
+from privacy.retention import prune_user
+from privacy.services import memory_erase, memory_erase_user
+from retrieval import snapshots
+from retrieval.corpus import ITEMS
+from retrieval.indexes import index_for
+from retrieval.vector import IndexCache
+from tests.recall_fixtures import as_process
+
+pytestmark = pytest.mark.django_db
+MODEL, DIM = "bge-small-en-v1.5-int8", 384
+FACTS = [
+    "Alice's gym is on Baker Street",
+    "Alice plays the violin on Sundays",
+    "Alice's sister Maria lives in Lisbon",
+]
+
+
+def index_in_new_process(user):
+    """The owner's items index as a process that never held it gets it."""
+    snapshots.reset_counts()
+    with as_process(IndexCache(10**9)):
+        index = index_for(ITEMS, user.pk, MODEL, DIM)
+    snapshots.flush()
+    return index
+
+
+def snapshotted(user, commit, texts=FACTS) -> list[int]:
+    """Items of `user`, and their snapshot written by a process that built the index."""
+    with commit():
+        ids = [memory_create(user=user, content=text).pk for text in texts]
+    index_in_new_process(user)
+    assert snapshots.counts["written"] == 1
+    return ids
+
+
+def files_of(user) -> list[Path]:
+    folder = snapshots.owner_dir(user.pk)
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def test_a_fresh_snapshot_is_mapped_and_no_vector_is_read_from_the_database(alice, commit):
+    ids = snapshotted(alice, commit)
+    with CaptureQueriesContext(connection) as queries:
+        index = index_in_new_process(alice)
+    assert snapshots.counts["loaded"] == 1 and snapshots.counts["written"] == 0
+    assert index.mapped and sorted(index._row_of) == sorted(ids)
+    assert not [q for q in queries if "embedding" in q["sql"]]
+    with as_process(IndexCache(10**9)):
+        hits = recall(user=alice, query="which instrument does she play", top_k=1)
+    assert [h.item.content for h in hits] == ["Alice plays the violin on Sundays"]
+
+
+def test_a_stale_snapshot_is_caught_up_with_the_item_added_after_it(alice, commit):
+    snapshotted(alice, commit)
+    with commit():
+        added = memory_create(user=alice, content="Alice adopted a grey cat named Pixel")
+    index = index_in_new_process(alice)
+    assert snapshots.counts["caught_up"] == 1 and snapshots.counts["refused"] == 0
+    assert added.pk in index
+    with as_process(IndexCache(10**9)):
+        hits = recall(user=alice, query="pet cat", top_k=1)
+    assert [h.item.pk for h in hits] == [added.pk]
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _scramble_ids(path: Path) -> None:
+    ids = np.load(path)
+    np.save(path, ids[::-1] + 1000)
+
+
+@pytest.mark.parametrize(
+    "damage, suffix",
+    [
+        (_truncate, ".faiss"),
+        (lambda p: p.write_bytes(b"not an index" * 50), ".faiss"),
+        (_scramble_ids, ".ids.npy"),
+        (lambda p: p.write_text("{not json"), ".json"),
+        (lambda p: p.unlink(), ".faiss"),
+    ],
+    ids=["truncated", "garbage", "other ids", "bad meta", "file gone"],
+)
+def test_a_corrupt_snapshot_is_refused_the_index_built_from_the_database_and_rewritten(
+    alice, commit, damage, suffix
+):
+    ids = snapshotted(alice, commit)
+    damage(next(p for p in files_of(alice) if p.name.endswith(suffix)))
+    index = index_in_new_process(alice)
+    assert snapshots.counts["refused"] == 1 and snapshots.counts["written"] == 1
+    assert not index.mapped and sorted(index._row_of) == sorted(ids)
+    again = index_in_new_process(alice)
+    assert snapshots.counts["loaded"] == 1 and sorted(again._row_of) == sorted(ids)
+
+
+def test_a_snapshot_ahead_of_the_database_is_refused(alice, commit):
+    """A restored database, or an owner id used again: the counter went back."""
+    snapshotted(alice, commit)
+    meta_path = next(p for p in files_of(alice) if p.name.endswith(".json"))
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "generation": meta["generation"] + 5}))
+    index_in_new_process(alice)
+    assert snapshots.counts["refused"] == 1 and snapshots.counts["written"] == 1
+
+
+def test_a_forgotten_or_erased_item_never_comes_back_from_a_snapshot(alice, commit):
+    forgotten, erased, kept = snapshotted(alice, commit)
+    with commit():
+        memory_forget(user=alice, item_id=forgotten)
+    index = index_in_new_process(alice)
+    assert snapshots.counts["caught_up"] == 1
+    assert forgotten not in index and kept in index
+    with commit():
+        memory_erase(user=alice, item_id=erased)
+    assert files_of(alice) == []  # the vector left the disk with the item
+    index = index_in_new_process(alice)
+    assert erased not in index and forgotten not in index and kept in index
+    with as_process(IndexCache(10**9)):
+        hits = recall(user=alice, query="Alice's gym, her violin and her sister", top_k=5)
+    assert kept in {h.item.pk for h in hits}
+    assert not {forgotten, erased} & {h.item.pk for h in hits}
+
+
+def test_erasing_a_person_deletes_their_snapshots_and_leaves_the_others(alice, bob, commit):
+    snapshotted(alice, commit)
+    snapshotted(bob, commit, ["Bob's gym is on Baker Street"])
+    with commit():
+        memory_erase_user(user=alice)
+    assert files_of(alice) == [] and not snapshots.owner_dir(alice.pk).exists()
+    assert len(files_of(bob)) == 3
+    bob_pk = bob.pk
+    bob.delete()  # an account deleted: its id may come back for someone else
+    assert not snapshots.owner_dir(bob_pk).exists()
+
+
+def test_pruning_old_turns_deletes_the_snapshots_that_hold_them(alice, commit):
+    snapshotted(alice, commit)
+    with commit():
+        turn_append(user=alice, session_id="s1", role="user", content="I moved to Porto")
+    pruned = prune_user(user=alice, now=timezone.now() + timedelta(days=200))
+    assert pruned["turns"] == 1 and files_of(alice) == []
+
+
+def test_two_people_never_share_a_file_and_one_cannot_load_anothers(alice, bob, commit):
+    snapshotted(alice, commit)
+    snapshotted(bob, commit, ["Bob's sister lives in Oslo"])
+    alice_files, bob_files = files_of(alice), files_of(bob)
+    assert {p.parent for p in alice_files} == {snapshots.owner_dir(alice.pk)}
+    assert {p.parent for p in bob_files} == {snapshots.owner_dir(bob.pk)}
+    for path in alice_files:  # Bob's files copied over Alice's: refused, never used
+        path.unlink()
+    for path in bob_files:
+        (snapshots.owner_dir(alice.pk) / path.name).write_bytes(path.read_bytes())
+    index = index_in_new_process(alice)
+    assert snapshots.counts["refused"] == 1
+    assert set(KnowledgeItem.objects.for_user(alice).values_list("pk", flat=True)) == set(
+        index._row_of
+    )
+
+
+def test_another_embedding_models_snapshot_is_never_read_and_goes_on_the_next_write(alice, commit):
+    snapshotted(alice, commit)
+    old = files_of(alice)
+    snapshots.reset_counts()
+    assert snapshots.snapshot_load(ITEMS.name, alice.pk, "other-model", DIM, 10**6) is None
+    assert snapshots.counts["missing"] == 1
+    with as_process(IndexCache(10**9)):
+        index = index_for(ITEMS, alice.pk, "other-model", DIM)
+    snapshots.flush()
+    assert index.size == 0  # no vector of that model yet
+    assert not set(old) & set(files_of(alice)) and len(files_of(alice)) == 3
+
+
+def test_with_snapshots_off_nothing_is_written_or_read(alice, commit, settings):
+    settings.GAIA_INDEX_SNAPSHOTS = False
+    with commit():
+        memory_create(user=alice, content=FACTS[0])
+    index = index_in_new_process(alice)
+    assert index.size == 1 and files_of(alice) == [] and not snapshots.counts
