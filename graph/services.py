@@ -85,6 +85,9 @@ def entity_create(
         found = entity_by_name(user=user, name=candidate)
         if found is not None:
             _add_aliases(user, found, names)
+            if found.kind == "thing" and kind != "thing":  # named before its kind was known
+                found.kind = kind
+                found.save(update_fields=["kind"])
             return found
     try:
         with transaction.atomic():

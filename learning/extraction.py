@@ -37,6 +37,7 @@ from conversations.services import (
 from core.queue import enqueue_now, enqueue_on_commit
 from learning import prompts
 from learning.facts import facts_store
+from learning.graph_proposals import known_names
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
 from memory.lineage import memory_retract, memory_supersede
@@ -104,9 +105,11 @@ def _prompt(turn: Turn, items: list[KnowledgeItem]) -> str:
     ]
     said_by = f" (said by {prompts.data(turn.speaker)})" if turn.speaker else ""
     recent = [[t.speaker or t.role, t.content] for t in history]
+    known = known_names(user=turn.owner)
+    entities = f"Known entities:\n{prompts.data(known)}\n" if known else ""
     return (
         "DATA\nExisting memories:\n"
-        f"{prompts.data(memories)}\n"
+        f"{prompts.data(memories)}\n{entities}"
         f"Recent conversation:\n{prompts.data(recent)}\n"
         f"Latest user message{said_by}:\n{prompts.data(turn.content)}"
     )

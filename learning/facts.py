@@ -7,6 +7,7 @@ import jsonschema
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from learning.graph_proposals import proposals_store
 from learning.llm.counters import llm_count
 from learning.prompts import FACT
 from memory.services import memory_create
@@ -67,6 +68,9 @@ def facts_store(
                         **fields,
                     )
                 result.update(id=item.pk, deduplicated=item.deduplicated)
+                if isinstance(fact, dict) and (fact.get("entities") or fact.get("relations")):
+                    turn = item.source_turn_id
+                    proposals_store(user=user, fact=fact, item_id=item.pk, turn_id=turn)
             except ValidationError as error:
                 llm_count("operation_refused", user=user, message="; ".join(error.messages))
                 result["error"] = "; ".join(error.messages)

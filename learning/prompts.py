@@ -7,6 +7,7 @@ data, so stored text cannot pose as instructions.
 import json
 from typing import Any
 
+from graph.vocabulary import KINDS, RELATION_TYPES
 from memory.models import CATEGORIES
 
 DEFAULT_STEERING = (
@@ -23,6 +24,13 @@ _ATOMIC = (
     "people and things instead of 'he' or 'it'), in the third person ('User lives in "
     f"Lisbon'). Categories: {', '.join(CATEGORIES)}. Entity is optional, written "
     "type:name in lower case (person:sarah_chen, project:gaia)."
+)
+_GRAPH = (
+    'A fact may also name who and what it is about, "entities": [{"name": "Rui", '
+    '"kind": "person"}] (kinds: ' + ", ".join(KINDS) + "), and how they relate, "
+    '"relations": [{"subject": "User", "type": "works_at", "object": "Atelier Norte"}] '
+    "(types: " + ", ".join(RELATION_TYPES) + '; "User" is the user). Call a person or '
+    "thing by the name it already has in the known entities."
 )
 
 FACT = {
@@ -111,7 +119,7 @@ def extraction_system(steering: str) -> str:
         "You maintain the long-term memory of an assistant about one user. Read the "
         "user's latest message and decide which memory operations to perform.\n"
         f"What to keep: {steering.strip() or DEFAULT_STEERING}\n"
-        f"{_ATOMIC}\n"
+        f"{_ATOMIC}\n{_GRAPH}\n"
         "If an existing memory already says it, do nothing. If the message corrects or "
         "changes an existing memory, update it by its knowledge_id. If it shows an "
         "existing memory is no longer true, delete it by its knowledge_id with a reason.\n"
@@ -129,7 +137,7 @@ def extraction_system(steering: str) -> str:
 def facts_system() -> str:
     return (
         "Decompose the text into atomic facts worth keeping in long-term memory.\n"
-        f"{_ATOMIC}\n{_DATA_NOTE}\n"
+        f"{_ATOMIC}\n{_GRAPH}\n{_DATA_NOTE}\n"
         'Answer with JSON only: {"facts": [{"category": "fact", "content": "...", '
         '"entity": "", "domain": ""}]}. Use {"facts": []} when there is nothing.'
     )

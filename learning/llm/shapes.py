@@ -128,6 +128,9 @@ def importance(value: Any) -> float | None:
     return None
 
 
+_RELATION_LISTS = ("relations", "relationships", "edges")
+
+
 def _fact(entry: Any) -> Any:
     """One proposed fact as {"content", "category"?, "entity"?, "domain"?}."""
     if isinstance(entry, str):
@@ -139,6 +142,10 @@ def _fact(entry: Any) -> Any:
     for key in ("category", "entity", "domain"):
         if isinstance(entry.get(key), str):
             fact[key] = entry[key]
+    for key, names in (("entities", ("entities", "about")), ("relations", _RELATION_LISTS)):
+        found = next((entry[k] for k in names if isinstance(entry.get(k), list)), None)
+        if found:  # what the graph takes of it is read by learning.graph_proposals
+            fact[key] = found
     rated = importance(entry.get("importance"))
     if rated is not None:
         fact["importance"] = rated
