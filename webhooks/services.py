@@ -217,10 +217,14 @@ def item_events_redact(*, user: Any, item_ids: Iterable[int]) -> int:
     ids = list(item_ids)
     if not ids or getattr(user, "pk", None) is None:
         return 0
-    rows = Event.objects.filter(subject_id=user.pk, item_id__in=ids)
+    mine = Event.objects.filter(subject_id=user.pk)
     changed = 0
-    for event in rows.only("pk", "item_id"):
-        changed += Event.objects.filter(pk=event.pk).update(data={"item": {"id": event.item_id}})
+    for event in mine.filter(item_id__in=ids).only("pk", "item_id"):
+        changed += mine.filter(pk=event.pk).update(data={"item": {"id": event.item_id}})
+    # A conflict.found about another item quotes the erased one as `conflicts_with`.
+    for event in mine.filter(kind="conflict.found", data__conflicts_with__id__in=ids):
+        event.data["conflicts_with"] = {"id": event.data["conflicts_with"]["id"]}
+        changed += mine.filter(pk=event.pk).update(data=event.data)
     return changed
 
 

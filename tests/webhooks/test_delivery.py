@@ -157,6 +157,27 @@ def test_a_possible_conflict_is_announced_with_both_items(alice, receiver):
     [body] = receiver.events()
     assert body["data"]["item"]["id"] == new.pk
     assert body["data"]["conflicts_with"]["id"] == old.pk
+    assert body["data"]["conflicts_with"]["content"] == "Alice's favourite colour is green"
+
+
+def test_erasing_the_item_a_conflict_quoted_leaves_only_its_id_in_that_event(alice, receiver):
+    endpoint, _ = endpoint_create(user=alice, url=receiver.url, events=["conflict.found"])
+    receiver.status = 500
+    old = memory_create(
+        user=alice, content="Alice's favourite tea is sencha", category="preference"
+    )
+    new = memory_create(
+        user=alice, content="Alice's favourite tea is rooibos", category="preference"
+    )
+    assert new.outcome == "conflict" and new.conflicts_with_id == old.pk
+    _deliver(endpoint)
+    memory_erase(user=alice, item_id=old.pk)
+    receiver.status = 200
+    receiver.requests.clear()
+    _deliver(endpoint)
+    [body] = receiver.events()
+    assert body["data"]["conflicts_with"] == {"id": old.pk}
+    assert "sencha" not in str(receiver.requests)
 
 
 def test_erasing_an_item_announces_it_without_its_text_and_scrubs_earlier_events(alice, receiver):
