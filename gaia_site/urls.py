@@ -30,6 +30,7 @@ pages = [
     path("discovery/", include("discovery.web_urls")),
     path("settings/", include("privacy.web_urls")),
     path("settings/", include("webhooks.web_urls")),
+    path("", include("graph.web_urls")),
 ]
 
 urlpatterns = [

@@ -1,0 +1,16 @@
+"""The graph pages."""
+
+from django.urls import path
+
+from graph import web
+
+urlpatterns = [
+    path("graph/", web.graph_view, name="web-graph"),
+    path("graph/entities/<int:pk>/", web.entity_view, name="web-graph-entity"),
+    path(
+        "graph/entities/<int:pk>/<str:action>/",
+        web.entity_action,
+        name="web-graph-entity-action",
+    ),
+    path("graph/relations/<int:pk>/end/", web.relation_end_view, name="web-graph-relation-end"),
+]
