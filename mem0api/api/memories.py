@@ -43,6 +43,7 @@ from privacy import services as privacy_services
 ENTITY_KEYS = ("user_id", "agent_id", "run_id")
 # Sent by some SDK versions and meaning nothing here (no orgs, one output format).
 HARMLESS = {"org_id", "project_id", "version", "output_format", "async_mode"}
+MAX_SEARCHED = 50
 
 
 def body_of(request: Request, known: set[str], unsupported: set[str], what: str) -> dict:
@@ -180,8 +181,11 @@ class SearchView(Mem0View):
         args = given.validated_data
         if not args["query"].strip():
             raise Invalid({"query": ["Must not be empty."]})
+        owned = _owned(app_of(request), scopes_of(data))
+        if len(owned) > MAX_SEARCHED:  # one recall per person: bounded work per request
+            raise Invalid({"filters": [f"A search covers at most {MAX_SEARCHED} people."]})
         found: dict[int, dict[str, Any]] = {}
-        for person, scope in _owned(app_of(request), scopes_of(data)):
+        for person, scope in owned:
             for out in _search_one(person, scope, args):
                 if out["id"] not in found or out["score"] > found[out["id"]]["score"]:
                     found[out["id"]] = out
