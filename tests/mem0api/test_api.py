@@ -3,7 +3,7 @@ and that one app's token never reaches another app's people or memories."""
 
 import pytest
 
-from accounts.people import person_get
+from accounts.people import person_create, person_get
 from conversations.models import Session, Turn
 from memory.models import KnowledgeItem
 from tests.mem0api.conftest import add
@@ -277,3 +277,13 @@ def test_a_disabled_persons_memory_is_out_of_reach(tutor):
     body = {"messages": [{"role": "user", "content": "hi"}], "user_id": "maria", "infer": False}
     answer = tutor.post("/mem0/v3/memories/add/", body, format="json")
     assert answer.status_code == 403 and "disabled" in answer.json()["detail"]
+
+
+def test_one_search_covers_at_most_fifty_people(tutor):
+    for number in range(51):
+        person_create(app=tutor.app, external_id=f"learner-{number}")
+    every = {"query": "cello", "filters": {"user_id": "*"}}
+    answer = tutor.post(SEARCH, every, format="json")
+    assert answer.status_code == 400 and "at most 50 people" in answer.json()["detail"]
+    one = {"query": "cello", "filters": {"user_id": "learner-7"}}
+    assert tutor.post(SEARCH, one, format="json").json() == {"results": []}
