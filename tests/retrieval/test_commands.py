@@ -154,10 +154,14 @@ def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
         "10",
     )
     lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("| 30 |")]
-    assert len(lines) == 1
+    assert len(lines) == 2  # the speed table, then cold against warm recall
     cells = [c.strip() for c in lines[0].split("|")[1:-1]]
     numbers = [float(n) for c in cells[1:] for n in c.split(" / ")]
     assert len(numbers) == 15 and all(n >= 0 for n in numbers)
+    cold = [c.strip().rstrip("x") for c in lines[1].split("|")[1:-1]]
+    numbers = [float(n) for c in cold[1:] for n in c.split(" / ")]
+    assert len(numbers) == 8 and all(n >= 0 for n in numbers)
+    assert numbers[5] == 10  # every cold recall mapped the user's snapshot
     assert not django_user_model.objects.filter(username__startswith="bench-").exists()
 
 
