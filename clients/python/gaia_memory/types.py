@@ -80,6 +80,8 @@ class RecallHit(Memory):
     relevance: float = 0.0
     """0..1, comparable across queries."""
     matched_by: str = ""
+    via: str = ""
+    """How it relates to an entity the query names ("my partner is Rui"), else empty."""
 
 
 @dataclass
