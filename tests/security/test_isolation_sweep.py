@@ -77,6 +77,15 @@ OBJECT_URLS = {
     "api-webhook-ping": "webhook",
     "api-webhook-deliveries": "webhook",
     "web-webhook-action": "webhook_action",
+    "api-graph-entity": "entity",
+    "api-graph-entity-aliases": "entity",
+    "api-graph-entity-merge": "entity",
+    "api-graph-entity-split": "entity",
+    "api-graph-relation": "relation",
+    "api-graph-relation-end": "relation",
+    "web-graph-entity": "entity",
+    "web-graph-entity-action": "entity_action",
+    "web-graph-relation-end": "relation",
 }
 # The API methods that take a body on these URLs (the others refuse any field in one).
 BODIES = {
@@ -84,6 +93,10 @@ BODIES = {
     "api-discovery-finding-approve": {"post"},
     "api-agent-detail": {"patch"},
     "api-webhook-detail": {"patch"},
+    "api-graph-entity-aliases": {"post"},
+    "api-graph-entity-merge": {"post"},
+    "api-graph-entity-split": {"post"},
+    "api-graph-relation-end": {"post"},
 }
 BODIES |= {name: set() for name in OBJECT_URLS if name.startswith("api-") and name not in BODIES}
 WEB_WRITES = {"post", "put", "patch", "delete"}
@@ -143,6 +156,9 @@ READS: list[tuple[str, str, Any, bool]] = [
     ("web-import", "get", {}, False),
     ("api-webhooks", "get", {}, False),
     ("web-webhooks", "get", {}, False),
+    ("api-graph-entities", "get", {}, True),
+    ("api-graph-relations", "get", {}, False),
+    ("web-graph", "get", {}, True),
     ("web-login", "get", {}, False),
     ("web-signup", "get", {}, False),
     ("web-password-change", "get", {}, False),
@@ -235,6 +251,10 @@ def _object_ids(alice: Twin, kind: str) -> list[Any]:
         return [alice.skill.pk]
     if kind in ("webhook", "webhook_action"):
         return [alice.endpoint.pk]
+    if kind in ("entity", "entity_action"):
+        return [alice.entity.pk]
+    if kind == "relation":
+        return [alice.relation.pk]
     if kind == "version":  # (item, version): her version under her item, and under none
         version = MemoryVersion.objects.for_user(alice.user).first()
         return [(version.item_id, version.pk), (MISSING, version.pk)]
@@ -246,6 +266,8 @@ def _kwargs(kind: str, value: Any) -> dict[str, Any]:
         return {"pk": value[0], "version_id": value[1]}
     if kind == "webhook_action":
         return {"pk": value, "action": "pause"}
+    if kind == "entity_action":
+        return {"pk": value, "action": "merge"}
     return {"session_id" if kind == "session_id" else "pk": value}
 
 

@@ -17,6 +17,8 @@ from conversations.models import Session, ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
 from discovery.models import Finding
 from discovery.services import finding_propose_many
+from graph.models import Alias, Entity, Mention, Relation
+from graph.services import entity_create, entity_holder, entity_link_items, relation_add
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory import lineage, services
 from memory.models import ImportJob, KnowledgeItem
@@ -49,6 +51,10 @@ OWNED = [
     (UserSettings, "user"),
     (IndexGeneration, "user"),
     (Endpoint, "owner"),
+    (Entity, "owner"),
+    (Alias, "owner"),
+    (Mention, "owner"),
+    (Relation, "owner"),
 ]
 
 
@@ -65,6 +71,8 @@ class Twin:
     private_session: str = ""
     import_job: ImportJob | None = None
     skill: Skill | None = None
+    entity: Entity | None = None
+    relation: Relation | None = None
 
     def ids(self, model: type[models.Model]) -> set[int]:
         owner = dict(OWNED)[model]
@@ -169,6 +177,13 @@ def seed_twin(user: Any) -> Twin:
     twin.import_job = ImportJob.objects.create(  # a finished background import
         owner=user, status="done", records_total=3, records_done=3, created={"knowledge": 3}
     )
+    # The same name in both graphs, with an alias carrying the marker.
+    twin.entity = entity_create(user=user, name="Rui", kind="person", aliases=[f"{mark} Rui"])
+    entity_link_items(user=user, entity=twin.entity, item_ids=[twin.items["marker"].pk])
+    twin.relation = relation_add(
+        user=user, subject=entity_holder(user=user), type="partner_of", object=twin.entity,
+        item_ids=[twin.items["marker"].pk],
+    )  # fmt: skip
     return twin
 
 
