@@ -23,7 +23,7 @@ from conversations.models import ToolCall
 from conversations.services import tool_call_record
 from learning.decay import decay_user
 from learning.tool_errors import tool_errors_sync
-from memory import prompts, services
+from memory import agent_prompt, services
 from memory.models import KnowledgeItem
 from memory.recall import recall
 
@@ -112,12 +112,8 @@ def _month(
 
 def _shown(user: Any, when: datetime) -> None:
     """An agent fetches the system prompt and the per-turn context."""
-    block = getattr(prompts, "system_block", None)
-    seen = getattr(services, "memory_seen", None)
-    if block is None or seen is None:  # a version that does not mark what it shows
-        prompts.system_prompt(user=user)
-        return
-    seen(user=user, item_ids=block(user=user)[1], when=when)
+    _, shown = agent_prompt.system_block(user=user)
+    services.memory_seen(user=user, item_ids=shown, when=when)
 
 
 def simulate(*, months: int = 12, seed: int = 5, out: Callable[[str], None] = print) -> dict:

@@ -8,7 +8,8 @@ class LearningConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # receivers reach the models, which are importable only once the registry is ready
-        from learning import receivers
+        # receivers and tools reach the models, which are importable only once the registry is ready
+        from learning import agent_tools, receivers
 
         receivers.install()
+        agent_tools.install()  # its tool (and prompt section) join memory's agent surface

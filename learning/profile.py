@@ -22,7 +22,7 @@ from learning import prompts
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.models import ProfileCache
 from memory.models import KnowledgeItem
-from memory.prompts import quoted
+from memory.agent_prompt import quoted
 from retrieval import events
 
 MAX_BULLETS = 20

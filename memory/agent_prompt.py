@@ -1,4 +1,6 @@
-"""Prompt material for agents: the stable system block and the per-turn dynamic context.
+"""What memory gives an agent's prompt: the stable system block and the per-turn dynamic
+context; `system_prompt` adds the sections apps above memory register (skills' "Learned
+procedures") after the block.
 
 The system block must stay byte-identical while memory is unchanged, so inference servers
 can reuse their KV cache: it holds no times, use counts or exact confidences. Recall bumps
@@ -13,6 +15,7 @@ a stored "ignore previous instructions" stays inside one quoted line.
 
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -89,9 +92,25 @@ def _cap(text: str) -> str:
     return cut[: cut.rfind("\n")] + "\n" + TRUNCATED
 
 
-def system_prompt(*, user: Any, context: str | None = None) -> str:
-    """The stable memory block for the system prompt (see `system_block`)."""
-    return system_block(user=user, context=context)[0]
+# A section after the memory block: (agent) -> its text, "" for none.
+SystemSection = Callable[[Any], str]
+_SECTIONS: list[SystemSection] = []
+
+
+def system_section_register(section: SystemSection) -> None:
+    """Add `section` after the memory block of every system prompt (apps above memory
+    call this from their AppConfig.ready(), so memory imports none of them)."""
+    if section not in _SECTIONS:
+        _SECTIONS.append(section)
+
+
+def system_prompt(*, user: Any, agent: Any, context: str | None) -> tuple[str, list[int]]:
+    """The system block of `user`'s memory in `context`, then each registered section for
+    `agent` that has text (skills: the "Learned procedures" of its type); and the ids of
+    the memories it shows."""
+    text, shown = system_block(user=user, context=context)
+    sections = [part for section in _SECTIONS if (part := section(agent))]
+    return "\n\n".join([text, *sections]), shown
 
 
 def system_block(*, user: Any, context: str | None = None) -> tuple[str, list[int]]:

@@ -1,7 +1,7 @@
 """Finding an agent's skills: by meaning for the task at hand, and the "Learned
 procedures" block for its system prompt. Reads only: nothing here writes.
 
-In the block a skill is data, as the user's memory is (memory/prompts.py): every field
+In the block a skill is data, as the user's memory is (memory/agent_prompt.py): every field
 is one JSON-quoted line under a notice saying so, and each skill says whether staff
 reviewed it or it was approved without review.
 """
@@ -9,7 +9,7 @@ reviewed it or it was approved without review.
 from dataclasses import dataclass
 
 from accounts.models import Agent
-from memory.prompts import quoted
+from memory.agent_prompt import quoted
 from retrieval.relevance import coverage, relevance, terms_of
 from skills.models import Skill
 from skills.services import embed, skill_text, vectors_of

@@ -33,8 +33,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from core.api import error_fields
-from memory import agent_tools, prompts
-from memory.api.prompt import DynamicQuerySerializer, PromptQuerySerializer, system_prompt
+from memory import agent_prompt, agent_tools
+from memory.api.prompt import DynamicQuerySerializer, PromptQuerySerializer
 from memory.services import memory_seen
 
 SERVER_NAME = "gaia-memory"
@@ -105,7 +105,7 @@ def _query(serializer_class: type, given: dict[str, Any]) -> dict[str, Any]:
 def _system(user: Any, given: dict[str, Any], caller: agent_tools.Caller) -> str:
     query = _query(PromptQuerySerializer, given)
     context = query.get("context") or caller.active_context
-    text, shown = system_prompt(user=user, agent=caller.agent, context=context)
+    text, shown = agent_prompt.system_prompt(user=user, agent=caller.agent, context=context)
     memory_seen(user=user, item_ids=shown)  # shown to an agent: used, for decay
     return text
 
@@ -113,7 +113,7 @@ def _system(user: Any, given: dict[str, Any], caller: agent_tools.Caller) -> str
 def _context(user: Any, given: dict[str, Any], caller: agent_tools.Caller) -> str:
     query = _query(DynamicQuerySerializer, given)
     query["context"] = query.get("context") or caller.active_context
-    text, shown = prompts.dynamic_block(user=user, **query)
+    text, shown = agent_prompt.dynamic_block(user=user, **query)
     memory_seen(user=user, item_ids=shown)
     return text
 

@@ -29,8 +29,8 @@ from accounts.agents import request_active_context, request_agent, request_conte
 from accounts.auth import BearerTokenAuthentication
 from core.asgi_bridge import Receive, Scope, Send, asgi_exchange
 from core.middleware import error_json
+from memory.agent_prompt import system_prompt
 from memory.api.mcp_server import build_server
-from memory.api.prompt import system_prompt
 from memory.services import memory_seen
 
 # Requests whose answer carries the server's instructions (the user's system block).

@@ -1,7 +1,5 @@
 """Prompt material (stable system block, per-turn context) and the agent tools."""
 
-from typing import Any
-
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -16,9 +14,8 @@ from rest_framework.views import APIView
 
 from accounts.agents import request_active_context, request_agent, request_context
 from core.serializers import StrictSerializer, errors
-from memory import agent_tools, prompts
+from memory import agent_prompt, agent_tools
 from memory.services import memory_seen
-from skills.search import procedures_block
 
 
 class PromptQuerySerializer(serializers.Serializer):
@@ -29,14 +26,6 @@ class PromptQuerySerializer(serializers.Serializer):
         help_text="Active context (its items plus global); default: the X-Gaia-Context "
         "header, else the agent's default context (global: global only).",
     )
-
-
-def system_prompt(*, user: Any, agent: Any, context: str | None) -> tuple[str, list[int]]:
-    """The system block of `user`'s memory in `context`, then the "Learned procedures" of
-    `agent`'s type when it has any; and the ids of the memories it shows."""
-    text, shown = prompts.system_block(user=user, context=context)
-    procedures = procedures_block(agent=agent)
-    return (f"{text}\n\n{procedures}" if procedures else text), shown
 
 
 class DynamicQuerySerializer(PromptQuerySerializer):
@@ -71,7 +60,7 @@ class SystemPromptView(APIView):
         query = PromptQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         context = query.validated_data.get("context") or request_active_context(request)
-        text, shown = system_prompt(
+        text, shown = agent_prompt.system_prompt(
             user=request.user, agent=request_agent(request), context=context
         )
         memory_seen(user=request.user, item_ids=shown)  # shown to an agent: used, for decay
@@ -98,7 +87,7 @@ class DynamicContextView(APIView):
         query.is_valid(raise_exception=True)
         given = {**query.validated_data}
         given["context"] = given.get("context") or request_active_context(request)
-        text, shown = prompts.dynamic_block(user=request.user, **given)
+        text, shown = agent_prompt.dynamic_block(user=request.user, **given)
         memory_seen(user=request.user, item_ids=shown)
         return Response({"context": text})
 

@@ -4,7 +4,8 @@
 import re
 from pathlib import Path
 
-from memory.agent_tools import EXTRACT_TOOL, TOOL_NAMES
+from learning.agent_tools import EXTRACT_TOOL
+from memory.agent_tools import TOOL_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import user_settings_update
-from memory import lineage, prompts, services
+from memory import agent_prompt, lineage, services
 from memory.recall import recall
 from tests.api.conftest import assert_error
 
@@ -102,7 +102,7 @@ def test_it_caps_the_block_at_4000_characters_at_a_line_end(alice, alice_api):
             user=alice, content=f"topic{n} " + "long words " * 180, category="preference"
         )
     prompt = system(alice_api)
-    assert len(prompt) <= prompts.SYSTEM_MAX_CHARS
+    assert len(prompt) <= agent_prompt.SYSTEM_MAX_CHARS
     assert prompt.endswith("\n... (memory truncated)")
     for line in prompt.splitlines()[:-1]:
         if line.startswith('- "'):
@@ -136,7 +136,7 @@ def test_the_dynamic_context_has_local_time_weekday_and_due_items(alice, monkeyp
         user=alice, content="Done already", category="reminder", due_at=now + timedelta(days=1)
     )
     services.memory_update(user=alice, item_id=done.pk, reminded_at="now")
-    text = prompts.dynamic_context(user=alice)
+    text = agent_prompt.dynamic_context(user=alice)
     assert text.splitlines()[:2] == [
         "[Gaia Memory Context]",
         "Current time: 2026-03-25T10:30:00-0700 (Wednesday)",
