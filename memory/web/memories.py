@@ -85,7 +85,7 @@ def _row(entry: Any, searching: bool) -> dict[str, Any]:
 
 
 @login_required
-def memory_list(request: HttpRequest) -> HttpResponse:
+def memory_list_page(request: HttpRequest) -> HttpResponse:
     form = MemoryFilterForm(request.GET or None)
     filters = form.cleaned_data if form.is_valid() else {}
     searching = bool((filters.get("q") or "").strip())
@@ -151,7 +151,7 @@ def _origin(request: HttpRequest, item: KnowledgeItem) -> dict[str, Any]:
 
 
 @login_required
-def memory_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def memory_detail_page(request: HttpRequest, pk: int) -> HttpResponse:
     item = _owned(request, pk)
     return render(
         request,
@@ -174,7 +174,7 @@ def _context_options(user: Any) -> list[str]:
 
 
 @login_required
-def memory_add(request: HttpRequest) -> HttpResponse:
+def memory_add_page(request: HttpRequest) -> HttpResponse:
     form = MemoryForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = {k: v for k, v in form.cleaned_data.items() if k in EDITABLE}
@@ -200,7 +200,7 @@ def memory_add(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def memory_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def memory_edit_page(request: HttpRequest, pk: int) -> HttpResponse:
     item = _owned(request, pk)
     initial = {name: getattr(item, name) for name in EDITABLE}
     form = MemoryForm(request.POST or None, initial=initial)
@@ -242,18 +242,18 @@ def _act(request: HttpRequest, pk: int, action, done: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def memory_forget(request: HttpRequest, pk: int) -> HttpResponse:
+def memory_forget_page(request: HttpRequest, pk: int) -> HttpResponse:
     return _act(request, pk, services.memory_forget, "Forgotten. Agents no longer see it.")
 
 
 @require_POST
 @login_required
-def memory_restore(request: HttpRequest, pk: int) -> HttpResponse:
+def memory_restore_page(request: HttpRequest, pk: int) -> HttpResponse:
     return _act(request, pk, services.memory_restore, "Restored exactly as it was.")
 
 
 @login_required
-def memory_erase(request: HttpRequest, pk: int) -> HttpResponse:
+def memory_erase_page(request: HttpRequest, pk: int) -> HttpResponse:
     """GET asks for confirmation; POST erases for good."""
     item = _owned(request, pk)
     if request.method == "POST":
@@ -272,7 +272,7 @@ def _version(request: HttpRequest, pk: int, version_id: int) -> MemoryVersion:
 
 @require_POST
 @login_required
-def memory_version_restore(request: HttpRequest, pk: int, version_id: int) -> HttpResponse:
+def memory_version_restore_page(request: HttpRequest, pk: int, version_id: int) -> HttpResponse:
     version = _version(request, pk, version_id)
     try:
         lineage.memory_version_restore(user=request.user, item_id=pk, version_id=version.pk)
@@ -284,7 +284,7 @@ def memory_version_restore(request: HttpRequest, pk: int, version_id: int) -> Ht
 
 
 @login_required
-def memory_version_erase(request: HttpRequest, pk: int, version_id: int) -> HttpResponse:
+def memory_version_erase_page(request: HttpRequest, pk: int, version_id: int) -> HttpResponse:
     """GET asks for confirmation; POST erases that one version for good."""
     version = _version(request, pk, version_id)
     if request.method == "POST":
