@@ -12,7 +12,7 @@ not a text about a stranger. A question naming no entity skips all of this.
 """
 
 from graph.selectors import Related
-from retrieval import fusion, keyword, pipeline
+from retrieval import fusion, keyword, perspective, pipeline
 from retrieval.corpus import ITEMS, Snapshot
 
 RELATION_CANDIDATES = 40  # items searched among the related ones
@@ -41,7 +41,7 @@ def relation_evidence(
     found = pipeline.ranked(
         ITEMS,
         owner_id=owner_id,
-        query=related.query,
+        query=perspective.as_stored(related.query),  # as the question itself is searched
         where=scope(where, related),
         limit=RELATION_CANDIDATES,
         state=snapshot,
