@@ -45,7 +45,9 @@ def relate(user: Any, data: dict) -> dict:
     """Run `relate` for `user` with arguments `GraphRelationCreateSerializer` validated;
     the relation as a sentence, with its ids, its start and the relations it ended."""
     ids = data.get("memory_ids", [])
-    yours = set(KnowledgeItem.objects.for_user(user).filter(pk__in=ids).values_list("pk", flat=1))
+    yours = set(
+        KnowledgeItem.objects.for_user(user).filter(pk__in=ids).values_list("pk", flat=True)
+    )
     if yours != set(ids):
         raise ValidationError({"memory_ids": "No such memory."}, code="does_not_exist")
     relation = services.relation_add(

@@ -55,7 +55,9 @@ def relations(
 
 def entity_item_ids(*, user: Any, entity: Entity) -> list[int]:
     """Items about the entity: linked to it, or sources of its relations."""
-    ids = set(Mention.objects.for_user(user).filter(entity=entity).values_list("item_id", flat=1))
+    ids = set(
+        Mention.objects.for_user(user).filter(entity=entity).values_list("item_id", flat=True)
+    )
     for sources in relations(user=user, entity=entity).values_list("item_ids", flat=True):
         ids.update(sources)
     return sorted(ids)

@@ -207,7 +207,8 @@ def relation_add(
     given items and turns. When it already holds, it gains those sources. A relation of a
     single-valued type (works_at, lives_in, partner_of) ends the subject's other one of
     that type (and, for partner_of, the object's): its `valid_to` is this one's start and
-    `ended_by` this one. Ended relations are kept."""
+    `ended_by` this one; one learned late, that started before the one holding now, is
+    itself ended when that one started. Ended relations are kept."""
     subject = own_row(user, Entity, subject, field="subject")
     obj = own_row(user, Entity, object, field="object")
     if type not in RELATION_TYPES:
@@ -225,8 +226,14 @@ def relation_add(
             holders = Q(subject=subject)
             if type in SYMMETRIC:
                 holders |= Q(object=subject) | Q(subject=obj) | Q(object=obj)
-            ended = relations.filter(holders, type=type, valid_to__isnull=True)
-            ended.exclude(pk=relation.pk).update(valid_to=start, ended_by=relation)
+            others = relations.filter(holders, type=type, valid_to__isnull=True)
+            others = others.exclude(pk=relation.pk)
+            others.filter(valid_from__lte=start).update(valid_to=start, ended_by=relation)
+            # Learned late: one that started before a later one held only until that one.
+            later = others.filter(valid_from__gt=start).order_by("valid_from").first()
+            if later is not None:
+                relation.valid_to, relation.ended_by = later.valid_from, later
+                relation.save(update_fields=["valid_to", "ended_by"])
     sources = [i for i in {int(i) for i in item_ids} if i not in relation.item_ids]
     if sources:
         relation.item_ids = [*relation.item_ids, *sources]

@@ -123,3 +123,18 @@ def test_erasing_items_and_people_removes_them_from_the_graph(alice, bob):
     assert not Entity.objects.filter(owner=alice).exists()
     assert not Relation.objects.filter(owner=alice).exists()
     assert Entity.objects.filter(pk=bobs.pk).exists()
+
+
+def test_an_old_employer_learned_late_ends_where_the_current_one_starts(alice):
+    rui = entity_create(user=alice, name="Rui", kind="person")
+    bank = entity_create(user=alice, name="Banco Atlântico", kind="organisation")
+    firm = entity_create(user=alice, name="Atelier Norte", kind="organisation")
+    moved = timezone.now() - timedelta(days=30)
+    now = relation_add(user=alice, subject=rui, type="works_at", object=bank, valid_from=moved)
+    before = relation_add(
+        user=alice, subject=rui, type="works_at", object=firm,
+        valid_from=timezone.now() - timedelta(days=900),
+    )  # fmt: skip
+    now.refresh_from_db()
+    assert now.valid_to is None
+    assert before.valid_to == moved and before.ended_by_id == now.pk
