@@ -10,7 +10,7 @@ that process served waited behind it (a 4 MB file: writes' p99 over a second).
 
 A worker runs the job in slices (`import_job_run`, the task `memory.tasks.import_run`):
 each slice claims the job (its `heartbeat`) and works for at most `slice_seconds()`.
-First it checks the file (pass 1, `portability.check_some`; where it got to is kept in
+First it checks the file (pass 1, `check_some`; where it got to is kept in
 the job's CHECK_PART row between slices): a bad line fails the job naming it, and
 nothing is stored. Then it stores chunks (each its own short transaction, which also
 records the lines it stored as ImportLink rows and the progress), then queues the next
@@ -35,9 +35,11 @@ from django.utils import timezone
 
 from core.chunks import pause, repeat_in_chunks
 from core.queue import enqueue_now, enqueue_on_commit
-from memory import portability
 from memory.imports import memory_import_allowed
 from memory.models import ImportJob, ImportLink, ImportPart
+from memory.portability.check import check_lines, check_some
+from memory.portability.format import LINE_MAX
+from memory.portability.store import store_lines
 
 log = logging.getLogger("gaia.import")
 PART_BYTES = 1024 * 1024  # whole lines per ImportPart row
@@ -74,7 +76,7 @@ def import_start(
     ).delete()
     memory_import_allowed(user=user, trusted=trusted)
     limit = settings.GAIA_IMPORT_SYNC_BYTES
-    with tempfile.SpooledTemporaryFile(max_size=limit + portability.LINE_MAX) as spool:
+    with tempfile.SpooledTemporaryFile(max_size=limit + LINE_MAX) as spool:
         keep = _bounded(spool)
         for raw in lines:
             keep(raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass"))
@@ -82,11 +84,11 @@ def import_start(
 
         def source() -> Any:
             spool.seek(0)
-            return iter(lambda: spool.readline(portability.LINE_MAX + 1), b"")
+            return iter(lambda: spool.readline(LINE_MAX + 1), b"")
 
         if size <= limit:
-            portability.check_lines(user=user, lines=source(), trusted=trusted)
-            return portability.store_lines(user=user, source=source, trusted=trusted), None
+            check_lines(user=user, lines=source(), trusted=trusted)
+            return store_lines(user=user, source=source, trusted=trusted), None
         return None, _job_create(user, source(), size, trusted)
 
 
@@ -148,7 +150,7 @@ def _lines(job: ImportJob) -> Any:
 
 
 class _JobJournal:
-    """The job's place in its file (portability.Journal): lines done, progress, time."""
+    """The job's place in its file (a portability Journal): lines done, progress, time."""
 
     def __init__(self, job: ImportJob, deadline: float) -> None:
         self.job, self.deadline = job, deadline
@@ -202,7 +204,7 @@ def import_job_run(*, job_id: int) -> str:
     try:
         if not _checked(job, deadline):
             raise _SliceOver
-        result = portability.store_lines(
+        result = store_lines(
             user=job.owner, source=lambda: _lines(job), trusted=job.trusted, journal=journal
         )
     except _SliceOver:
@@ -237,7 +239,7 @@ def _checked(job: ImportJob, deadline: float) -> bool:
     part = ImportPart.objects.filter(job=job, number=CHECK_PART).first()
     if part is None:
         return True
-    state, checked = portability.check_some(
+    state, checked = check_some(
         user=job.owner,
         lines=_lines(job),
         trusted=job.trusted,

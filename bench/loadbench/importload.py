@@ -1,7 +1,7 @@
 """One user's large import beside the others' writes (load_bench --import-mb).
 
 The file is a real export: a throwaway account is filled by bulk insert with rows the
-size of real memories, exported (`memory.portability.export_lines`), and removed. The
+size of real memories, exported (`memory.portability.export.export_lines`), and removed. The
 import goes through the API as a person's client sends it (`POST /api/v1/import/`);
 large files become a background job, run by a worker (`manage.py qcluster`) started
 beside gunicorn, and the job is polled until it ends.
@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 
 from bench.loadbench.seed import words
 from memory.models import KnowledgeItem
-from memory.portability import export_lines
+from memory.portability.export import export_lines
 
 
 def export_file(megabytes: float) -> bytes:

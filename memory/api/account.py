@@ -15,8 +15,10 @@ from rest_framework.views import APIView
 from core.openapi import path_id
 from core.serializers import errors, object_id
 from learning.llm.status import llm_stats
-from memory import import_jobs, portability, selectors
+from memory import import_jobs, selectors
 from memory.models import ImportJob
+from memory.portability.export import export_lines
+from memory.portability.format import LINE_MAX
 
 TAG = ["account"]
 _COUNTS = serializers.DictField(child=serializers.IntegerField())
@@ -181,9 +183,7 @@ class ExportView(APIView):
         },
     )
     def get(self, request: Request) -> StreamingHttpResponse:
-        response = StreamingHttpResponse(
-            portability.export_lines(user=request.user), content_type=_JSONL
-        )
+        response = StreamingHttpResponse(export_lines(user=request.user), content_type=_JSONL)
         stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
         response["Content-Disposition"] = f'attachment; filename="gaia-export-{stamp}.jsonl"'
         return response
@@ -198,7 +198,7 @@ class JSONLinesParser(BaseParser):
     def parse(self, stream, media_type=None, parser_context=None):
         if stream is None:
             return iter(())
-        return iter(lambda: stream.readline(portability.LINE_MAX + 1), b"")
+        return iter(lambda: stream.readline(LINE_MAX + 1), b"")
 
 
 class JSONLParser(JSONLinesParser):

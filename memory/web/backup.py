@@ -13,8 +13,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from core.serializers import object_id
-from memory import import_jobs, portability, selectors
+from memory import import_jobs, selectors
 from memory.models import ImportJob
+from memory.portability.format import LINE_MAX
 
 RECENT_JOBS = 20
 
@@ -35,7 +36,7 @@ class ImportForm(forms.Form):
 def _lines(upload):
     """The upload line by line, split at "\\n" only (as the API reads a body)."""
     upload.seek(0)
-    return iter(lambda: upload.readline(portability.LINE_MAX + 1), b"")
+    return iter(lambda: upload.readline(LINE_MAX + 1), b"")
 
 
 def _messages(error: ValidationError) -> list[str]:

@@ -6,8 +6,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from memory import import_jobs, portability, services
+from memory import import_jobs, services
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem
+from memory.portability import store
 from tests.api.conftest import assert_error
 
 pytestmark = pytest.mark.django_db
@@ -113,8 +114,8 @@ def test_a_job_goes_on_in_slices_and_resumes_where_it_stopped(alice, monkeypatch
     """Each slice stores what it can in its time, then queues the next; a run that
     stopped anywhere is taken up again without storing anything twice."""
     monkeypatch.setattr(import_jobs, "slice_seconds", lambda: 0.0)
-    monkeypatch.setattr(portability, "CHUNK_FIRST", 4)
-    monkeypatch.setattr(portability, "CHUNK_MAX", 4)
+    monkeypatch.setattr(store, "CHUNK_FIRST", 4)
+    monkeypatch.setattr(store, "CHUNK_MAX", 4)
     monkeypatch.setattr(import_jobs.settings, "GAIA_IMPORT_SYNC_BYTES", 100)
     lines = [(json.dumps(r) + "\n").encode() for r in map(json.loads, _large(22).splitlines())]
     _, job = import_jobs.import_start(user=alice, lines=lines, trusted=False)

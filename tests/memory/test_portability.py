@@ -13,8 +13,9 @@ from accounts.services import token_create
 from conversations.models import ToolCall, Turn
 from conversations.services import tool_call_record, turn_append
 from core import chunks
-from memory import lineage, portability, services
+from memory import lineage, services
 from memory.models import KnowledgeItem
+from memory.portability import check, export, store
 from retrieval import events
 from retrieval.embedding import hooks
 from tests.commits import rows_per_commit
@@ -28,7 +29,7 @@ COMPARED = (
 
 
 def exported(user) -> list[bytes]:
-    return list(portability.export_lines(user=user))
+    return list(export.export_lines(user=user))
 
 
 def history(user) -> set[tuple]:
@@ -89,7 +90,7 @@ def rich(alice):
 def test_export_then_import_into_an_empty_account_reproduces_every_item_with_its_history(rich, bob):
     lines = exported(rich)
 
-    first = portability.import_lines(user=bob, lines=lines, trusted=True)
+    first = store.import_lines(user=bob, lines=lines, trusted=True)
 
     assert first["created"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 7}
     assert active(bob) == active(rich)
@@ -99,7 +100,7 @@ def test_export_then_import_into_an_empty_account_reproduces_every_item_with_its
     assert turn.timestamp == Turn.objects.for_user(rich).get().timestamp
     assert ToolCall.objects.for_user(bob).get().session.owner == bob
 
-    second = portability.import_lines(user=bob, lines=lines, trusted=True)
+    second = store.import_lines(user=bob, lines=lines, trusted=True)
 
     assert sum(second["created"].values()) == 0
     assert second["skipped"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 7}
@@ -128,7 +129,7 @@ def test_an_older_backup_never_undoes_a_correction_made_since(alice):
     )
     older = services.memory_create(user=alice, content="Alice drives a blue car to work")
 
-    result = portability.import_lines(user=alice, lines=lines)
+    result = store.import_lines(user=alice, lines=lines)
 
     # the older phone number is left out; the newer car is another fact, kept beside it
     assert result["created"]["knowledge"] == 1 and result["skipped"]["knowledge"] == 1
@@ -137,7 +138,7 @@ def test_an_older_backup_never_undoes_a_correction_made_since(alice):
     red = KnowledgeItem.objects.for_user(alice).get(content="Alice drives a red car to work")
     assert red.conflicts_with_id == older.pk  # a possible conflict, for reconciliation
     assert KnowledgeItem.objects.for_user(alice).count() == 3
-    assert sum(portability.import_lines(user=alice, lines=lines)["created"].values()) == 0
+    assert sum(store.import_lines(user=alice, lines=lines)["created"].values()) == 0
 
 
 def test_a_superseded_item_is_stored_linked_to_its_successor_never_active(alice):
@@ -152,7 +153,7 @@ def test_a_superseded_item_is_stored_linked_to_its_successor_never_active(alice)
     seen: list[set[str]] = []
     events.listen(lambda owner, upserted, removed, generation: seen.append(active(alice)))
     try:
-        portability.import_lines(user=alice, lines=lines)
+        store.import_lines(user=alice, lines=lines)
     finally:
         events._listeners.pop()
 
@@ -182,7 +183,7 @@ def test_a_superseded_item_is_stored_linked_to_its_successor_never_active(alice)
 def test_text_that_is_not_valid_unicode_is_refused_naming_its_line(alice, record, problem):
     lines = _file(_item("A fine first record"), record)
     with pytest.raises(ValidationError) as error:
-        portability.import_lines(user=alice, lines=lines)
+        store.import_lines(user=alice, lines=lines)
     assert list(error.value.message_dict) == ["line 3"]
     assert problem in str(error.value.message_dict["line 3"])
     assert not KnowledgeItem.objects.exists() and not Turn.objects.exists()
@@ -206,7 +207,7 @@ def test_the_export_repairs_bad_text_of_stored_rows_and_counts_it(alice, bob):
         "repaired": 1,
         "counts": {"sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 1},
     }
-    assert portability.import_lines(user=bob, lines=lines)["created"]["knowledge"] == 1
+    assert store.import_lines(user=bob, lines=lines)["created"]["knowledge"] == 1
 
 
 @pytest.mark.parametrize(
@@ -221,13 +222,13 @@ def test_a_file_cut_short_or_changed_is_refused(alice, bob, cut):
     services.memory_create(user=alice, content="First fact")
     services.memory_create(user=alice, content="Second fact")
     with pytest.raises(ValidationError):
-        portability.import_lines(user=bob, lines=cut(exported(alice)))
+        store.import_lines(user=bob, lines=cut(exported(alice)))
     assert not KnowledgeItem.objects.for_user(bob).exists()
 
 
 def test_a_version_1_file_without_its_count_is_still_imported(alice):
     lines = _file(_item("From an older server"), version=1, end=False)
-    assert portability.import_lines(user=alice, lines=lines)["created"]["knowledge"] == 1
+    assert store.import_lines(user=alice, lines=lines)["created"]["knowledge"] == 1
 
 
 def test_imported_turns_and_items_are_announced_for_embedding(alice, bob, monkeypatch):
@@ -238,7 +239,7 @@ def test_imported_turns_and_items_are_announced_for_embedding(alice, bob, monkey
     monkeypatch.setattr(events, "_turn_listeners", [lambda o, up, rm, g: heard["turns"].update(up)])
     monkeypatch.setattr(events, "_listeners", [lambda o, up, rm, g: heard["items"].update(up)])
 
-    portability.import_lines(user=bob, lines=lines)
+    store.import_lines(user=bob, lines=lines)
 
     assert heard["turns"] == set(Turn.objects.for_user(bob).values_list("pk", flat=True))
     assert heard["items"] == set(KnowledgeItem.objects.for_user(bob).values_list("pk", flat=True))
@@ -248,15 +249,15 @@ def test_imported_turns_and_items_are_announced_for_embedding(alice, bob, monkey
 @pytest.mark.django_db(transaction=True)
 def test_an_import_is_written_in_short_transactions(alice, bob, monkeypatch):
     """Another writer never waits for a whole import: each transaction holds one chunk."""
-    monkeypatch.setattr(portability, "CHUNK_FIRST", 5, raising=False)
-    monkeypatch.setattr(portability, "CHUNK_MAX", 10, raising=False)
+    monkeypatch.setattr(store, "CHUNK_FIRST", 5, raising=False)
+    monkeypatch.setattr(store, "CHUNK_MAX", 10, raising=False)
     services.memory_create_many(
         user=alice, items=[{"content": f"Fact number {n} about topic{n}"} for n in range(60)]
     )
     lines = [line if isinstance(line, bytes) else line.encode() for line in exported(alice)]
 
     with rows_per_commit(KnowledgeItem) as sizes:
-        portability.import_lines(user=bob, lines=lines)
+        store.import_lines(user=bob, lines=lines)
 
     assert sum(sizes) == 60 and len(sizes) >= 6 and max(sizes) <= 10
 
@@ -269,9 +270,7 @@ def test_line_breaks_inside_text_never_split_an_exported_record(alice, bob):
     turn_append(user=alice, session_id="s1", role="user", content=f"I said: {text}")
     lines = exported(alice)
     assert all(len(line.decode().splitlines()) == 1 for line in lines)
-    portability.import_lines(
-        user=bob, lines=b"".join(lines).decode().splitlines(True), trusted=True
-    )
+    store.import_lines(user=bob, lines=b"".join(lines).decode().splitlines(True), trusted=True)
     item = KnowledgeItem.objects.for_user(bob).get()
     assert (item.content, item.pinned) == (text, True)
     assert Turn.objects.for_user(bob).get().content == f"I said: {text}"
@@ -289,7 +288,7 @@ def test_the_agent_that_wrote_each_row_travels_with_it(alice, bob):
         ("knowledge", "mail-assistant"), ("knowledge", None),
     }  # fmt: skip
 
-    portability.import_lines(user=bob, lines=exported(alice), trusted=True)
+    store.import_lines(user=bob, lines=exported(alice), trusted=True)
 
     bobs = Agent.objects.get(owner=bob)  # his own agent of that name, not alice's
     assert bobs.name == "mail-assistant" and bobs.pk != mail.pk
@@ -319,7 +318,7 @@ def test_the_embedding_after_each_commit_does_not_shrink_the_next_chunk(alice, b
     monkeypatch.setattr(hooks, "sync_committed", slow_embedding)
 
     with rows_per_commit(KnowledgeItem) as sizes:
-        result = portability.import_lines(user=bob, lines=lines)
+        result = store.import_lines(user=bob, lines=lines)
 
     assert result["created"]["knowledge"] == 315
     assert sizes == [50, 100, 165]  # each chunk twice the last, up to the file's end
@@ -337,7 +336,7 @@ def test_a_tokens_import_creates_no_agents_and_names_only_the_accounts_own(alice
     records.append({"type": "turn", "session_id": "s", "role": "user", "content": "hi",
                     "timestamp": "2024-01-01T00:00:00Z", "agent": "agent-7"})  # fmt: skip
 
-    result = portability.import_lines(user=alice, lines=_file(*records))
+    result = store.import_lines(user=alice, lines=_file(*records))
 
     assert result["created"]["knowledge"] == 1001
     assert list(Agent.objects.filter(owner=alice)) == [mail]
@@ -348,18 +347,18 @@ def test_a_tokens_import_creates_no_agents_and_names_only_the_accounts_own(alice
 
 
 def test_the_owners_import_creates_the_agents_it_names_up_to_a_bound(alice):
-    few = [_item(f"Fact {n}", agent=f"helper-{n}") for n in range(portability.NEW_AGENTS_MAX)]
-    portability.import_lines(user=alice, lines=_file(*few), trusted=True)
-    assert Agent.objects.filter(owner=alice).count() == portability.NEW_AGENTS_MAX
+    few = [_item(f"Fact {n}", agent=f"helper-{n}") for n in range(check.NEW_AGENTS_MAX)]
+    store.import_lines(user=alice, lines=_file(*few), trusted=True)
+    assert Agent.objects.filter(owner=alice).count() == check.NEW_AGENTS_MAX
 
     many = [_item(f"Other fact {n}", agent=f"bot-{n}") for n in range(1000)]
     with pytest.raises(ValidationError) as refused:
-        portability.import_lines(user=alice, lines=_file(*few, *many), trusted=True)
+        store.import_lines(user=alice, lines=_file(*few, *many), trusted=True)
 
     # the header and the 20 known names come first: the 21st new one is on line 42
     assert "line 42" in str(refused.value) and "more than 20 agents" in str(refused.value)
-    assert Agent.objects.filter(owner=alice).count() == portability.NEW_AGENTS_MAX
-    assert KnowledgeItem.objects.for_user(alice).count() == portability.NEW_AGENTS_MAX
+    assert Agent.objects.filter(owner=alice).count() == check.NEW_AGENTS_MAX
+    assert KnowledgeItem.objects.for_user(alice).count() == check.NEW_AGENTS_MAX
 
 
 @pytest.mark.parametrize("source", ["llm_extract", "discovery", "error_auto", "consolidation"])
@@ -368,7 +367,7 @@ def test_a_tokens_import_stores_items_as_a_tokens_writes_whatever_source_they_cl
                "confidence": 1.0, "created_at": "2023-01-01T00:00:00Z"}  # fmt: skip
     lines = _file(_item("Dog is Bruno", source=source, confidence=1.0, versions=[version]))
 
-    portability.import_lines(user=alice, lines=lines)
+    store.import_lines(user=alice, lines=lines)
 
     item = KnowledgeItem.objects.for_user(alice).get()
     assert (item.source, item.confidence) == ("tool", 0.7)
@@ -378,6 +377,6 @@ def test_a_tokens_import_stores_items_as_a_tokens_writes_whatever_source_they_cl
 
 def test_the_owners_import_keeps_the_sources_of_the_file(alice):
     lines = _file(_item("Dog is Bruno", source="llm_extract", confidence=0.4))
-    portability.import_lines(user=alice, lines=lines, trusted=True)
+    store.import_lines(user=alice, lines=lines, trusted=True)
     item = KnowledgeItem.objects.for_user(alice).get()
     assert (item.source, item.confidence) == ("llm_extract", 0.4)

@@ -14,7 +14,7 @@ from learning import extraction
 from learning.extract_text import text_extract
 from memory import agent_tools, services
 from memory.models import KnowledgeItem
-from memory.portability import import_lines
+from memory.portability.store import import_lines
 from tests.learning import fake_llm as f
 
 pytestmark = pytest.mark.django_db
