@@ -65,6 +65,18 @@ def generation_read(corpus: Corpus, owner_id: int) -> int:
     return int(row[0]) if row else 0
 
 
+def generations_read(owner_id: int) -> dict[str, int]:
+    """The owner's current generation of every corpus, by name, in one statement."""
+    corpora = list(CORPORA.values())
+    fields = ", ".join(c.generation_field for c in corpora)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {fields} FROM memory_indexgeneration WHERE user_id = %s", [owner_id]
+        )
+        row = cursor.fetchone() or [0] * len(corpora)
+    return {c.name: int(value or 0) for c, value in zip(corpora, row, strict=True)}
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """What a search of one owner needs before its vector stage, read in one statement."""

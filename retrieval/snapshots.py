@@ -14,6 +14,10 @@ per owner, so two people never share a file and an erase removes one folder:
     <dir>/<owner id>/<corpus>-<model>-g<g>-<n>.ids.npy row ids, -1 for a dead row
 
 The .json is replaced last (a rename), so a reader sees either the old set or the new.
+Beside them, `sample-<name>.json` holds a sample of the owner's newest rows that recall
+reads before it searches (word counts, retrieval/termstats.py; common words and speakers,
+retrieval/vocabulary.py), stamped with the generations it was read at: used only while
+they are the database's.
 
 Correctness never depends on them: a snapshot is used only at or below the owner's
 current generation (never above: a restored database, a reused owner id) and is caught
@@ -41,6 +45,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 from django.conf import settings
+from django.db import transaction
 
 from retrieval.vector import VectorIndex
 
@@ -136,23 +141,24 @@ def _remove(folder: Path, stem: str, keep: tuple[str, ...] = ()) -> None:
             path.unlink(missing_ok=True)
 
 
-def snapshot_save_later(
-    corpus_name: str, owner_id: int, model_id: str, index: VectorIndex
-) -> Future | None:
-    """Write the owner's snapshot from `index` in the background (one writer per process);
-    a write already waiting for the same index is not queued twice."""
+def snapshot_save_later(corpus_name: str, owner_id: int, model_id: str, index: VectorIndex) -> None:
+    """Write the owner's snapshot from `index` in the background (one writer per process),
+    once the surrounding transaction commits (rows it read but did not commit never reach
+    a file); a write already waiting for the same index is not queued twice."""
     if not enabled():
-        return None
+        return
     key = (corpus_name, int(owner_id), model_id)
-    with _lock:
-        waiting = _pending.get(key)
-        if waiting is not None and not waiting.done():
-            return waiting
-        erased = _erased.get(int(owner_id), 0)
-        folder = owner_dir(owner_id)  # now: the setting may change before the write
-        future = _writer.submit(_save, folder, corpus_name, model_id, index, erased)
-        _pending[key] = future
-    return future
+    folder = owner_dir(owner_id)  # now: the setting may change before the write
+
+    def submit() -> None:
+        with _lock:
+            waiting = _pending.get(key)
+            if waiting is not None and not waiting.done():
+                return
+            erased = _erased.get(int(owner_id), 0)
+            _pending[key] = _writer.submit(_save, folder, corpus_name, model_id, index, erased)
+
+    transaction.on_commit(submit, robust=True)
 
 
 def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex, erased: int) -> None:
@@ -192,6 +198,55 @@ def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex, erased: 
     _count("written")
 
 
+def sample_load(owner_id: int, name: str, stamp: list[int]) -> dict | None:
+    """A sample of the owner's rows (word counts, vocabulary) saved at `stamp` (their
+    generations), or None: a sample is a function of the rows, so it holds while they
+    have not changed. A process that has not served the owner reads it instead of
+    sampling their newest rows again."""
+    if not enabled():
+        return None
+    path = owner_dir(owner_id) / f"sample-{name}.json"
+    try:
+        saved = json.loads(path.read_text())
+        if saved["format"] == FORMAT and saved["owner"] == owner_id and saved["stamp"] == stamp:
+            return saved["data"]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        path.unlink(missing_ok=True)
+    return None
+
+
+def sample_save_later(owner_id: int, name: str, stamp: list[int], data: dict) -> None:
+    """Write the sample in the background (the index snapshots' writer), once committed."""
+    if not enabled():
+        return
+    folder = owner_dir(owner_id)
+
+    def submit() -> None:
+        with _lock:
+            erased = _erased.get(int(owner_id), 0)
+            _writer.submit(_save_sample, folder, name, stamp, data, erased)
+
+    transaction.on_commit(submit, robust=True)  # as snapshot_save_later
+
+
+def _save_sample(folder: Path, name: str, stamp: list[int], data: dict, erased: int) -> None:
+    saved = {"format": FORMAT, "owner": int(folder.name), "stamp": stamp, "data": data}
+    temporary = folder / f"sample-{name}.json.{next(_serial)}.tmp"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(saved))
+        with _lock:
+            if _erased.get(int(folder.name), 0) != erased:
+                temporary.unlink(missing_ok=True)
+                return
+            temporary.replace(folder / f"sample-{name}.json")
+    except OSError as error:
+        log.warning("could not write a sample of owner %s: %s", folder.name, error)
+        temporary.unlink(missing_ok=True)
+
+
 def snapshots_erase(owner_id: int) -> None:
     """Delete every snapshot of the owner (all corpora and models); writes of this process
     queued before are dropped. Called by privacy's erase, retention and user deletion."""
@@ -219,6 +274,7 @@ def flush() -> None:
     with _lock:
         waiting = list(_pending.values())
         _pending.clear()
+        waiting.append(_writer.submit(lambda: None))  # behind every write queued so far
     for future in waiting:
         future.result()
 

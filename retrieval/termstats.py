@@ -8,7 +8,10 @@ owner's own rows: the newest SAMPLE_ROWS of them are read, tokenized like the in
 (`porter unicode61`), and each stem's share of the sample, times the owner's row count,
 is its document count (exact while the owner has at most SAMPLE_ROWS rows). A sample is
 reused for SAMPLE_SECONDS in each process, like the global counts before it (word counts
-change slowly; two statements per owner and half minute, never one per query).
+change slowly; two statements per owner and half minute, never one per query). A sample
+is also saved beside the owner's index snapshots, stamped with the generation it was read
+at, so another process (or this one, half a minute later) reads it while the owner's rows
+have not changed instead of tokenizing them again (retrieval/snapshots.py).
 """
 
 import re
@@ -22,6 +25,8 @@ from functools import lru_cache
 import snowballstemmer
 from django.db import connection
 
+from retrieval import snapshots
+from retrieval.corpus import CORPORA, generations_read
 from retrieval.fulltext_schema import FullTextSpec
 
 SAMPLE_ROWS = 400
@@ -83,6 +88,26 @@ def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
     return OwnerTerms(max(rows, len(texts)), len(texts), counts, expires)
 
 
+_CORPUS_OF_TABLE = {corpus.table: corpus.name for corpus in CORPORA.values()}
+
+
+def _saved_or_sampled(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
+    corpus = _CORPUS_OF_TABLE.get(spec.table)
+    if corpus is None or not snapshots.enabled():
+        return _sample(spec, owner_id, _rows(spec, owner_id))
+    stamp, name = [generations_read(owner_id)[corpus]], f"terms-{spec.table}"
+    saved = snapshots.sample_load(owner_id, name, stamp)
+    if saved is not None:
+        expires = time.monotonic() + SAMPLE_SECONDS
+        return OwnerTerms(saved["rows"], saved["sampled"], Counter(saved["counts"]), expires)
+    fresh = _sample(spec, owner_id, _rows(spec, owner_id))
+    counts = dict(fresh.counts)
+    snapshots.sample_save_later(
+        owner_id, name, stamp, {"rows": fresh.rows, "sampled": fresh.sampled, "counts": counts}
+    )
+    return fresh
+
+
 def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
     """The owner's word counts in `spec`'s table (cached, see the module's text)."""
     key = (spec.table, owner_id)
@@ -90,7 +115,7 @@ def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
         cached = _cache.get(key)
     if cached and cached.expires > time.monotonic():
         return cached
-    fresh = _sample(spec, owner_id, _rows(spec, owner_id))
+    fresh = _saved_or_sampled(spec, owner_id)
     with _lock:
         _cache[key] = fresh
         _cache.move_to_end(key)

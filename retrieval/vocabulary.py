@@ -18,7 +18,9 @@ The sample is read once per owner per SAMPLE_SECONDS in each process (a vocabula
 slowly), or sooner once this process has written more than a tenth of the rows it read
 (`retrieval/written.py`): a new user's first conversation would otherwise have no
 speakers and no common words for two minutes. Owners with fewer than MIN_ROWS rows of a
-kind get no common words from them.
+kind get no common words from them. What a sample found is saved beside the owner's
+index snapshots, stamped with the generations of their items and turns; a process that
+has not served the owner reads it while those are current (retrieval/snapshots.py).
 """
 
 import re
@@ -29,8 +31,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from retrieval import written
-from retrieval.corpus import ITEMS, TURNS
+from retrieval import snapshots, written
+from retrieval.corpus import ITEMS, TURNS, generations_read
 from retrieval.keyword import STOPWORDS
 
 COMMON_SHARE = 0.1
@@ -88,6 +90,28 @@ def _fresh_enough(owner_id: int, cached: Profile | None, now: float) -> bool:
     return not written.outgrown(cached.marks, owner_id, cached.rows)
 
 
+def _saved_or_read(owner_id: int) -> tuple[dict[str, float], frozenset[str], int]:
+    """(common words, speakers, rows read): saved beside the owner's index snapshots at
+    their current generations (retrieval/snapshots.py), else read and saved."""
+    stamp: list[int] = []
+    if snapshots.enabled():
+        generations = generations_read(owner_id)
+        stamp = [generations[ITEMS.name], generations[TURNS.name]]
+        saved = snapshots.sample_load(owner_id, "vocabulary", stamp)
+        if saved is not None:
+            return saved["common"], frozenset(saved["speakers"]), saved["rows"]
+    items, turns = _read(owner_id)
+    common = _common_in(items)
+    for word, share in _common_in([content for content, _ in turns]).items():
+        common[word] = max(share, common.get(word, 0.0))
+    speakers = frozenset(s.strip().casefold() for _, s in turns if s.strip())
+    rows = len(items) + len(turns)
+    if stamp:
+        data = {"common": common, "speakers": sorted(speakers), "rows": rows}
+        snapshots.sample_save_later(owner_id, "vocabulary", stamp, data)
+    return common, speakers, rows
+
+
 def profile(owner_id: int) -> Profile:
     now = time.monotonic()
     with _lock:
@@ -98,12 +122,8 @@ def profile(owner_id: int) -> Profile:
                 _cache.move_to_end(owner_id)
         return cached
     marks = written.marks([ITEMS.table, TURNS.table], owner_id)
-    items, turns = _read(owner_id)
-    common = _common_in(items)
-    for word, share in _common_in([content for content, _ in turns]).items():
-        common[word] = max(share, common.get(word, 0.0))
-    speakers = frozenset(s.strip().casefold() for _, s in turns if s.strip())
-    fresh = Profile(common, speakers, now + SAMPLE_SECONDS, len(items) + len(turns), marks)
+    common, speakers, rows = _saved_or_read(owner_id)
+    fresh = Profile(common, speakers, now + SAMPLE_SECONDS, rows, marks)
     with _lock:
         _cache[owner_id] = fresh
         _cache.move_to_end(owner_id)

@@ -21,8 +21,10 @@ from memory.recall import recall
 from memory.services import memory_create, memory_forget
 from privacy.retention import prune_user
 from privacy.services import memory_erase, memory_erase_user
-from retrieval import snapshots
+from retrieval import snapshots, termstats, vocabulary
+from retrieval.caches import clear_process_caches
 from retrieval.corpus import ITEMS
+from retrieval.fulltext_schema import KNOWLEDGE_FTS
 from retrieval.indexes import index_for
 from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process
@@ -36,10 +38,11 @@ FACTS = [
 ]
 
 
-def index_in_new_process(user):
-    """The owner's items index as a process that never held it gets it."""
+def index_in_new_process(user, commit):
+    """The owner's items index as a process that never held it gets it (in autocommit,
+    as a request: what it writes is written once the read commits)."""
     snapshots.reset_counts()
-    with as_process(IndexCache(10**9)):
+    with as_process(IndexCache(10**9)), commit():
         index = index_for(ITEMS, user.pk, MODEL, DIM)
     snapshots.flush()
     return index
@@ -49,7 +52,7 @@ def snapshotted(user, commit, texts=FACTS) -> list[int]:
     """Items of `user`, and their snapshot written by a process that built the index."""
     with commit():
         ids = [memory_create(user=user, content=text).pk for text in texts]
-    index_in_new_process(user)
+    index_in_new_process(user, commit)
     assert snapshots.counts["written"] == 1
     return ids
 
@@ -59,10 +62,14 @@ def files_of(user) -> list[Path]:
     return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
+def index_files_of(user) -> list[Path]:
+    return [p for p in files_of(user) if not p.name.startswith("sample-")]
+
+
 def test_a_fresh_snapshot_is_mapped_and_no_vector_is_read_from_the_database(alice, commit):
     ids = snapshotted(alice, commit)
     with CaptureQueriesContext(connection) as queries:
-        index = index_in_new_process(alice)
+        index = index_in_new_process(alice, commit)
     assert snapshots.counts["loaded"] == 1 and snapshots.counts["written"] == 0
     assert index.mapped and sorted(index._row_of) == sorted(ids)
     assert not [q for q in queries if "embedding" in q["sql"]]
@@ -75,7 +82,7 @@ def test_a_stale_snapshot_is_caught_up_with_the_item_added_after_it(alice, commi
     snapshotted(alice, commit)
     with commit():
         added = memory_create(user=alice, content="Alice adopted a grey cat named Pixel")
-    index = index_in_new_process(alice)
+    index = index_in_new_process(alice, commit)
     assert snapshots.counts["caught_up"] == 1 and snapshots.counts["refused"] == 0
     assert added.pk in index
     with as_process(IndexCache(10**9)):
@@ -108,10 +115,10 @@ def test_a_corrupt_snapshot_is_refused_the_index_built_from_the_database_and_rew
 ):
     ids = snapshotted(alice, commit)
     damage(next(p for p in files_of(alice) if p.name.endswith(suffix)))
-    index = index_in_new_process(alice)
+    index = index_in_new_process(alice, commit)
     assert snapshots.counts["refused"] == 1 and snapshots.counts["written"] == 1
     assert not index.mapped and sorted(index._row_of) == sorted(ids)
-    again = index_in_new_process(alice)
+    again = index_in_new_process(alice, commit)
     assert snapshots.counts["loaded"] == 1 and sorted(again._row_of) == sorted(ids)
 
 
@@ -121,7 +128,7 @@ def test_a_snapshot_ahead_of_the_database_is_refused(alice, commit):
     meta_path = next(p for p in files_of(alice) if p.name.endswith(".json"))
     meta = json.loads(meta_path.read_text())
     meta_path.write_text(json.dumps({**meta, "generation": meta["generation"] + 5}))
-    index_in_new_process(alice)
+    index_in_new_process(alice, commit)
     assert snapshots.counts["refused"] == 1 and snapshots.counts["written"] == 1
 
 
@@ -129,13 +136,13 @@ def test_a_forgotten_or_erased_item_never_comes_back_from_a_snapshot(alice, comm
     forgotten, erased, kept = snapshotted(alice, commit)
     with commit():
         memory_forget(user=alice, item_id=forgotten)
-    index = index_in_new_process(alice)
+    index = index_in_new_process(alice, commit)
     assert snapshots.counts["caught_up"] == 1
     assert forgotten not in index and kept in index
     with commit():
         memory_erase(user=alice, item_id=erased)
     assert files_of(alice) == []  # the vector left the disk with the item
-    index = index_in_new_process(alice)
+    index = index_in_new_process(alice, commit)
     assert erased not in index and forgotten not in index and kept in index
     with as_process(IndexCache(10**9)):
         hits = recall(user=alice, query="Alice's gym, her violin and her sister", top_k=5)
@@ -149,7 +156,7 @@ def test_erasing_a_person_deletes_their_snapshots_and_leaves_the_others(alice, b
     with commit():
         memory_erase_user(user=alice)
     assert files_of(alice) == [] and not snapshots.owner_dir(alice.pk).exists()
-    assert len(files_of(bob)) == 3
+    assert len(index_files_of(bob)) == 3
     bob_pk = bob.pk
     bob.delete()  # an account deleted: its id may come back for someone else
     assert not snapshots.owner_dir(bob_pk).exists()
@@ -173,7 +180,7 @@ def test_two_people_never_share_a_file_and_one_cannot_load_anothers(alice, bob, 
         path.unlink()
     for path in bob_files:
         (snapshots.owner_dir(alice.pk) / path.name).write_bytes(path.read_bytes())
-    index = index_in_new_process(alice)
+    index = index_in_new_process(alice, commit)
     assert snapshots.counts["refused"] == 1
     assert set(KnowledgeItem.objects.for_user(alice).values_list("pk", flat=True)) == set(
         index._row_of
@@ -182,20 +189,50 @@ def test_two_people_never_share_a_file_and_one_cannot_load_anothers(alice, bob, 
 
 def test_another_embedding_models_snapshot_is_never_read_and_goes_on_the_next_write(alice, commit):
     snapshotted(alice, commit)
-    old = files_of(alice)
+    old = index_files_of(alice)
     snapshots.reset_counts()
     assert snapshots.snapshot_load(ITEMS.name, alice.pk, "other-model", DIM, 10**6) is None
     assert snapshots.counts["missing"] == 1
-    with as_process(IndexCache(10**9)):
+    with as_process(IndexCache(10**9)), commit():
         index = index_for(ITEMS, alice.pk, "other-model", DIM)
     snapshots.flush()
     assert index.size == 0  # no vector of that model yet
-    assert not set(old) & set(files_of(alice)) and len(files_of(alice)) == 3
+    assert not set(old) & set(index_files_of(alice)) and len(index_files_of(alice)) == 3
 
 
 def test_with_snapshots_off_nothing_is_written_or_read(alice, commit, settings):
     settings.GAIA_INDEX_SNAPSHOTS = False
     with commit():
         memory_create(user=alice, content=FACTS[0])
-    index = index_in_new_process(alice)
+    index = index_in_new_process(alice, commit)
     assert index.size == 1 and files_of(alice) == [] and not snapshots.counts
+
+
+def test_word_samples_are_read_back_while_the_rows_are_unchanged_and_redone_after_a_write(
+    alice, commit
+):
+    snapshotted(alice, commit, [f"Alice's garden has {n} rose bushes" for n in range(25)])
+    clear_process_caches()  # what the writes sampled, inside their transaction, is not saved
+    with commit():
+        recall(user=alice, query="roses in the garden", top_k=3)  # samples read and saved
+    clear_process_caches()  # flushes the writes too
+    with CaptureQueriesContext(connection) as queries:
+        common = vocabulary.common_words(alice.pk)
+        terms = termstats.owner_terms(KNOWLEDGE_FTS, alice.pk)
+    assert "garden" in common and terms.frequency("roses") == 25
+    assert not [q for q in queries if "ORDER BY" in q["sql"]]  # no row was sampled
+    with commit():
+        memory_create(user=alice, content="Alice planted tulips by the garden fence")
+    clear_process_caches()
+    with CaptureQueriesContext(connection) as queries:
+        terms = termstats.owner_terms(KNOWLEDGE_FTS, alice.pk)
+    assert terms.frequency("tulips") == 1 and [q for q in queries if "ORDER BY" in q["sql"]]
+
+
+def test_an_index_read_inside_a_transaction_is_written_only_once_it_commits(alice, commit):
+    with commit():
+        memory_create(user=alice, content=FACTS[0])
+    with as_process(IndexCache(10**9)):  # the test's transaction never commits
+        index_for(ITEMS, alice.pk, MODEL, DIM)
+    snapshots.flush()
+    assert index_files_of(alice) == []
