@@ -25,7 +25,7 @@ from django.contrib.auth import get_user_model
 from bench.locomo_data import session_time
 from bench.locomo_data import sessions as session_numbers
 from conversations.models import Turn
-from conversations.services import turns_append_many
+from conversations.services.recording import turns_append_many
 from learning.extraction import extract_turn
 from learning.receivers import extraction_queueing_paused
 from memory.models import KnowledgeItem

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from conversations.models import ToolCall
-from conversations.services import tool_call_record
+from conversations.services.recording import tool_call_record
 from learning.decay import decay_user
 from learning.tool_errors import tool_errors_sync
 from memory import agent_prompt, services

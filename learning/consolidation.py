@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from accounts.services import user_settings_get
 from conversations.models import Session, Turn
-from conversations.services import (
+from conversations.services.consolidation import (
     session_consolidated,
     session_consolidation_failed,
     session_consolidation_reset,

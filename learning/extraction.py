@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from accounts.services import user_settings_get
 from conversations.models import Turn
-from conversations.services import (
+from conversations.services.extraction import (
     turn_extraction_attempt_failed,
     turn_extraction_claim,
     turn_extraction_failed,

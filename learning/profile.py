@@ -21,8 +21,8 @@ from core.queue import enqueue_on_commit
 from learning import prompts
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.models import ProfileCache
-from memory.models import KnowledgeItem
 from memory.agent_prompt import quoted
+from memory.models import KnowledgeItem
 from retrieval import events
 
 MAX_BULLETS = 20

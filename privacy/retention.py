@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from conversations.services import tool_calls_prune, turns_prune
+from conversations.services.redaction import tool_calls_prune, turns_prune
 from memory.models import KnowledgeItem
 from privacy import storage
 from privacy.services import memory_erase

@@ -43,7 +43,8 @@ from django.db import transaction
 from django.db.models import Q
 
 from conversations.models import Session, ToolCall, Turn
-from conversations.services import tool_call_redact, turns_batch_extraction_skip, turns_redact
+from conversations.services.extraction import turns_batch_extraction_skip
+from conversations.services.redaction import tool_call_redact, turns_redact
 from core.chunks import repeat_in_chunks
 from discovery.models import Finding
 from graph.models import Entity, Relation

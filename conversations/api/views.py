@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.agents import request_agent, request_context, with_context
 from accounts.services import user_context
-from conversations import search, selectors, services
+from conversations import search, selectors
 from conversations.api.serializers import (
     SessionDetailSerializer,
     SessionSerializer,
@@ -22,6 +22,7 @@ from conversations.api.serializers import (
     TurnSearchSerializer,
     TurnSerializer,
 )
+from conversations.services import recording
 from core.openapi import SESSION_ID, path_id
 from core.serializers import OneOrMany, errors, object_id, one_or_many
 
@@ -96,10 +97,10 @@ class TurnCreateView(APIView):
         agent, override = request_agent(request), request_context(request)
         entries = [with_context(entry, override) for entry in entries]
         if many:
-            turns = services.turns_append_many(user=request.user, turns=entries, agent=agent)
+            turns = recording.turns_append_many(user=request.user, turns=entries, agent=agent)
             body = TurnSerializer(turns, many=True).data
         else:
-            turn = services.turn_append(user=request.user, agent=agent, **entries[0])
+            turn = recording.turn_append(user=request.user, agent=agent, **entries[0])
             body = TurnSerializer(turn).data
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -205,7 +206,7 @@ class ToolCallListCreateView(GenericAPIView):
     def post(self, request: Request) -> Response:
         given = ToolCallCreateSerializer(data=request.data, context=user_context(request.user))
         given.is_valid(raise_exception=True)
-        call = services.tool_call_record(
+        call = recording.tool_call_record(
             user=request.user, agent=request_agent(request), **given.validated_data
         )
         return Response(ToolCallSerializer(call).data, status=status.HTTP_201_CREATED)

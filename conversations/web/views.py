@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from conversations import selectors
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import search_turns
-from conversations.services import turn_extraction_retry
+from conversations.services.extraction import turn_extraction_retry
 from memory.models import KnowledgeItem
 
 SESSIONS_PER_PAGE = 25

@@ -21,7 +21,8 @@ from rest_framework.response import Response
 
 from accounts import people
 from accounts.models import AppPerson
-from conversations import services as conversation_services
+from conversations.services.extraction import turn_extraction_skip
+from conversations.services.recording import turns_append_many
 from learning.llm import llm_configured
 from mem0api.api.base import (
     Mem0View,
@@ -97,16 +98,12 @@ class AddView(Mem0View):
         ]  # fmt: skip
         user = person.user
         if args["infer"]:
-            logged = conversation_services.turns_append_many(
-                user=user, turns=turns, agent=agent or token.agent
-            )
+            logged = turns_append_many(user=user, turns=turns, agent=agent or token.agent)
             return Response(_queued(logged, run_id))
         with transaction.atomic():
-            logged = conversation_services.turns_append_many(
-                user=user, turns=turns, agent=agent or token.agent
-            )
+            logged = turns_append_many(user=user, turns=turns, agent=agent or token.agent)
             for turn in logged:  # stored as given below: nothing to learn from them
-                conversation_services.turn_extraction_skip(turn_id=turn.pk)
+                turn_extraction_skip(turn_id=turn.pk)
             entries = [
                 {"content": m["content"], "metadata": args.get("metadata") or {},
                  "source_turn": turn.pk}

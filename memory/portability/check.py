@@ -10,7 +10,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from accounts.agents import agent_list
-from conversations.services import (
+from conversations.services.imports import (
     session_import_clean,
     tool_call_import_clean,
     turn_import_clean,

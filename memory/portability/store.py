@@ -13,7 +13,7 @@ from django.db import transaction
 from accounts.agents import agent_by_name
 from accounts.services import agent_get_or_create
 from conversations.models import Session
-from conversations.services import (
+from conversations.services.imports import (
     session_import,
     session_import_clean,
     tool_calls_import,

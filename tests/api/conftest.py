@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from memory import services
 
 

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from conversations.models import Session, ToolCall, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from tests.api.conftest import assert_error
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import agent_tools, services
 from tests.api.conftest import assert_error
 

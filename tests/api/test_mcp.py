@@ -11,7 +11,7 @@ from django.test import Client
 
 from accounts.models import ApiToken
 from accounts.services import token_revoke
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import agent_tools, services
 from memory.models import KnowledgeItem
 from tests.mcp_rpc import HELLO, LEGACY, initialize, mcp_post, mcp_result, mcp_tool

@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import agent_tools
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import KnowledgeItem

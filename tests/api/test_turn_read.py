@@ -4,7 +4,7 @@ session; another user's id and a missing one are the same 404."""
 import pytest
 
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from tests.api.conftest import assert_error
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from accounts.services import user_settings_update
-from conversations import services
 from conversations.models import Session, Turn
-from conversations.services import tool_call_record, turn_append, turns_append_many
+from conversations.services import recording
+from conversations.services.recording import tool_call_record, turn_append, turns_append_many
 from tests.commits import rows_per_commit
 
 pytestmark = pytest.mark.django_db
@@ -87,8 +87,8 @@ def test_a_large_batch_of_turns_is_validated_whole_then_written_in_short_transac
     alice, monkeypatch
 ):
     """Another writer never waits for a whole batch: each transaction holds one chunk."""
-    monkeypatch.setattr(services, "TURN_CHUNK", 5, raising=False)
-    monkeypatch.setattr(services, "TURN_CHUNK_MAX", 10, raising=False)
+    monkeypatch.setattr(recording, "TURN_CHUNK", 5, raising=False)
+    monkeypatch.setattr(recording, "TURN_CHUNK_MAX", 10, raising=False)
     entries = [{"session_id": f"s{n % 3}", "role": "assistant", "content": f"Turn {n}"}
                for n in range(40)]  # fmt: skip
     with pytest.raises(ValidationError):  # a bad last entry: nothing at all is stored

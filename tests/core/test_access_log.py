@@ -9,7 +9,7 @@ import pytest
 from gunicorn.config import Config
 from gunicorn.glogging import Logger
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from core.management.commands.serve import ACCESS_LOG_FORMAT
 from gaia_site.wsgi import application
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from tests.learning import fake_llm as f

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from conversations.models import Session, Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import consolidation
 from memory import lineage, services
 from memory.models import KnowledgeItem

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import extraction, reconciliation
 from memory.models import KnowledgeItem, MemoryVersion
 from tests.learning import fake_llm as f

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from conversations.models import ToolCall, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from learning.decay import decay_user
 from memory.models import KnowledgeItem
 from memory.services import memory_create

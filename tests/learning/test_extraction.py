@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.services import user_settings_update
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import extraction
 from learning.llm.counters import llm_counts
 from memory.models import KnowledgeItem

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from conversations.models import Session, Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import consolidation
 from learning.fact_sources import fact_turn
 from memory.models import KnowledgeItem

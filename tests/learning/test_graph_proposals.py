@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from graph.models import Entity, Relation
 from graph.services import entity_create
 from learning import extraction

@@ -2,7 +2,7 @@
 
 import pytest
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import extraction, reconciliation
 from memory.models import KnowledgeItem
 from memory.services import memory_create

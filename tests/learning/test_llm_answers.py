@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import consolidation, extraction, profile, prompts, reconciliation
 from learning.llm import shapes
 from learning.llm.client import message_text, read_answer

@@ -2,7 +2,7 @@
 
 import pytest
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from core import health
 from learning import extraction
 from learning.llm.status import llm_stats

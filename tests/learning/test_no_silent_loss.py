@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import extraction
 from learning.llm.counters import llm_counts
 from memory.models import KnowledgeItem

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning import extraction, llm
 from learning.models import LLMState
 from tests.learning import fake_llm as f

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django_q.models import Schedule
 
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning.schedules import SCHEDULES, STARTUP_SWEEPS
 from memory.models import KnowledgeItem
 from memory.services import memory_create

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import token_create
-from conversations.services import tool_call_record
+from conversations.services.recording import tool_call_record
 from learning.tool_errors import tool_errors_sync
 from memory.models import KnowledgeItem
 

@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from conversations.models import ToolCall, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from memory import services
 from memory.models import KnowledgeItem
 from privacy import services as privacy_services

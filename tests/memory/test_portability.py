@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.models import Agent
 from accounts.services import token_create
 from conversations.models import ToolCall, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from core import chunks
 from memory import lineage, services
 from memory.models import KnowledgeItem

@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from accounts.services import user_settings_update
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem, MemoryVersion
 from privacy import services as privacy_services

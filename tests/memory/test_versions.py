@@ -4,7 +4,7 @@ possible conflict, and folds that keep versions."""
 import pytest
 
 from accounts.services import token_create
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem, MemoryVersion
 from memory.versions import item_history

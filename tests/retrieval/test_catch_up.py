@@ -10,7 +10,8 @@ import pytest
 from django.utils import timezone
 
 from conversations.search import search_turns
-from conversations.services import turn_append, turns_prune
+from conversations.services.recording import turn_append
+from conversations.services.redaction import turns_prune
 from memory.recall import recall
 from memory.services import memory_create, memory_forget, memory_update
 from privacy.services import memory_erase

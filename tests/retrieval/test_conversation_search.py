@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from conversations.search import search_turns
-from conversations.services import turns_append_many
+from conversations.services.recording import turns_append_many
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from conversations.search import search_turns
-from conversations.services import turns_append_many
+from conversations.services.recording import turns_append_many
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from conversations import services as conversation_services
-from conversations.services import turn_append
+from conversations.services import recording
+from conversations.services.recording import turn_append
 from memory.recall import recall
 from memory.services import memory_create, memory_update
 from retrieval.documents import turn_text
@@ -82,7 +82,7 @@ def test_a_text_that_changed_on_the_way_is_not_stored_ahead_but_embedded_after_c
 ):
     """Another turn lands before this one between the read ahead and the write: the vector
     ahead (of the old context) is not the row's, so the commit embeds the real text."""
-    stale = conversation_services._turn_text_ahead
+    stale = recording._turn_text_ahead
 
     def ahead_then_another_turn(user, fields):
         text = stale(user, fields)
@@ -97,7 +97,7 @@ def test_a_text_that_changed_on_the_way_is_not_stored_ahead_but_embedded_after_c
                 )
         return text
 
-    monkeypatch.setattr(conversation_services, "_turn_text_ahead", ahead_then_another_turn)
+    monkeypatch.setattr(recording, "_turn_text_ahead", ahead_then_another_turn)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         turn = turn_append(user=alice, session_id="s1", role="user", content="A trip to Oslo")
         assert stored(turn) is None

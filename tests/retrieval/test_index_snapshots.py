@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create, memory_forget

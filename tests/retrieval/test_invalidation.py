@@ -8,7 +8,7 @@ import pytest
 from django.utils.timezone import now
 
 from conversations.search import search_turns
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create, memory_create_many, memory_forget

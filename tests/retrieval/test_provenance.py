@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.recall import recall
 from memory.services import memory_create, memory_forget
 from retrieval import keyword, pipeline

@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from conversations.search import search_turns
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.recall import recall
 from memory.services import memory_create
 from retrieval import perspective, relevance

@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.services import memory_create, memory_forget
 from retrieval.corpus import ITEMS, TURNS, generation_read, snapshot
 

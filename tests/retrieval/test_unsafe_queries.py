@@ -3,7 +3,7 @@
 import pytest
 
 from conversations.search import search_turns
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.recall import recall
 from memory.services import memory_create
 

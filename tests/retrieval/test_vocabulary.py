@@ -3,7 +3,7 @@
 import pytest
 
 from conversations.search import search_turns
-from conversations.services import turns_append_many
+from conversations.services.recording import turns_append_many
 from memory.recall import item_scope, recall
 from memory.services import memory_create
 from retrieval import pipeline, vocabulary

@@ -6,7 +6,7 @@ from django.db import transaction
 from django_q.models import OrmQ
 from django_q.signing import SignedPackage
 
-from conversations.services import turn_append, turns_append_many
+from conversations.services.recording import turn_append, turns_append_many
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.selectors import memory_stats

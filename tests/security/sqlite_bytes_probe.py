@@ -25,7 +25,7 @@ from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from django_q.models import Task  # noqa: E402
 
-from conversations.services import tool_call_record, turn_append  # noqa: E402
+from conversations.services.recording import tool_call_record, turn_append  # noqa: E402
 from memory import services  # noqa: E402
 from privacy import services as privacy_services  # noqa: E402
 from privacy.services import memory_erase_user  # noqa: E402

@@ -12,7 +12,7 @@ from django.test import Client
 
 from accounts.services import user_settings_update
 from conversations.models import ToolCall
-from conversations.services import tool_call_record
+from conversations.services.recording import tool_call_record
 from discovery.models import Finding
 from memory import agent_tools, services
 from memory.models import KnowledgeItem

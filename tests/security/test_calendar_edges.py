@@ -11,7 +11,7 @@ from django.test import Client
 
 from accounts.services import user_settings_update
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from core.validation import WHEN_MAX, WHEN_MIN
 from memory import services
 from memory.models import KnowledgeItem

@@ -19,7 +19,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection
 
 from accounts.services import user_settings_update
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from discovery.services import finding_propose_many
 from learning.models import ProfileCache
 from memory import services

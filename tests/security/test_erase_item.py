@@ -8,7 +8,7 @@ from django_q.models import Task
 
 from accounts.services import user_settings_update
 from conversations.models import Session, ToolCall, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from discovery.models import Finding
 from discovery.services import finding_approve, finding_propose_many
 from learning import consolidation, extraction

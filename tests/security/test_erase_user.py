@@ -14,7 +14,7 @@ from django_q.tasks import async_task
 
 from accounts.models import ApiToken, UserSettings
 from conversations.models import Session, ToolCall, Turn
-from conversations.services import turns_append_many
+from conversations.services.recording import turns_append_many
 from discovery.models import Finding
 from learning.llm.counters import llm_count
 from learning.models import LLMCounter, ProfileCache, ReconciledPair

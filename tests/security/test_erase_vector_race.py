@@ -5,7 +5,7 @@ guard is the whole text a vector was built from, not only the turn's own content
 import numpy as np
 
 from conversations.models import Turn
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import services
 from privacy import services as privacy_services
 from privacy.services import REDACTED

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accounts.services import user_settings_update
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from discovery.models import Finding
 from memory import services
 from tests.api.test_fuzz import _is_llm_unavailable, _resolve, _sample

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 
 from conversations.models import ToolCall, Turn
 from conversations.search import search_turns
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from learning import extraction
 from learning.extract_text import text_extract
 from memory import agent_tools, services

@@ -6,7 +6,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 
 from accounts.services import user_settings_update
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from discovery.models import Finding
 from memory import services
 from memory.models import MemoryVersion

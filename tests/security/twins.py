@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import Agent, AgentType, ApiToken, UserSettings
 from accounts.services import token_create, user_settings_update
 from conversations.models import Session, ToolCall, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from discovery.models import Finding
 from discovery.services import finding_propose_many
 from graph.models import Alias, Entity, Mention, Relation

@@ -7,7 +7,7 @@ import pytest
 
 from accounts.models import AgentType
 from accounts.services import token_create
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from skills.models import Skill
 from skills.tasks import learn_skills
 from tests.learning import fake_llm as f

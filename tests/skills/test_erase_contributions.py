@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Agent, AgentType
 from accounts.services import token_create
-from conversations.services import session_get_or_create
+from conversations.services.recording import session_get_or_create
 from memory import services
 from privacy.services import memory_erase_user
 from skills.models import Skill, SkillContribution

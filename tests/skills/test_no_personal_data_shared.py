@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 from accounts.models import Agent, AgentType
 from accounts.services import token_create
 from conversations.models import Session, Turn
-from conversations.services import tool_call_record
+from conversations.services.recording import tool_call_record
 from memory.models import KnowledgeItem
 from skills.models import Skill
 from skills.personal import personal_terms, scrubber_for

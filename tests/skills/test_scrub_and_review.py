@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from accounts.models import Agent, AgentType
 from accounts.services import token_create
 from conversations.models import Session
-from conversations.services import session_get_or_create
+from conversations.services.recording import session_get_or_create
 from skills.models import Skill, SkillContribution
 from skills.personal import text_terms
 from skills.scrub import Scrubber, Terms, words

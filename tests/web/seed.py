@@ -6,7 +6,7 @@ from typing import Any
 from django.utils import timezone
 
 from conversations.models import Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem
 

@@ -12,8 +12,8 @@ from django.test import Client
 
 from accounts.models import ApiToken, UserSettings
 from accounts.services import token_create, user_settings_get, user_settings_update
-from conversations import services as conversations
 from conversations.models import Session, ToolCall, Turn
+from conversations.services.recording import tool_call_record, turn_append
 from discovery import services as discovery
 from discovery.models import Finding
 from memory import services as memory
@@ -231,10 +231,10 @@ def test_a_knowledge_admin_add_folds_into_a_near_duplicate_like_the_service(staf
 
 @pytest.fixture
 def conversation(alice):
-    turn = conversations.turn_append(
+    turn = turn_append(
         user=alice, session_id="s-1", role="user", content="Tell me about the billing work."
     )
-    call = conversations.tool_call_record(user=alice, tool_name="recall", session_id="s-1")
+    call = tool_call_record(user=alice, tool_name="recall", session_id="s-1")
     return turn.session, turn, call
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from conversations.models import Session, Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from memory import services
 from tests.web.seed import seed_month
 

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from conversations.models import Turn
-from conversations.services import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append
 from memory import services
 from memory.web.chart import activity_chart, nice_ceiling
 from retrieval.embedding import current_model_id

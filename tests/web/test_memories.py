@@ -3,7 +3,7 @@
 import pytest
 
 from accounts.services import token_create
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory import services
 from memory.models import MemoryVersion
 from memory.recall import recall

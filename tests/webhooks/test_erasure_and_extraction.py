@@ -4,7 +4,7 @@ app `user.erased`; extraction that ends failed is announced."""
 import pytest
 
 from accounts.people import app_create, person_create
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from learning.extraction import extraction_failed
 from learning.llm import LLMError
 from memory.services import memory_create

@@ -3,7 +3,7 @@
 from django.core.management.base import CommandParser
 
 from conversations.models import Turn
-from conversations.services import turns_extraction_retry_failed
+from conversations.services.extraction import turns_extraction_retry_failed
 from learning.command import JobCommand
 from learning.extraction import extract_turn
 
