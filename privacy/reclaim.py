@@ -37,6 +37,9 @@ from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
 from privacy import storage
 from skills.models import Skill, SkillContribution
+from webhooks.models import Attempt as WebhookAttempt
+from webhooks.models import Endpoint as WebhookEndpoint
+from webhooks.models import Event as WebhookEvent
 
 # Every table an erase deletes from or redacts in (tests check it covers memory_erase_user).
 CONTENT_MODELS = (
@@ -57,6 +60,9 @@ CONTENT_MODELS = (
     OrmQ,
     Task,
     LogEntry,
+    WebhookEvent,  # the outbox: item data until delivered and kept, redacted on erase
+    WebhookEndpoint,
+    WebhookAttempt,
 )
 STATISTICS = "pg_statistic"
 SQLITE_FILE = "database file"
