@@ -107,7 +107,7 @@ class PeopleView(AppOwnEndpoint, GenericAPIView):
         return self.get_paginated_response(PersonSerializer(page, many=True).data)
 
     @extend_schema(
-        operation_id="people_create",
+        operation_id="people_add",
         tags=TAG,
         summary="Create a person (or get the existing one)",
         description="201 with the new person; 200 with the existing one (its metadata "
@@ -173,7 +173,7 @@ class PersonTokensView(AppOwnEndpoint, GenericAPIView):
         return self.get_paginated_response(PersonTokenSerializer(page, many=True).data)
 
     @extend_schema(
-        operation_id="people_tokens_create",
+        operation_id="people_tokens_issue",
         tags=TAG,
         parameters=[USER_ID],
         summary="Issue a token to a person (for their own agent to hold)",

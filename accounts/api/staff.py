@@ -40,7 +40,7 @@ class AppsView(GenericAPIView):
         return self.get_paginated_response(AppSerializer(page, many=True).data)
 
     @extend_schema(
-        operation_id="apps_create",
+        operation_id="apps_register",
         tags=["apps"],
         summary="Create an app and its first token (staff)",
         description="The token's secret (`token.secret`) is in this answer only.",

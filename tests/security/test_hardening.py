@@ -21,6 +21,7 @@ from discovery.models import Finding
 from learning import profile
 from memory import agent_tools, services
 from memory.models import KnowledgeItem
+from tests.accounts.callers import rightful_caller
 from tests.api.conftest import assert_error
 from tests.api.test_fuzz import _operations, _sample
 from tests.security.twins import snapshot
@@ -93,6 +94,7 @@ def test_no_documented_body_can_assign_a_row_to_another_user(method, path, alice
     client.force_authenticate(alice)
     fields = next(t["fields"] for m, p, t in WRITES if (m, p) == (method, path))
     url = path.replace("{id}", str(item.pk)).replace("{session_id}", "s1")
+    client, url = rightful_caller(path, alice) or (client, url)
     before = snapshot(bob)
     for intruder in INTRUDERS:
         body = {k: _sample(v) for k, v in fields.items() if v.get("readOnly") is not True}

@@ -10,6 +10,7 @@ from conversations.services.recording import turn_append
 from discovery.models import Finding
 from memory import services
 from memory.models import MemoryVersion
+from tests.accounts.callers import rightful_caller
 from tests.api.conftest import assert_error
 from tests.api.test_fuzz import _resolve, _sample
 from webhooks.services import endpoint_create
@@ -53,7 +54,8 @@ def test_every_write_operation_refuses_an_unknown_field(alice, alice_api, method
     url = path.replace("{id}", str(pk)).replace("{session_id}", "s1")
     url = url.replace("{version_id}", str(version.pk))
 
-    response = getattr(alice_api, method)(url, {**sample, "zz_unknown": 1}, format="json")
+    client, url = rightful_caller(path, alice) or (alice_api, url)
+    response = getattr(client, method)(url, {**sample, "zz_unknown": 1}, format="json")
 
     error = assert_error(response, 400)
     assert "zz_unknown" in error.get("fields", {}), error
