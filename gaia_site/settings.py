@@ -213,6 +213,7 @@ SPECTACULAR_SETTINGS = {
         "HealthStatusEnum": ["ok", "degraded", "down"],
         "ProfileSourceEnum": ["llm", "raw"],
         "KnowledgeSourceEnum": "memory.models.SOURCES",
+        "EntityKindEnum": "graph.vocabulary.KINDS",
     },
 }
 

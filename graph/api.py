@@ -98,7 +98,7 @@ class EntityListView(_Base, GenericAPIView):
         return self.get_paginated_response(GraphEntitySerializer(page, many=True).data)
 
     @extend_schema(
-        operation_id="graph_entities_create",
+        operation_id="graph_entities_add",
         tags=TAG,
         summary="Add an entity (or name one you have)",
         description="An entity that goes by the name or one of the aliases already (exact, "
@@ -224,7 +224,7 @@ class RelationListView(_Base, GenericAPIView):
         return self.get_paginated_response(GraphRelationSerializer(page, many=True).data)
 
     @extend_schema(
-        operation_id="graph_relations_create",
+        operation_id="graph_relations_add",
         tags=TAG,
         summary="Add a relation",
         description="`subject` `type` `object`, each end an entity id or a name (an entity "

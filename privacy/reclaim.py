@@ -33,6 +33,7 @@ from django_q.models import OrmQ, Task
 
 from conversations.models import Session, ToolCall, Turn
 from discovery.models import Finding
+from graph.models import Alias, Entity, Mention, Relation
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
 from privacy import storage
@@ -52,6 +53,10 @@ CONTENT_MODELS = (
     Session,
     ToolCall,
     Finding,
+    Entity,  # a person's entities, their names and what links them to items
+    Alias,
+    Mention,
+    Relation,
     Skill,  # the shared skills a person's erase deletes or scrubs again
     SkillContribution,
     ProfileCache,

@@ -8,6 +8,7 @@ from drf_spectacular.generators import SchemaGenerator
 from accounts.services import user_settings_update
 from conversations.services.recording import turn_append
 from discovery.models import Finding
+from graph.services import entity_create, relation_add
 from memory import services
 from memory.models import MemoryVersion
 from tests.accounts.callers import rightful_caller
@@ -51,6 +52,11 @@ def test_every_write_operation_refuses_an_unknown_field(alice, alice_api, method
     pk = finding.pk if path.startswith("/api/v1/discovery/") else item.pk
     if path.startswith("/api/v1/webhooks/"):
         pk = endpoint_create(user=alice, url="http://127.0.0.1:9/hook", events="*")[0].pk
+    if path.startswith("/api/v1/graph/"):
+        rui = entity_create(user=alice, name="Rui", kind="person")
+        firm = entity_create(user=alice, name="Atelier Sul", kind="organisation")
+        relation = relation_add(user=alice, subject=rui, type="works_at", object=firm)
+        pk = relation.pk if path.startswith("/api/v1/graph/relations/") else rui.pk
     url = path.replace("{id}", str(pk)).replace("{session_id}", "s1")
     url = url.replace("{version_id}", str(version.pk))
 
