@@ -9,7 +9,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.generics import GenericAPIView
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -72,10 +71,12 @@ def entity_page(user: Any, entity: Entity) -> dict:
 
 
 class _Base(APIView):
-    permission_classes = [IsAuthenticated]
+    """The default permission (a person, or an app token acting for one of its people)."""
 
 
 class EntityListView(_Base, GenericAPIView):
+    serializer_class = GraphEntitySerializer  # what OPTIONS describes
+
     @extend_schema(
         operation_id="graph_entities_list",
         tags=TAG,
@@ -199,6 +200,8 @@ class EntitySplitView(_Base):
 
 
 class RelationListView(_Base, GenericAPIView):
+    serializer_class = GraphRelationSerializer
+
     @extend_schema(
         operation_id="graph_relations_list",
         tags=TAG,

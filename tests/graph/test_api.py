@@ -2,7 +2,9 @@
 relation ending the old one, and another person's ids a 404 everywhere."""
 
 import pytest
+from rest_framework.test import APIClient
 
+from accounts.people import app_create, app_token_create, person_create
 from graph.models import Entity, Relation
 from graph.services import entity_create, relation_add
 from memory.services import memory_create
@@ -181,3 +183,17 @@ def test_an_agent_relates_two_entities_with_the_relate_tool_and_recall_follows_i
         format="json",
     ).json()
     assert bad["ok"] is False and "type" in bad["error"]["fields"]
+
+
+def test_an_app_token_reaches_the_graph_only_for_one_of_its_people(db):
+    app = app_create(name="graph-app")
+    _, secret = app_token_create(app=app)
+    person_create(app=app, external_id="p-1")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    body = {"name": "Rui", "kind": "person"}
+    assert client.post("/api/v1/graph/entities/", body, format="json").status_code == 403
+    made = client.post("/api/v1/graph/entities/?user_id=p-1", body, format="json")
+    assert made.status_code == 201
+    listed = client.get("/api/v1/graph/entities/?user_id=p-1").json()["results"]
+    assert [e["name"] for e in listed] == ["Rui"]
