@@ -16,6 +16,8 @@ from core.management.commands import serve as serve_command
 from tests.migrated import migrated_sqlite
 from tests.system.deployment import children, free_port
 
+pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
+
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 120.0
 

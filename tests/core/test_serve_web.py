@@ -20,6 +20,8 @@ from core.management.commands import serve as serve_command
 from tests.core.test_serve import ROOT, _answers, _until
 from tests.system.deployment import free_port
 
+pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
+
 SLOW = 8  # as many as serve's threads
 ANSWER_WITHIN = 10.0  # generous: CI runs on two busy cores
 

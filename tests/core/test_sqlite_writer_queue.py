@@ -14,6 +14,8 @@ from django.db.utils import OperationalError
 
 from core.sqlite_backend.base import WriterQueue
 
+pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # A process of the project on a file database that obeys its stdin, one command a line.

@@ -17,6 +17,8 @@ import pytest
 
 from tests.learning import fake_llm as f
 
+pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
+
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 90.0
 
