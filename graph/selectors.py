@@ -97,7 +97,12 @@ class Related:
 def _named(user: Any, query: str) -> list[tuple[int, int, Entity, str]]:
     """(start, end, entity, how it was named) for each phrase of `query` naming one."""
     found: list[tuple[int, int, Entity, str]] = []
-    holder = Entity.objects.for_user(user).filter(holder=True).first()
+    # One statement for every name the person's entities go by; the person themselves
+    # ("me", `entity_holder`) always has aliases, so it comes with them.
+    every = list(Alias.objects.for_user(user).select_related("entity"))
+    if not every:
+        return found
+    holder = next((a.entity for a in every if a.entity.holder), None)
     for match in ROLE_PATTERN.finditer(query):
         if holder is None:
             break
@@ -109,7 +114,7 @@ def _named(user: Any, query: str) -> list[tuple[int, int, Entity, str]]:
         for relation in now:
             other = relation.object if relation.subject_id == holder.pk else relation.subject
             found.append((match.start(), match.end(), other, f"{match.group(0)} is {other.name}"))
-    aliases = Alias.objects.for_user(user).exclude(entity__holder=True).select_related("entity")
+    aliases = [a for a in every if not a.entity.holder]
     lowered = query.casefold()
     taken = [(s, e) for s, e, _, _ in found]
     for alias in sorted(aliases, key=lambda a: -len(a.key)):
