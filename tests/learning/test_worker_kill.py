@@ -80,7 +80,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from conversations.services import turn_append
+from conversations.services.recording import turn_append
 from memory.services import memory_create
 user = get_user_model().objects.create_user("alice")
 old = memory_create(user=user, content="User lives in Berlin")
