@@ -24,6 +24,7 @@ from graph.serializers import (
     GraphAliasesSerializer,
     GraphEntityCreateSerializer,
     GraphEntityPageSerializer,
+    GraphEntityQuerySerializer,
     GraphEntitySerializer,
     GraphMergeSerializer,
     GraphRelationCreateSerializer,
@@ -31,7 +32,6 @@ from graph.serializers import (
     GraphRelationSerializer,
     GraphSplitSerializer,
 )
-from graph.vocabulary import KINDS
 from memory.models import KnowledgeItem
 from memory.selectors import items_about
 
@@ -83,17 +83,16 @@ class EntityListView(_Base, GenericAPIView):
         summary="List your entities",
         description="People, organisations, teams, projects, places... by name, each with "
         "its aliases. `kind` keeps one kind; `q` those with a name containing it.",
-        parameters=[
-            OpenApiParameter("kind", OpenApiTypes.STR, enum=KINDS, description="One kind."),
-            OpenApiParameter("q", OpenApiTypes.STR, description="Part of a name or alias."),
-        ],
-        responses={200: GraphEntitySerializer(many=True), **errors()},
+        parameters=[GraphEntityQuerySerializer],
+        responses={200: GraphEntitySerializer(many=True), **errors(400)},
     )
     def get(self, request: Request) -> Response:
+        query = GraphEntityQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
         found = selectors.entities(
             user=request.user,
-            kind=request.query_params.get("kind"),
-            q=request.query_params.get("q"),
+            kind=query.validated_data.get("kind"),
+            q=query.validated_data.get("q"),
         ).prefetch_related("aliases")
         page = self.paginate_queryset(found)
         return self.get_paginated_response(GraphEntitySerializer(page, many=True).data)
@@ -218,7 +217,7 @@ class RelationListView(_Base, GenericAPIView):
         entity, current = request.query_params.get("entity"), request.query_params.get("current")
         of = None
         if entity is not None:
-            if not entity.isdigit():
+            if not (entity.isascii() and entity.isdigit()):
                 raise ValidationError({"entity": ["An entity id (integer)."]})
             of = selectors.entity_get(user=request.user, entity_id=object_id(int(entity)))
         held = None if current is None else current.lower() in {"true", "1", "yes"}

@@ -155,3 +155,12 @@ class GraphRelationCreateSerializer(StrictSerializer):
 
 class GraphRelationEndSerializer(StrictSerializer):
     at = WhenField(help_text="When it stopped holding (default now).")
+
+
+class GraphEntityQuerySerializer(serializers.Serializer):
+    """The entity list's filters (paging parameters pass by)."""
+
+    kind = serializers.ChoiceField(choices=KINDS, required=False, help_text="One kind.")
+    q = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text="Part of a name or alias."
+    )

@@ -197,3 +197,10 @@ def test_an_app_token_reaches_the_graph_only_for_one_of_its_people(db):
     assert made.status_code == 201
     listed = client.get("/api/v1/graph/entities/?user_id=p-1").json()["results"]
     assert [e["name"] for e in listed] == ["Rui"]
+
+
+def test_odd_list_filters_are_refused_not_crashed(alice_api):
+    assert alice_api.get("/api/v1/graph/entities/?q=a%00b").status_code == 400
+    assert alice_api.get("/api/v1/graph/entities/?kind=dragon").status_code == 400
+    assert alice_api.get("/api/v1/graph/relations/?entity=%C2%B2").status_code == 400
+    assert alice_api.get("/api/v1/graph/entities/?q=Rui").status_code == 200
