@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 from django.test import override_settings
 
+from memory.corpus import ITEMS
 from memory.recall import recall
 from retrieval import query, snapshots
 from retrieval.caches import clear_process_caches
-from retrieval.corpus import ITEMS
 from retrieval.embedding import current_dim, current_model_id
 from retrieval.indexes import index_for
 

@@ -47,8 +47,8 @@ from conversations.search import search_turns
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create
-from privacy.storage import fulltext_optimize
 from retrieval import keyword
+from retrieval.fulltext_upkeep import fulltext_optimize
 
 KS = (5, 10)
 DISTRACTOR_POOL = 2000  # distractor texts embedded for real; the rest are perturbed copies

@@ -24,16 +24,18 @@ from django.utils import timezone
 from bench.cold import ColdRow, measure_cold
 from bench.judging import time_judged
 from bench.synthetic import TextSource
+from conversations.corpus import TURNS
 from conversations.models import Session, Turn
 from conversations.search import search_turns
+from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create, memory_create_many
-from privacy.storage import fulltext_optimize
 from retrieval import keyword
-from retrieval.corpus import ITEMS, TURNS, generation_bump
 from retrieval.documents import turn_context, turn_text
 from retrieval.embedding import current_dim, current_model_id, get_embedder, to_bytes
+from retrieval.fulltext_upkeep import fulltext_optimize
+from retrieval.generations import generation_bump
 from retrieval.indexes import index_cache, index_for
 
 INSERT_BATCH = 2000

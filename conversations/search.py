@@ -7,10 +7,11 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from conversations.models import Turn
-from retrieval import keyword, pipeline
-from retrieval.corpus import TURNS
+from conversations.corpus import TURNS
+from conversations.models import Session, Turn
+from retrieval import pipeline
 from retrieval.documents import texts_for
+from retrieval.filters import Filter, among, eq, since, until
 from retrieval.judge import Hits
 
 MAX_TOP_K = 100
@@ -56,25 +57,21 @@ def search_turns(
     if not (query and query.strip()):
         newest = turns.order_by("-timestamp")[:top_k]
         return Hits([TurnHit(t, 0.0, "time", 1.0) for t in newest], reason="time range")
-    where = keyword.Where().add("t.owner_id = %s", user.pk)
+    scope: list[Filter] = []
     if session_id:
-        where.add(
-            "t.session_id IN (SELECT id FROM conversations_session "
-            "WHERE owner_id = %s AND session_id = %s)",
-            user.pk,
-            session_id,
-        )
+        sessions = Session.objects.for_user(user).filter(session_id=session_id)
+        scope.append(among("session", sessions.values_list("pk", flat=True)))
     if role:
-        where.add("t.role = %s", role)
+        scope.append(eq("role", role))
     if time_from:
-        where.add("t.timestamp >= %s", time_from)
+        scope.append(since("timestamp", time_from))
     if time_to:
-        where.add("t.timestamp <= %s", time_to)
+        scope.append(until("timestamp", time_to))
     verdict = pipeline.hybrid(
         TURNS,
         owner_id=user.pk,
         query=query,
-        where=where,
+        filters=scope,
         top_k=top_k,
         documents=lambda ids: _as_read(user.pk, ids),
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,

@@ -13,10 +13,11 @@ from typing import Any
 
 from conversations.models import Turn
 from memory import dedup
+from memory.corpus import ITEMS
 from memory.models import KnowledgeItem, MemoryVersion
 from memory.recall import recall
-from retrieval import keyword
-from retrieval.fulltext_schema import KNOWLEDGE_FTS
+from retrieval import pipeline
+from retrieval.filters import eq, is_set
 
 LEARNED = {"done", "partial"}  # extraction statuses of turns whose facts are stored
 QUERY_CHARS = 4000
@@ -55,13 +56,10 @@ def known_memories(*, user: Any, turns: list[Turn]) -> dict[str, list[dict[str, 
         .order_by("-updated_at")[:SHOWN_PAST]
         for new in [by_id[old.superseded_by_id]]
     ]
-    where = (
-        keyword.Where()
-        .add("t.owner_id = %s", user.pk)
-        .add("t.forgotten_at IS NOT NULL")
-        .add("t.sensitive = %s", False)
+    retracted_scope = [is_set("forgotten_at"), eq("sensitive", False)]
+    found = pipeline.keyword_ids(
+        ITEMS, user.pk, query, retracted_scope, limit=SHOWN_PAST, any_term=True, active_only=False
     )
-    found = [pk for pk, _ in keyword.search(KNOWLEDGE_FTS, query, where, SHOWN_PAST, any_term=True)]
     retracted = [
         {"content": item.content, "retracted_on": item.forgotten_at.date()}
         for item in KnowledgeItem.objects.for_user(user).filter(pk__in=found)

@@ -21,9 +21,11 @@ from typing import Any, Literal, TypeVar
 
 from django.utils import timezone
 
+from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
-from retrieval import keyword
-from retrieval.fulltext_schema import KNOWLEDGE_FTS
+from retrieval import pipeline
+from retrieval.filters import eq
+from retrieval.relevance import stem
 
 NEAR_THRESHOLD = 0.75
 NEAR_MIN_SHARED = 2
@@ -65,7 +67,7 @@ def _stem(word: str) -> str:
     """The word's Porter stem, as the full-text index stems it ("hikes", "hiking", "hiked"
     -> "hike"). Porter strips a suffix only where a vowel stays before it, so a code or a
     name that happens to end in "ed" or "s" ("mkbqced", "Ross") keeps its letters."""
-    return word if word.isdigit() else keyword.stem(word)
+    return word if word.isdigit() else stem(word)
 
 
 @lru_cache(maxsize=4096)
@@ -109,17 +111,8 @@ def candidate_ids(
     *, owner_id: int, content: str, category: str, context: str, entity: str
 ) -> list[int]:
     """Active items in the same category + context + entity sharing words with `content`."""
-    where = (
-        keyword.Where()
-        .add("t.owner_id = %s", owner_id)
-        .add("t.forgotten_at IS NULL")
-        .add("t.superseded_by_id IS NULL")
-        .add("t.category = %s", category)
-        .add("t.context = %s", context)
-        .add("t.entity = %s", entity)
-    )
-    hits = keyword.search(KNOWLEDGE_FTS, content, where, _CANDIDATES, any_term=True)
-    return [row_id for row_id, _ in hits]
+    scope = [eq("category", category), eq("context", context), eq("entity", entity)]
+    return pipeline.keyword_ids(ITEMS, owner_id, content, scope, limit=_CANDIDATES, any_term=True)
 
 
 def find_match(

@@ -13,10 +13,11 @@ from django.conf import settings
 
 from accounts.agents import agent_by_name
 from graph import selectors as graph
-from memory import provenance, relations
+from memory import relations
+from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
-from retrieval import keyword, perspective, pipeline
-from retrieval.corpus import ITEMS
+from retrieval import perspective, pipeline
+from retrieval.filters import AnyOf, Filter, Filters, among, eq, since, until
 from retrieval.judge import Hits
 
 MAX_TOP_K = 100
@@ -33,7 +34,6 @@ class Hit:
 
 def item_scope(
     *,
-    owner_id: int,
     category: str | None = None,
     context: str | None = None,
     entity: str | Sequence[str] | None = None,
@@ -41,41 +41,36 @@ def item_scope(
     time_from: datetime | None = None,
     time_to: datetime | None = None,
     agent_id: int | None = None,
-) -> keyword.Where:
-    """SQL conditions for the caller's active items under the recall filters."""
-    where = (
-        keyword.Where()
-        .add("t.owner_id = %s", owner_id)
-        .add("t.forgotten_at IS NULL")
-        .add("t.superseded_by_id IS NULL")
-    )
+) -> list[Filter | AnyOf]:
+    """The recall filters, as typed filters on the items corpus (`memory.corpus`)."""
+    scope: list[Filter | AnyOf] = []
     if category:
-        where.add("t.category = %s", category)
+        scope.append(eq("category", category))
     if context:
-        where.add("t.context IN (%s, 'global')", context)
+        scope.append(among("context", [context, "global"]))
     if isinstance(entity, str) and entity:
-        where.add("t.entity = %s", entity.lower())
+        scope.append(eq("entity", entity.lower()))
     elif entity:  # an entity and its aliases (`graph.selectors.filter_keys`)
-        where.add(f"t.entity IN ({', '.join(['%s'] * len(entity))})", *entity)
+        scope.append(among("entity", entity))
     if not include_sensitive:
-        where.add("t.sensitive = %s", False)
+        scope.append(eq("sensitive", False))
     if time_from:
-        where.add("t.created_at >= %s", time_from)
+        scope.append(since("created_at", time_from))
     if time_to:
-        where.add("t.created_at <= %s", time_to)
+        scope.append(until("created_at", time_to))
     if agent_id is not None:
-        where.add("t.agent_id = %s", agent_id)
-    return where
+        scope.append(eq("agent", agent_id))
+    return scope
 
 
 NOTE_WEIGHT = 0.8  # a diary note's score against a current fact's, when ordering hits
 BROAD_RELEVANCE = 0.5  # what matters most of a person answers "what do you know about me"
 
 
-def _about_holder(owned: Any, where: keyword.Where, top_k: int) -> Hits:
+def _about_holder(owned: Any, owner_id: int, scope: Filters, top_k: int) -> Hits:
     """A question about the person as a whole: their items that matter most (pinned, then
     by importance, use and recency), under the same filters as any recall."""
-    ids = pipeline.in_scope(ITEMS, where)
+    ids = pipeline.in_scope(ITEMS, owner_id, scope)
     items = (
         owned.filter(pk__in=ids)
         .exclude(category="note")  # a diary note is what was said once, not who they are
@@ -117,8 +112,7 @@ def recall(
         if found is None:
             return Hits(judged=True)
         writer = found.pk
-    where = item_scope(
-        owner_id=user.pk,
+    scope = item_scope(
         category=category,
         context=context,
         entity=graph.filter_keys(user=user, entity=entity) if entity else None,
@@ -129,7 +123,7 @@ def recall(
     )
     owned = KnowledgeItem.objects.for_user(user)
     if perspective.asks_about_holder(query or ""):
-        return _about_holder(owned, where, top_k)
+        return _about_holder(owned, user.pk, scope, top_k)
     stored_query = perspective.as_stored(query or "")
     related = graph.related(user=user, query=query or "")
 
@@ -139,23 +133,15 @@ def recall(
             return {pk: content for pk, content, _ in rows}
         return {pk: relations.shown(content, related.via(pk, ent)) for pk, content, ent in rows}
 
-    def via(state: Any) -> list[Any]:
-        # The conversation stage searches the turns once the items' keyword stage has run:
-        # both keyword stages run while the query is embedded; so does the relation stage.
-        links = [provenance.turn_evidence(user.pk, query or "", state)]
-        if related is not None:
-            links.append(relations.relation_evidence(user.pk, related, where, state))
-        return [link for link in links if link is not None]
-
     verdict = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
         query=stored_query,
-        where=where,
+        filters=scope,
         top_k=top_k,
         documents=documents,
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
-        via=via,
+        also=relations.searches(related),
         asked=query,
         judged=judge,
     )

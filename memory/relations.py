@@ -12,44 +12,19 @@ not a text about a stranger. A question naming no entity skips all of this.
 """
 
 from graph.selectors import Related
-from retrieval import fusion, keyword, perspective, pipeline
-from retrieval.corpus import ITEMS, Snapshot
-
-RELATION_CANDIDATES = 40  # items searched among the related ones
-
-
-def scope(where: keyword.Where, related: Related) -> keyword.Where:
-    """`where`, narrowed to the related items (by id or by their entity string)."""
-    arms, params = [], []
-    if related.items:
-        arms.append(f"t.id IN ({', '.join(['%s'] * len(related.items))})")
-        params += list(related.items)
-    if related.keys:
-        arms.append(f"t.entity IN ({', '.join(['%s'] * len(related.keys))})")
-        params += list(related.keys)
-    narrowed = keyword.Where(list(where.clauses), list(where.params))
-    return narrowed.add(f"({' OR '.join(arms)})", *params)
+from retrieval import perspective
+from retrieval.filters import among, any_of
+from retrieval.linked import Also
 
 
-def relation_evidence(
-    owner_id: int, related: Related, where: keyword.Where, snapshot: Snapshot
-) -> pipeline.Linked | None:
-    """The related items that answer the question as it reads with the names put in, as
-    evidence for themselves (stage "relation")."""
-    if not related.items and not related.keys:
-        return None
-    found = pipeline.ranked(
-        ITEMS,
-        owner_id=owner_id,
-        query=perspective.as_stored(related.query),  # as the question itself is searched
-        where=scope(where, related),
-        limit=RELATION_CANDIDATES,
-        state=snapshot,
-    )[:RELATION_CANDIDATES]
-    evidence = {
-        f.id: fusion.Fused(f.id, f.score, frozenset({"relation"}), f.relevance) for f in found
-    }
-    return pipeline.Linked("t.id", evidence) if evidence else None
+def searches(related: Related | None) -> list[Also]:
+    """The search of the related items (by id or by their entity string) for the question
+    as it reads with the names put in, searched like the question itself (stage
+    "relation"); none when the question names no entity of the graph."""
+    if related is None or not (related.items or related.keys):
+        return []
+    narrowed = any_of(among("id", related.items), among("entity", related.keys))
+    return [Also(perspective.as_stored(related.query), [narrowed], "relation")]
 
 
 def shown(content: str, via: str) -> str:

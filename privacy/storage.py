@@ -5,8 +5,8 @@ so deleted rows and freed pages are overwritten with zeros. Two places can still
 erased text afterwards:
 
 - FTS5 segments: deleting a row only appends a delete marker; the tokens stay in older
-  segments until they are merged. `fulltext_optimize` merges each index into a single
-  segment ('optimize'); the pages of the old segments are freed, hence zeroed.
+  segments until they are merged. `fulltext_optimize` (retrieval) merges each index into
+  a single segment ('optimize'); the pages of the old segments are freed, hence zeroed.
 - The write-ahead log: old page images stay in the -wal file until a checkpoint copies
   the new pages back and the log is truncated. `wal_checkpoint` does a TRUNCATE
   checkpoint with a short busy timeout: when another connection is reading at that
@@ -21,19 +21,10 @@ import logging
 
 from django.db import connection, transaction
 
-from retrieval.fulltext_schema import CURRENT_SPECS
+from retrieval.fulltext_upkeep import fulltext_optimize
 
 log = logging.getLogger("gaia.erasure")
 CHECKPOINT_BUSY_MS = 2000
-
-
-def fulltext_optimize() -> None:
-    """Merge the SQLite full-text indexes so deleted entries leave their segments."""
-    if connection.vendor != "sqlite":
-        return
-    with connection.cursor() as cursor:
-        for spec in CURRENT_SPECS:
-            cursor.execute(f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('optimize')")
 
 
 def wal_checkpoint() -> tuple[int, int, int] | None:

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.db.models.signals import post_delete, post_migrate
 
-from retrieval.fulltext_schema import ensure_after_migrate
+from retrieval.fulltext_upkeep import ensure_after_migrate
 from retrieval.snapshots import on_owner_deleted
 
 

@@ -1,136 +1,104 @@
-"""The two searchable corpora (knowledge items, conversation turns) described once.
+"""The searchable corpora, as the apps that own them declare them at start-up.
 
-Raw SQL below always works on alias `t` and is always scoped by `t.owner_id`.
+Retrieval owns no content table: each app describes its table once (a `Corpus`: which
+table, its text, owner, time and speaker columns, the fields a search may filter on, the
+columns that hide a row from search, its full-text definition, how a row reads when
+embedded) and declares it from its `AppConfig.ready()`. Everything in retrieval works on
+those declarations, so it never names a table of an app above it
+(tests/test_architecture.py checks this).
+
+Raw SQL built from a declaration always works on alias `t` and is always scoped by
+`t.owner_id`.
 """
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
-from django.db import connection
+from retrieval.fulltext_schema import FullTextSpec
 
-from retrieval import written
-from retrieval.changelog import log_changes
-from retrieval.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS_CONTEXT, FullTextSpec
-from retrieval.models import IndexGeneration
+IDENTIFIER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 @dataclass(frozen=True)
+class Link:
+    """A column of a corpus holding the id of a row of another corpus (an item's source
+    turn): a search of the first also searches the second, and a row takes the evidence
+    of the row it links to (`retrieval.linked`)."""
+
+    column: str
+    corpus: str  # the name of the linked corpus
+
+
+@dataclass(frozen=True, eq=False)  # one declaration, compared by identity
 class Corpus:
     name: str
     table: str
-    active_sql: str  # rows search may return (forgotten/superseded items never)
-    generation_field: str  # IndexGeneration column bumped when this corpus changes
     fts: FullTextSpec
-    time_column: str  # when a row happened (a query naming a date looks there)
-    speaker_column: str | None  # who said it (a query naming a speaker prefers theirs)
-    source_column: str | None = None  # a row's link to the turn it was learned from
+    fields: Mapping[str, str]  # what typed filters may name -> the column it is
+    generation_field: str  # IndexGeneration column bumped when this corpus changes
+    hidden_when_set: tuple[str, ...] = ()  # a row with any of these set is never searched
+    text: str = "content"
+    owner: str = "owner_id"
+    time: str = "created_at"  # when a row happened (a query naming a date looks there)
+    speaker: str | None = None  # who said it (a query naming a speaker prefers theirs)
+    source: Link | None = None
+    # How a row reads to the embedder: `document(*values of document_columns)`.
+    document_columns: tuple[str, ...] = ("content",)
+    document: Callable[..., str] = field(default=lambda content: content, compare=False)
     # What a row's vector is computed from: a vector is stored only while these are as
     # they were read (an edit or an erase meanwhile leaves the row to be embedded anew).
     embedded_columns: tuple[str, ...] = ("content",)
 
+    def __post_init__(self) -> None:
+        names = [self.table, self.text, self.owner, self.time, self.generation_field]
+        names += [*self.fields.values(), *self.hidden_when_set, *self.document_columns]
+        names += [
+            *self.embedded_columns,
+            self.speaker or "",
+            self.source.column if self.source else "",
+        ]
+        bad = [n for n in names if not set(n) <= IDENTIFIER]
+        if bad:
+            raise ValueError(f"corpus {self.name}: not plain column names: {bad}")
 
-ITEMS = Corpus(
-    name="items",
-    table="memory_knowledgeitem",
-    active_sql="t.forgotten_at IS NULL AND t.superseded_by_id IS NULL",
-    generation_field="value",
-    fts=KNOWLEDGE_FTS,
-    time_column="t.created_at",
-    speaker_column=None,
-    source_column="t.source_turn_id",
-)
-TURNS = Corpus(
-    name="turns",
-    table="conversations_turn",
-    active_sql="1 = 1",
-    generation_field="turn_value",
-    fts=TURN_FTS_CONTEXT,
-    time_column="t.timestamp",
-    speaker_column="t.speaker",
-    # A turn is embedded with the end of the turn it answers: erasing that turn clears
-    # this copy, and a vector computed from it before must not be stored after.
-    embedded_columns=("content", "context_text"),
-)
-CORPORA = {c.name: c for c in (ITEMS, TURNS)}
+    @property
+    def active_sql(self) -> str:
+        """SQL on `t`: the rows search may return (a forgotten or replaced item never)."""
+        return " AND ".join(f"t.{c} IS NULL" for c in self.hidden_when_set) or "1 = 1"
 
+    @property
+    def time_column(self) -> str:
+        return f"t.{self.time}"
 
-def generation_read(corpus: Corpus, owner_id: int) -> int:
-    """The owner's current generation of `corpus` (0 before the first write)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {corpus.generation_field} FROM memory_indexgeneration WHERE user_id = %s",
-            [owner_id],
-        )
-        row = cursor.fetchone()
-    return int(row[0]) if row else 0
+    @property
+    def speaker_column(self) -> str | None:
+        return f"t.{self.speaker}" if self.speaker else None
+
+    @property
+    def source_column(self) -> str | None:
+        return f"t.{self.source.column}" if self.source else None
 
 
-def generations_read(owner_id: int) -> dict[str, int]:
-    """The owner's current generation of every corpus, by name, in one statement."""
-    corpora = list(CORPORA.values())
-    fields = ", ".join(c.generation_field for c in corpora)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {fields} FROM memory_indexgeneration WHERE user_id = %s", [owner_id]
-        )
-        row = cursor.fetchone() or [0] * len(corpora)
-    return {c.name: int(value or 0) for c, value in zip(corpora, row, strict=True)}
+_declared: dict[str, Corpus] = {}
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """What a search of one owner needs before its vector stage, read in one statement."""
-
-    generations: dict[str, int]  # corpus name -> the owner's current generation
-    sourced: frozenset[str]  # corpora where some row of the owner links to its source turn
-
-
-def snapshot(owner_id: int) -> Snapshot:
-    """The owner's generation of every corpus, and which corpora hold rows learned from a
-    turn (recall searches the turns for those only)."""
-    corpora = list(CORPORA.values())
-    linked = [c for c in corpora if c.source_column]
-    columns = [
-        f"(SELECT {c.generation_field} FROM memory_indexgeneration WHERE user_id = %s)"
-        for c in corpora
-    ] + [
-        f"EXISTS (SELECT 1 FROM {c.table} t WHERE t.owner_id = %s "
-        f"AND {c.source_column} IS NOT NULL)"
-        for c in linked
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(columns)}", [owner_id] * len(columns))
-        row = cursor.fetchone()
-    values, flags = row[: len(corpora)], row[len(corpora) :]
-    generations = {c.name: int(value or 0) for c, value in zip(corpora, values, strict=True)}
-    return Snapshot(generations, frozenset(c.name for c, f in zip(linked, flags, strict=True) if f))
+def declare(corpus: Corpus) -> None:
+    """Make `corpus` searchable (from its app's `ready()`); declaring it again is a no-op,
+    a different corpus under a taken name an error."""
+    known = _declared.get(corpus.name)
+    if known is not None and known != corpus:
+        raise ValueError(f"a different corpus named {corpus.name!r} is already declared")
+    _declared[corpus.name] = corpus
 
 
-def _increment(field: str, owner_id: int) -> int | None:
-    """+1 and the new value in one statement; None when the owner has no row yet."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE memory_indexgeneration SET {field} = {field} + 1 WHERE user_id = %s "
-            f"RETURNING {field}",
-            [owner_id],
-        )
-        row = cursor.fetchone()
-    return int(row[0]) if row else None
+def named(name: str) -> Corpus:
+    """The declared corpus of that name (KeyError names the declared ones)."""
+    try:
+        return _declared[name]
+    except KeyError:
+        raise KeyError(f"no corpus {name!r} is declared (declared: {sorted(_declared)})") from None
 
 
-def generation_bump(corpus: Corpus, owner_id: int, changed: Iterable[int] | None = None) -> int:
-    """+1 inside the caller's transaction; returns the new value (the row stays locked).
-
-    `changed` (the ids the write touched) goes to the change log, so other processes
-    catch up on just those rows; None means "anything may have changed": every process
-    behind rebuilds that index.
-    """
-    generation = _increment(corpus.generation_field, owner_id)
-    if generation is None:  # the owner's first write
-        IndexGeneration.objects.get_or_create(user_id=owner_id)
-        generation = _increment(corpus.generation_field, owner_id)
-    changed = None if changed is None else list(changed)
-    if changed is not None:
-        log_changes(corpus.name, owner_id, generation, changed)
-    written.note(corpus.table, owner_id, None if changed is None else len(changed))
-    return generation
+def declared() -> list[Corpus]:
+    """Every declared corpus, by name (the same order whatever order the apps start in)."""
+    return [_declared[name] for name in sorted(_declared)]

@@ -1,4 +1,4 @@
-"""What text stands for an item or a turn in the vector index.
+"""What text stands for a row in the vector index (each corpus declares how it reads).
 
 A turn is indexed with its speaker and with the end of the turn it answers: "Researching
 adoption agencies" only makes sense next to "What are you up to this summer?". The
@@ -7,7 +7,7 @@ content comes first so the model's 256-token window never cuts the turn itself.
 
 from django.db import connection
 
-from retrieval.corpus import ITEMS, TURNS, Corpus
+from retrieval.corpus import Corpus
 
 CONTEXT_CHARS = 300
 
@@ -42,21 +42,15 @@ def texts_for(
     if not ids:
         return {}
     marks = ", ".join(["%s"] * len(ids))
-    if corpus is ITEMS:
-        sql = f"SELECT t.id, t.content FROM {corpus.table} t"
-    elif corpus is TURNS:
-        sql = f"SELECT t.id, t.content, t.speaker, t.role, t.context_text FROM {corpus.table} t"
-    else:
-        raise ValueError(corpus)
+    read = list(dict.fromkeys([*corpus.document_columns, *corpus.embedded_columns]))
+    columns = ", ".join(f"t.{c}" for c in read)
+    sql = f"SELECT t.id, {columns} FROM {corpus.table} t WHERE t.{corpus.owner} = %s"
     with connection.cursor() as cursor:
-        cursor.execute(f"{sql} WHERE t.owner_id = %s AND t.id IN ({marks})", [owner_id, *ids])
+        cursor.execute(f"{sql} AND t.id IN ({marks})", [owner_id, *ids])
         rows = cursor.fetchall()
-    if corpus is ITEMS:
-        return {row[0]: (item_text(content=row[1]), (row[1],)) for row in rows}
-    return {
-        row[0]: (
-            turn_text(content=row[1], speaker=row[2], role=row[3], context_text=row[4]),
-            (row[1], row[4]),
-        )
-        for row in rows
-    }
+    out = {}
+    for row in rows:
+        values = dict(zip(read, row[1:], strict=True))
+        text = corpus.document(*(values[c] or "" for c in corpus.document_columns))
+        out[row[0]] = (text, tuple(values[c] for c in corpus.embedded_columns))
+    return out

@@ -1,4 +1,5 @@
-"""Full-text index DDL per database backend, used by the migrations of both stores.
+"""Full-text index DDL per database backend, used by the migrations of the apps that
+declare a searchable corpus (`retrieval.corpus`).
 
 SQLite: an external-content FTS5 table (porter unicode61) kept in sync by triggers, so
 every write path (ORM, admin, bulk updates, raw deletes) updates it.
@@ -17,6 +18,10 @@ class FullTextSpec:
     fts: str  # SQLite FTS5 table name
     columns: tuple[str, ...]  # indexed columns, most important first
     weights: tuple[str, ...]  # PostgreSQL weight letter per column
+    bm25: tuple[float, ...] = ()  # SQLite bm25() weight per column (empty: all 1.0)
+
+    def bm25_weights(self) -> tuple[float, ...]:
+        return self.bm25 or tuple(1.0 for _ in self.columns)
 
 
 def _sqlite_triggers(spec: FullTextSpec) -> dict[str, str]:
@@ -57,16 +62,6 @@ def sqlite_ensure(spec: FullTextSpec, connection) -> bool:
         if missing:
             cursor.execute(f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('rebuild')")
     return bool(missing)
-
-
-def ensure_after_migrate(using: str = "default", **kwargs) -> None:
-    """post_migrate hook: keep the SQLite full-text triggers in place after any migration."""
-    from django.db import connections
-
-    connection = connections[using]
-    if connection.vendor == "sqlite":
-        for spec in CURRENT_SPECS:
-            sqlite_ensure(spec, connection)
 
 
 def sqlite_drop(spec: FullTextSpec) -> list[str]:
@@ -140,31 +135,6 @@ def search_first_operations(spec: FullTextSpec) -> list[migrations.RunPython]:
     return _per_vendor(
         spec, {"postgresql": postgres_search_first}, {"postgresql": postgres_search_reset}
     )
-
-
-KNOWLEDGE_FTS = FullTextSpec(
-    table="memory_knowledgeitem",
-    fts="memory_knowledge_fts",
-    columns=("content", "entity", "domain", "category"),
-    weights=("A", "B", "C", "C"),
-)
-TURN_FTS = FullTextSpec(
-    table="conversations_turn",
-    fts="conversations_turn_fts",
-    columns=("content", "speaker"),
-    weights=("A", "B"),
-)
-# Since conversations 0003: the previous turn of the session is indexed with each turn
-# (a reply is found by the words of the question it answers).
-TURN_FTS_CONTEXT = FullTextSpec(
-    table="conversations_turn",
-    fts="conversations_turn_fts",
-    columns=("content", "speaker", "context_text"),
-    weights=("A", "B", "C"),
-)
-
-# The definitions the latest migrations leave in place (what triggers must match).
-CURRENT_SPECS = (KNOWLEDGE_FTS, TURN_FTS_CONTEXT)
 
 
 def replace_operations(old: FullTextSpec, new: FullTextSpec) -> list[migrations.RunPython]:

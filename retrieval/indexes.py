@@ -9,8 +9,9 @@ from django.db import connection, transaction
 
 from retrieval import snapshots
 from retrieval.changelog import changed_since
-from retrieval.corpus import Corpus, generation_bump, generation_read
+from retrieval.corpus import Corpus
 from retrieval.embedding.store import rows_state
+from retrieval.generations import generation_bump, generation_read
 from retrieval.vector import IndexCache, Key, VectorIndex
 
 LOAD_CHUNK = 2048  # rows read per fetch when an index is built

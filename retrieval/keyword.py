@@ -21,23 +21,11 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from retrieval import termstats
-from retrieval.fulltext_schema import (
-    KNOWLEDGE_FTS,
-    TURN_FTS,
-    TURN_FTS_CONTEXT,
-    FullTextSpec,
-    vocab_table,
-)
+from retrieval.fulltext_schema import FullTextSpec, vocab_table
 from retrieval.termstats import owner_terms, stem
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 48
-# Column weights for bm25(): content counts most (see fulltext_schema column order).
-_SQLITE_WEIGHTS = {
-    KNOWLEDGE_FTS: (1.0, 0.5, 0.3, 0.3),
-    TURN_FTS: (1.0, 0.5),
-    TURN_FTS_CONTEXT: (1.0, 0.5, 0.5),
-}
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have he her his how i if in "
     "is it its me my of on or our she so that the their them they this to was we were what "
@@ -63,6 +51,7 @@ class Where:
 
     clauses: list[str] = field(default_factory=list)
     params: list = field(default_factory=list)
+    owner_id: int | None = None  # the one owner these conditions are scoped to
 
     def add(self, clause: str, *params: object) -> "Where":
         self.clauses.append(clause)
@@ -95,7 +84,7 @@ def search_rows(
 ) -> list[tuple[int, float, tuple]]:
     """`search`, each hit with the values of `columns` (SQL on the model table `t`) read
     by the same statement: recall needs the found rows' text anyway."""
-    if not any(c.startswith("t.owner_id") for c in where.clauses):
+    if where.owner_id is None:
         raise ValueError("keyword search must be scoped to one owner")
     terms = query_terms(text, drop_stopwords=True) or query_terms(text)
     if not terms or limit <= 0:
@@ -104,7 +93,7 @@ def search_rows(
     # the global ones bound the work (FTS5 scans a word's postings of every owner), far
     # above what one owner's choice needs: another user's rows decide nothing short of
     # a flood.
-    mine = owner_terms(spec, _owner_of(where))
+    mine = owner_terms(spec, where.owner_id)
     counts = {term: mine.frequency(term) for term in terms}
     if connection.vendor == "sqlite":
         everyones = _document_frequencies(spec, terms)
@@ -123,16 +112,6 @@ def search_rows(
     return hits
 
 
-def _owner_of(where: Where) -> int:
-    """The owner id a search is scoped to (its `t.owner_id = %s` clause)."""
-    position = 0
-    for clause in where.clauses:
-        if clause.startswith("t.owner_id"):
-            return int(where.params[position])
-        position += clause.count("%s")
-    raise ValueError("keyword search must be scoped to one owner")
-
-
 def _extra(columns: tuple[str, ...]) -> str:
     return "".join(f", {c}" for c in columns)
 
@@ -146,7 +125,7 @@ def _sqlite(
     columns: tuple,
 ) -> list[tuple[int, float, tuple]]:
     """Each op's best `limit` rows, the first op's first: (id, score, column values)."""
-    weights = ", ".join(str(w) for w in _SQLITE_WEIGHTS[spec])
+    weights = ", ".join(str(w) for w in spec.bm25_weights())
     arms, params = [], []
     for arm, op in enumerate(ops):
         arms.append(
@@ -199,7 +178,7 @@ def _postgres(
 
 def _owner_idf(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str, float]:
     """{term: BM25 idf} among the owner's rows (counted as on SQLite: termstats)."""
-    mine = owner_terms(spec, _owner_of(where))
+    mine = owner_terms(spec, where.owner_id)
     counts = {term: mine.frequency(term) for term in terms}
     total = max(mine.rows, *counts.values(), 0)
     return {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in counts.items()}

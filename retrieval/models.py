@@ -1,7 +1,4 @@
-"""The per-user index generation: what keeps every process's search caches current.
-
-The table kept its name from when the memory app held this model.
-"""
+"""The per-user index generation: what keeps every process's search caches current."""
 
 from django.conf import settings
 from django.db import models
@@ -19,9 +16,6 @@ class IndexGeneration(models.Model):
     )
     value = models.BigIntegerField(default=0)
     turn_value = models.BigIntegerField(default=0)  # the same, for conversation turns
-
-    class Meta:
-        db_table = "memory_indexgeneration"
 
     def __str__(self) -> str:
         return f"generation {self.value} of user {self.user_id}"

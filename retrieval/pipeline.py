@@ -1,7 +1,9 @@
-"""Hybrid search over one corpus: vector + keyword candidates, fused, optionally reranked.
+"""Hybrid search over one corpus: vector + keyword candidates, fused, optionally judged.
 
-Everything here works on ids and owner-scoped SQL; callers turn the final ids into
-model instances with one `for_user` query.
+Retrieval's front door for searches is `hybrid` (and `in_scope`, `keyword_ids`): callers
+name a declared corpus, an owner and typed filters (`retrieval.filters`), never SQL.
+Everything here works on ids and owner-scoped SQL built from the corpus declaration;
+callers turn the final ids into model instances with one `for_user` query.
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -14,10 +16,13 @@ from django.conf import settings
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from retrieval import dates, fusion, judge, keyword, relevance, vocabulary
-from retrieval.corpus import Corpus, Snapshot, snapshot
+from retrieval import dates, fusion, judge, keyword, linked, relevance, vocabulary
+from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id, similarity_scale
+from retrieval.filters import Filters, scoped
+from retrieval.generations import Snapshot, snapshot
 from retrieval.indexes import index_for
+from retrieval.linked import Also, Linked
 from retrieval.query import prefetch, query_vector
 from retrieval.vector import VectorIndex
 
@@ -40,9 +45,30 @@ def _ids_in_scope(corpus: Corpus, where: keyword.Where, ids: list[int] | None) -
         return [row[0] for row in cursor.fetchall()]
 
 
-def in_scope(corpus: Corpus, where: keyword.Where) -> list[int]:
-    """The ids of the active rows `where` allows (it scopes the owner)."""
-    return _ids_in_scope(corpus, where, None)
+def in_scope(corpus: Corpus, owner_id: int, filters: Filters = ()) -> list[int]:
+    """The ids of the owner's active rows that pass `filters`."""
+    return _ids_in_scope(corpus, scoped(corpus, owner_id, filters), None)
+
+
+def keyword_ids(
+    corpus: Corpus,
+    owner_id: int,
+    text: str,
+    filters: Filters = (),
+    *,
+    limit: int,
+    any_term: bool = False,
+    active_only: bool = True,
+) -> list[int]:
+    """The owner's rows sharing words with `text` (best first, at most `limit`) that pass
+    `filters`, by the keyword stage alone; `any_term` skips its AND pass (a near-duplicate
+    shares some words, not all); `active_only=False` also finds hidden rows (forgotten)."""
+    where = scoped(corpus, owner_id, filters)
+    if active_only:
+        where.add(corpus.active_sql)
+    return [
+        row_id for row_id, _ in keyword.search(corpus.fts, text, where, limit, any_term=any_term)
+    ]
 
 
 def _among_allowed(
@@ -55,7 +81,7 @@ def _among_allowed(
 
 def _heal(corpus: Corpus, owner_id: int, index: VectorIndex, dropped: list[int]) -> None:
     """Drop index entries whose rows are gone or hidden (a write path that did not announce)."""
-    base = keyword.Where().add("t.owner_id = %s", owner_id)
+    base = scoped(corpus, owner_id)
     alive = set(_ids_in_scope(corpus, base, dropped))
     stale = [i for i in dropped if i not in alive]
     if stale:
@@ -80,15 +106,6 @@ class Candidate:
     @property
     def relevance(self) -> float:
         return relevance.relevance(self.cosine, self.covered, self.scale)
-
-
-@dataclass(frozen=True)
-class Linked:
-    """Evidence found in another corpus: a row whose `column` holds the id of one of its
-    rows takes that row's evidence (an item learned from a turn that answers the query)."""
-
-    column: str  # SQL on the corpus table `t`
-    evidence: Mapping[int, fusion.Fused]  # the other corpus's row id -> its evidence
 
 
 @dataclass
@@ -122,7 +139,7 @@ def start(
     is computed, and the owner's `state` is read unless given, all while the model embeds."""
     text = vocabulary.vector_text(owner_id, query)
     embedding = prefetch(text)
-    active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params))
+    active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params), owner_id)
     by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
     rows = {row_id: _row(values) for row_id, _, values in by_keyword}
     weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
@@ -157,15 +174,13 @@ def candidates(
 
 
 def finish(
-    started: Started, linked: Linked | Sequence[Linked] | None = None
+    started: Started, links: Sequence[Linked] = ()
 ) -> tuple[dict[int, Candidate], dict[int, fusion.Fused]]:
     """`candidates` of a started search: its vector stage, once the query's vector is there.
 
-    Also the rows that `linked` (one or several) gives evidence for, each with that
-    evidence (the best, when several give some), read by the same statement as the rows
-    only the vector stage found.
+    Also the rows that `links` give evidence for, each with that evidence (the best, when
+    several give some), read by the same statement as the rows only the vector stage found.
     """
-    links = [] if linked is None else [linked] if isinstance(linked, Linked) else list(linked)
     corpus, owner_id, where, limit = started.corpus, started.owner_id, started.where, started.limit
     by_keyword, rows = started.by_keyword, started.rows
     # The owner's index is brought current while the model may still be embedding.
@@ -232,7 +247,7 @@ def finish(
 
 def _columns(corpus: Corpus) -> tuple[str, str, str]:
     """A row's text, time and speaker, as SQL on the corpus table `t`."""
-    return ("t.content", corpus.time_column, corpus.speaker_column or "''")
+    return (f"t.{corpus.text}", corpus.time_column, corpus.speaker_column or "''")
 
 
 def _covered(weights: dict[str, float], row: tuple) -> float:
@@ -329,20 +344,25 @@ def ranked(
     query: str,
     where: keyword.Where,
     limit: int,
-    via: Callable[[Snapshot], Linked | Sequence[Linked] | None] | None = None,
+    also: Sequence[Also] = (),
+    linked_query: str | None = None,
     state: Snapshot | None = None,
 ) -> list[fusion.Fused]:
     """Every candidate with its score and relevance, best first.
 
-    `via(state)` gives rows evidence found elsewhere (an item's source turn): a row's score
-    and relevance are the better of its own and that evidence's. It is called with the
-    owner's state once this search's keyword stage has run, so its own search runs while
-    the query is embedded. `state` is given when the caller has read it.
+    With `linked_query`, rows also take evidence found elsewhere (`retrieval.linked`): the
+    linked corpus searched for `linked_query`, and each search of `also`. A row's score
+    and relevance are the better of its own and that evidence's. Those searches run once
+    this search's keyword stage has run, while the query is embedded. `state` is given
+    when the caller has read it.
     Rows of a day the query names, and turns of a speaker it names, score more (they stay
     as relevant as they are).
     """
     started = start(corpus, owner_id, query, where, limit, state=state)
-    found, elsewhere = finish(started, via(started.state) if via else None)
+    links: list[Linked] = []
+    if linked_query is not None:
+        links = _elsewhere(corpus, owner_id, linked_query, where, also, started.state)
+    found, elsewhere = finish(started, links)
     depth = max(limit, len(found))
     fused: dict[int, fusion.Fused] = {
         i: fusion.Fused(
@@ -383,20 +403,39 @@ def ranked(
     return sorted(fused.values(), key=lambda f: (-f.score, "conversation" in f.stages, f.id))
 
 
+def _elsewhere(
+    corpus: Corpus,
+    owner_id: int,
+    query: str,
+    where: keyword.Where,
+    also: Sequence[Also],
+    state: Snapshot,
+) -> list[Linked]:
+    """The evidence of the linked corpus's search and of each of `also` (none found: [])."""
+    found = [linked.through_link(ranked, corpus, owner_id, query, state)]
+    found += [linked.narrower(ranked, corpus, owner_id, a, where, state) for a in also]
+    return [f for f in found if f is not None]
+
+
 def hybrid(
     corpus: Corpus,
     *,
     owner_id: int,
     query: str,
-    where: keyword.Where,
+    filters: Filters = (),
     top_k: int,
     documents: Callable[[list[int]], dict[int, str]],
     min_relevance: float = 0.0,
-    via: Callable[[Snapshot], Linked | Sequence[Linked] | None] | None = None,
+    also: Sequence[Also] = (),
     asked: str | None = None,
     judged: bool = True,
 ) -> judge.Verdict:
-    """The best rows at least `min_relevance` relevant, at most `top_k`.
+    """The owner's best rows of `corpus` under `filters`, at least `min_relevance`
+    relevant, at most `top_k`: retrieval's search, for every caller.
+
+    The linked corpus (`Corpus.source`) is searched for the question as `asked` (default
+    `query`), and each of `also` within the same filters; rows take the better of their own
+    evidence and theirs (`retrieval.linked`).
 
     With `judged` (and a judge configured), the judge reads the question as `asked`
     (default `query`) with the first fused candidates, whose text `documents(ids)` gives,
@@ -414,9 +453,10 @@ def hybrid(
         corpus,
         owner_id=owner_id,
         query=query,
-        where=where,
+        where=scoped(corpus, owner_id, filters),
         limit=limit,
-        via=via,
+        also=also,
+        linked_query=asked or query,
     )
     reason = "skipped" if judged is False else "off"
     if judging:

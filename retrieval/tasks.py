@@ -2,13 +2,13 @@
 
 from django_q.tasks import async_task
 
-from retrieval.corpus import CORPORA
+from retrieval.corpus import named
 from retrieval.embedding.services import embed_pending, embeddings_backfill, embeddings_missing
 
 
 def embed_rows_task(corpus_name: str, owner_id: int, ids: list[int]) -> int:
     """Embed rows a write could not embed itself (remote or failing embedder)."""
-    return embed_pending(CORPORA[corpus_name], owner_id, list(ids))
+    return embed_pending(named(corpus_name), owner_id, list(ids))
 
 
 def backfill_embeddings(limit: int = 500) -> int:

@@ -26,8 +26,9 @@ import snowballstemmer
 from django.db import connection
 
 from retrieval import snapshots
-from retrieval.corpus import CORPORA, generations_read
+from retrieval.corpus import declared
 from retrieval.fulltext_schema import FullTextSpec
+from retrieval.generations import generations_read
 
 SAMPLE_ROWS = 400
 SAMPLE_SECONDS = 30.0
@@ -88,11 +89,8 @@ def _sample(spec: FullTextSpec, owner_id: int, rows: int) -> OwnerTerms:
     return OwnerTerms(max(rows, len(texts)), len(texts), counts, expires)
 
 
-_CORPUS_OF_TABLE = {corpus.table: corpus.name for corpus in CORPORA.values()}
-
-
 def _saved_or_sampled(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
-    corpus = _CORPUS_OF_TABLE.get(spec.table)
+    corpus = next((c.name for c in declared() if c.fts.table == spec.table), None)
     if corpus is None or not snapshots.enabled():
         return _sample(spec, owner_id, _rows(spec, owner_id))
     stamp, name = [generations_read(owner_id)[corpus]], f"terms-{spec.table}"

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from django.db import connection
 
 from retrieval import snapshots, written
-from retrieval.corpus import ITEMS, TURNS, generations_read
+from retrieval.corpus import declared
+from retrieval.generations import generations_read
 from retrieval.keyword import STOPWORDS
 
 COMMON_SHARE = 0.1
@@ -56,22 +57,20 @@ class Profile:
 _cache: OrderedDict[int, Profile] = OrderedDict()
 
 
-def _read(owner_id: int) -> tuple[list[str], list[tuple[str, str]]]:
-    """The newest items' contents, and the newest turns' (content, speaker)."""
+def _read(owner_id: int) -> list[list[tuple[str, str]]]:
+    """Per declared corpus, its newest active rows' (text, speaker)."""
+    found = []
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT t.content FROM {ITEMS.table} t WHERE t.owner_id = %s "
-            f"AND {ITEMS.active_sql} ORDER BY t.id DESC LIMIT %s",
-            [owner_id, SAMPLE_ROWS],
-        )
-        items = [row[0] or "" for row in cursor.fetchall()]
-        cursor.execute(
-            f"SELECT t.content, t.speaker FROM {TURNS.table} t WHERE t.owner_id = %s "
-            "ORDER BY t.timestamp DESC LIMIT %s",
-            [owner_id, SAMPLE_ROWS],
-        )
-        turns = [(row[0] or "", row[1] or "") for row in cursor.fetchall()]
-    return items, turns
+        for corpus in declared():
+            speaker = corpus.speaker_column or "''"
+            cursor.execute(
+                f"SELECT t.{corpus.text}, {speaker} FROM {corpus.table} t "
+                f"WHERE t.{corpus.owner} = %s AND {corpus.active_sql} "
+                f"ORDER BY {corpus.time_column} DESC, t.id DESC LIMIT %s",
+                [owner_id, SAMPLE_ROWS],
+            )
+            found.append([(row[0] or "", row[1] or "") for row in cursor.fetchall()])
+    return found
 
 
 def _common_in(rows: list[str]) -> dict[str, float]:
@@ -96,16 +95,18 @@ def _saved_or_read(owner_id: int) -> tuple[dict[str, float], frozenset[str], int
     stamp: list[int] = []
     if snapshots.enabled():
         generations = generations_read(owner_id)
-        stamp = [generations[ITEMS.name], generations[TURNS.name]]
+        stamp = [generations[corpus.name] for corpus in declared()]
         saved = snapshots.sample_load(owner_id, "vocabulary", stamp)
         if saved is not None:
             return saved["common"], frozenset(saved["speakers"]), saved["rows"]
-    items, turns = _read(owner_id)
-    common = _common_in(items)
-    for word, share in _common_in([content for content, _ in turns]).items():
-        common[word] = max(share, common.get(word, 0.0))
-    speakers = frozenset(s.strip().casefold() for _, s in turns if s.strip())
-    rows = len(items) + len(turns)
+    corpora = _read(owner_id)
+    common: dict[str, float] = {}
+    for rows_of in corpora:
+        for word, share in _common_in([text for text, _ in rows_of]).items():
+            common[word] = max(share, common.get(word, 0.0))
+    said = [speaker for rows_of in corpora for _, speaker in rows_of]
+    speakers = frozenset(s.strip().casefold() for s in said if s.strip())
+    rows = sum(len(rows_of) for rows_of in corpora)
     if stamp:
         data = {"common": common, "speakers": sorted(speakers), "rows": rows}
         snapshots.sample_save_later(owner_id, "vocabulary", stamp, data)
@@ -121,7 +122,7 @@ def profile(owner_id: int) -> Profile:
             if owner_id in _cache:
                 _cache.move_to_end(owner_id)
         return cached
-    marks = written.marks([ITEMS.table, TURNS.table], owner_id)
+    marks = written.marks([corpus.table for corpus in declared()], owner_id)
     common, speakers, rows = _saved_or_read(owner_id)
     fresh = Profile(common, speakers, now + SAMPLE_SECONDS, rows, marks)
     with _lock:

@@ -1,6 +1,8 @@
 from django.db import migrations
 
-from retrieval.fulltext_schema import TURN_FTS, operations
+from conversations.corpus import TURN_FTS
+
+from retrieval.fulltext_schema import operations
 
 
 class Migration(migrations.Migration):

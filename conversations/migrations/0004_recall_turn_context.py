@@ -1,11 +1,8 @@
 from django.db import migrations, models
 
-from retrieval.fulltext_schema import (
-    TURN_FTS,
-    TURN_FTS_CONTEXT,
-    replace_operations,
-    vocab_operations,
-)
+from conversations.corpus import TURN_FTS, TURN_FTS_CONTEXT
+
+from retrieval.fulltext_schema import replace_operations, vocab_operations
 
 # Existing turns get the (last 300 characters of the) turn before them in their session.
 FILL_CONTEXT = """

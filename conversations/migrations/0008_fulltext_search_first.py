@@ -1,6 +1,8 @@
 from django.db import migrations
 
-from retrieval.fulltext_schema import TURN_FTS_CONTEXT, search_first_operations
+from conversations.corpus import TURN_FTS_CONTEXT
+
+from retrieval.fulltext_schema import search_first_operations
 
 
 class Migration(migrations.Migration):

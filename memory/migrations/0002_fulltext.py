@@ -1,6 +1,8 @@
 from django.db import migrations
 
-from retrieval.fulltext_schema import KNOWLEDGE_FTS, operations
+from memory.corpus import KNOWLEDGE_FTS
+
+from retrieval.fulltext_schema import operations
 
 
 class Migration(migrations.Migration):

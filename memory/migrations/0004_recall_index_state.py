@@ -1,6 +1,8 @@
 from django.db import migrations, models
 
-from retrieval.fulltext_schema import KNOWLEDGE_FTS, vocab_operations
+from memory.corpus import KNOWLEDGE_FTS
+
+from retrieval.fulltext_schema import vocab_operations
 
 
 class Migration(migrations.Migration):

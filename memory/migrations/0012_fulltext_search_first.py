@@ -1,6 +1,8 @@
 from django.db import migrations
 
-from retrieval.fulltext_schema import KNOWLEDGE_FTS, search_first_operations
+from memory.corpus import KNOWLEDGE_FTS
+
+from retrieval.fulltext_schema import search_first_operations
 
 
 class Migration(migrations.Migration):

@@ -13,7 +13,7 @@ from django.db import transaction
 
 from core import health
 from retrieval import events
-from retrieval.corpus import CORPORA, ITEMS, TURNS, Corpus
+from retrieval.corpus import Corpus, named
 from retrieval.embedding.ahead import store_ahead
 from retrieval.embedding.health import embedder_health
 from retrieval.embedding.services import sync_committed
@@ -42,7 +42,7 @@ class _PendingWrites:
         self.flushed = True
         for (name, owner_id), (ids, first, last) in self.changes.items():
             try:
-                sync_committed(CORPORA[name], owner_id, sorted(ids), first, last)
+                sync_committed(named(name), owner_id, sorted(ids), first, last)
             except Exception:  # the write is committed; the backfill repairs what failed
                 log.exception("post-commit embedding of %s for owner %s failed", name, owner_id)
 
@@ -63,6 +63,7 @@ def _pending() -> _PendingWrites | None:
 def _record(
     corpus: Corpus, owner_id: int, upserted: list[int], removed: list[int], generation: int
 ) -> None:
+    """Listener of `retrieval.events`: the change reaches the index on commit."""
     pending = _pending()
     if pending is None:
         pending = _PendingWrites()
@@ -73,20 +74,7 @@ def _record(
         pending.add(corpus, owner_id, [*upserted, *removed], generation)
 
 
-def on_items_changed(
-    owner_id: int, upserted: list[int], removed: list[int], generation: int
-) -> None:
-    _record(ITEMS, owner_id, upserted, removed, generation)
-
-
-def on_turns_changed(
-    owner_id: int, upserted: list[int], removed: list[int], generation: int
-) -> None:
-    _record(TURNS, owner_id, upserted, removed, generation)
-
-
 def install() -> None:
     """Called once from RetrievalConfig.ready()."""
-    events.listen(on_items_changed)
-    events.listen_turns(on_turns_changed)
+    events.listen(_record)
     health.register("embedder", embedder_health)

@@ -12,10 +12,11 @@ from typing import Any
 
 from django.db import transaction
 
-from retrieval.corpus import CORPORA, ITEMS, TURNS, Corpus, generation_bump, generation_read
+from retrieval.corpus import Corpus, declared
 from retrieval.documents import texts_for
 from retrieval.embedding import EmbedderError, current_dim, current_model_id, get_embedder, store
 from retrieval.embedding.base import Embedder
+from retrieval.generations import generation_bump, generation_read
 from retrieval.indexes import index_apply
 
 log = logging.getLogger(__name__)
@@ -126,8 +127,8 @@ def embeddings_missing(*, user: Any = None) -> dict[str, int]:
     owner_id = user.pk if user is not None else None
     model_id = current_model_id()
     return {
-        name: store.unembedded_count(corpus, model_id, owner_id=owner_id)
-        for name, corpus in CORPORA.items()
+        corpus.name: store.unembedded_count(corpus, model_id, owner_id=owner_id)
+        for corpus in declared()
     }
 
 
@@ -143,7 +144,7 @@ def embeddings_backfill(
     deadline = time.monotonic() + seconds
     owner_id = user.pk if user is not None else None
     done = 0
-    for corpus in (ITEMS, TURNS):
+    for corpus in declared():
         rows = store.unembedded(corpus, embedder.model_id, owner_id=owner_id, limit=limit - done)
         by_owner: dict[int, list[int]] = defaultdict(list)
         for row_owner, row_id in rows:

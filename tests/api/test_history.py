@@ -5,9 +5,9 @@ import pytest
 
 from accounts.services import token_create
 from memory import lineage, services
+from memory.corpus import KNOWLEDGE_FTS
 from memory.models import KnowledgeItem, MemoryVersion
 from retrieval import keyword
-from retrieval.fulltext_schema import KNOWLEDGE_FTS
 from tests.api.conftest import assert_error
 from tests.mcp_rpc import mcp_tool
 
@@ -103,7 +103,7 @@ def test_erasing_the_newest_brings_nothing_older_back(alice_api, alice):
     assert not KnowledgeItem.objects.for_user(alice).exists()
     assert not MemoryVersion.objects.exists()
     assert alice_api.get(MEMORIES).json()["results"] == []
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    where = keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)
     assert keyword.search(KNOWLEDGE_FTS, "Porto", where, 5) == []
 
 
@@ -138,7 +138,7 @@ def test_erasing_one_version_removes_only_its_text(alice_api, alice):
     left = [e["content"] for e in history(alice_api, item.pk)["results"]]
     assert left == ["Project codename osprey", "Project codename zanzibar"]
     assert not MemoryVersion.objects.filter(content__contains="kestrel").exists()
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    where = keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)
     assert keyword.search(KNOWLEDGE_FTS, "kestrel", where, 5) == []
     assert_error(alice_api.delete(f"{MEMORIES}{item.pk}/history/{kestrel['id']}/"), 404)
 

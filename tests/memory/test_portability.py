@@ -151,7 +151,7 @@ def test_a_superseded_item_is_stored_linked_to_its_successor_never_active(alice)
         _item("Worked at the bakery downtown", id=2, superseded_by=1),
     )
     seen: list[set[str]] = []
-    events.listen(lambda owner, upserted, removed, generation: seen.append(active(alice)))
+    events.listen(lambda corpus, *_: corpus.name == "items" and seen.append(active(alice)))
     try:
         store.import_lines(user=alice, lines=lines)
     finally:
@@ -236,8 +236,7 @@ def test_imported_turns_and_items_are_announced_for_embedding(alice, bob, monkey
     services.memory_create(user=alice, content="One item to embed")
     lines = exported(alice)
     heard: dict[str, set[int]] = {"turns": set(), "items": set()}
-    monkeypatch.setattr(events, "_turn_listeners", [lambda o, up, rm, g: heard["turns"].update(up)])
-    monkeypatch.setattr(events, "_listeners", [lambda o, up, rm, g: heard["items"].update(up)])
+    monkeypatch.setattr(events, "_listeners", [lambda c, o, up, rm, g: heard[c.name].update(up)])
 
     store.import_lines(user=bob, lines=lines)
 

@@ -167,11 +167,11 @@ def test_forget_hides_and_restore_brings_back_exactly(alice):
 
 
 def test_erase_removes_the_row_and_its_full_text_entry(alice):
+    from memory.corpus import KNOWLEDGE_FTS
     from retrieval import keyword
-    from retrieval.fulltext_schema import KNOWLEDGE_FTS
 
     item = services.memory_create(user=alice, content="Secret project zanzibar")
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    where = keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)
     assert keyword.search(KNOWLEDGE_FTS, "zanzibar", where, 5) == [
         (item.pk, pytest.approx(keyword.search(KNOWLEDGE_FTS, "zanzibar", where, 5)[0][1]))
     ]

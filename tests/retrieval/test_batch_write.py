@@ -5,14 +5,13 @@ import random
 import pytest
 
 from bench.loadbench.seed import words
+from memory.corpus import ITEMS, KNOWLEDGE_FTS
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create, memory_create_many
 from retrieval import keyword
-from retrieval.corpus import ITEMS
 from retrieval.embedding import current_dim, current_model_id, from_bytes, get_embedder
 from retrieval.embedding.services import embeddings_missing
-from retrieval.fulltext_schema import KNOWLEDGE_FTS
 from retrieval.indexes import index_for
 from tests.recall_fixtures import ALICE_FACTS
 
@@ -56,7 +55,7 @@ def test_batch_items_are_found_by_keyword_and_by_vector_right_after(alice, commi
         items = memory_create_many(user=alice, items=[{"content": text} for text in FACTS])
     assert index_for(ITEMS, alice.pk, current_model_id(), current_dim()) is index
     assert all(item.pk in index for item in items)
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    where = keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)
     assert [i for i, _ in keyword.search(KNOWLEDGE_FTS, "ThinkPad", where, 5)] == [items[4].pk]
     hits = recall(user=alice, query="food intolerance", top_k=1, min_relevance=0)  # no word
     assert [(h.item.pk, h.matched_by) for h in hits] == [(items[1].pk, "vector")]

@@ -9,14 +9,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from conversations.corpus import TURNS
 from conversations.search import search_turns
 from conversations.services.recording import turn_append
 from conversations.services.redaction import turns_prune
+from memory.corpus import ITEMS
 from memory.recall import recall
 from memory.services import memory_create, memory_forget, memory_update
 from privacy.services import memory_erase
 from retrieval import changelog
-from retrieval.corpus import ITEMS, TURNS
 from retrieval.indexes import index_for, index_rebuild
 from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process

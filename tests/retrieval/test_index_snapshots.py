@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from conversations.services.recording import turn_append
+from memory.corpus import ITEMS, KNOWLEDGE_FTS
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create, memory_forget
@@ -23,8 +24,6 @@ from privacy.retention import prune_user
 from privacy.services import memory_erase, memory_erase_user
 from retrieval import snapshots, termstats, vocabulary
 from retrieval.caches import clear_process_caches
-from retrieval.corpus import ITEMS
-from retrieval.fulltext_schema import KNOWLEDGE_FTS
 from retrieval.indexes import index_for
 from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process

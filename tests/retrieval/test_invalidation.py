@@ -9,11 +9,11 @@ from django.utils.timezone import now
 
 from conversations.search import search_turns
 from conversations.services.recording import turn_append
+from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create, memory_create_many, memory_forget
 from privacy.services import memory_erase
-from retrieval.corpus import ITEMS
 from retrieval.embedding.services import embed_rows
 from retrieval.indexes import index_for
 from retrieval.vector import IndexCache

@@ -7,10 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from conversations.services.recording import turn_append
+from memory.corpus import ITEMS, KNOWLEDGE_FTS
 from memory.services import memory_create, memory_forget
 from retrieval import fusion, keyword, pipeline
-from retrieval.corpus import ITEMS
-from retrieval.fulltext_schema import KNOWLEDGE_FTS
+from retrieval.linked import Linked
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def items(alice, commit):
 
 
 def test_search_rows_gives_each_hit_its_columns_in_the_order_search_gives_ids(alice, items):
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    where = keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)
     plain = keyword.search(KNOWLEDGE_FTS, "bees balcony", where, 10)
     rows = keyword.search_rows(
         KNOWLEDGE_FTS, "bees balcony", where, 10, columns=("t.content", "t.category")
@@ -42,7 +42,9 @@ def test_search_rows_gives_each_hit_its_columns_in_the_order_search_gives_ids(al
 
 def test_candidates_never_propose_a_forgotten_row_even_when_the_scope_omits_it(alice, items):
     memory_forget(user=alice, item_id=items[1].pk)
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)  # no "active" clause of its own
+    where = keyword.Where(owner_id=alice.pk).add(
+        "t.owner_id = %s", alice.pk
+    )  # no "active" clause of its own
     found = pipeline.candidates(ITEMS, alice.pk, "bees", where, 20)
     assert items[1].pk not in found
     assert found[items[0].pk].text == "Alice keeps bees on the balcony"
@@ -68,13 +70,13 @@ def test_finishing_a_search_reads_the_rows_linked_evidence_is_for_beside_its_own
         sings = memory_create(user=alice, content="Alice sings", source_turn=other)
         memory_create(user=alice, content="Alice likes figs")
     evidence = {said.pk: fusion.Fused(said.pk, 0.5, frozenset({"conversation"}), 0.7)}
-    linked = pipeline.Linked(ITEMS.source_column, evidence)
+    linked = Linked(ITEMS.source_column, evidence)
     started = pipeline.start(ITEMS, alice.pk, "sings", alice_scope(alice), 20)
-    found, elsewhere = pipeline.finish(started, linked)
+    found, elsewhere = pipeline.finish(started, [linked])
     assert elsewhere == {moved.pk: evidence[said.pk]}  # the row its evidence is for
     assert found[sings.pk].text == "Alice sings"  # the search's own rows, read as before
     assert sings.pk not in elsewhere  # its turn gave no evidence
 
 
 def alice_scope(alice):
-    return keyword.Where().add("t.owner_id = %s", alice.pk)
+    return keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)

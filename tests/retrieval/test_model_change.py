@@ -10,10 +10,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create
-from retrieval.corpus import ITEMS
 from retrieval.embedding import current_model_id
 from retrieval.embedding.services import embeddings_backfill, embeddings_missing
 from retrieval.indexes import index_for

@@ -8,10 +8,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory import services
+from memory.corpus import KNOWLEDGE_FTS
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from retrieval import keyword, termstats
-from retrieval.fulltext_schema import KNOWLEDGE_FTS
 
 pytestmark = pytest.mark.django_db
 BUDGET = 20  # dedup's word budget, small here so that a small flood exceeds it
@@ -45,7 +45,7 @@ def test_another_users_rows_do_not_change_my_dedup(alice, bob):
 def test_another_users_rows_do_not_change_my_word_weights(alice, bob):
     services.memory_create(user=alice, content="User likes green tea")
     services.memory_create(user=alice, content="User drinks black coffee")
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    where = keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)
     keyword.clear_caches()
     before = keyword.term_weights(KNOWLEDGE_FTS, ["green", "coffee"], where)
     flood(bob)

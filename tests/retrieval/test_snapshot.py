@@ -5,9 +5,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from conversations.corpus import TURNS
 from conversations.services.recording import turn_append
+from memory.corpus import ITEMS
 from memory.services import memory_create, memory_forget
-from retrieval.corpus import ITEMS, TURNS, generation_read, snapshot
+from retrieval.generations import generation_read, snapshot
 
 pytestmark = pytest.mark.django_db
 

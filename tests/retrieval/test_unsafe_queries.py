@@ -4,6 +4,7 @@ import pytest
 
 from conversations.search import search_turns
 from conversations.services.recording import turn_append
+from memory.corpus import ITEMS
 from memory.recall import recall
 from memory.services import memory_create
 
@@ -65,6 +66,6 @@ def test_keyword_work_is_bounded_by_dropping_the_most_common_terms(alice, commit
     keyword.clear_caches()  # counts seen while writing are stale (cached for a while)
     hits = recall(user=alice, query="common zeppelin")
     assert hits[0].item.pk == rare.pk
-    where = keyword.Where().add("t.owner_id = %s", alice.pk)
+    where = keyword.Where(owner_id=alice.pk).add("t.owner_id = %s", alice.pk)
     # Every term is in more rows than the budget allows: left to the vector stage.
-    assert keyword.search(keyword.KNOWLEDGE_FTS, "common words", where, 10) == []
+    assert keyword.search(ITEMS.fts, "common words", where, 10) == []

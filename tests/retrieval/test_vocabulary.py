@@ -4,10 +4,11 @@ import pytest
 
 from conversations.search import search_turns
 from conversations.services.recording import turns_append_many
-from memory.recall import item_scope, recall
+from memory.corpus import ITEMS
+from memory.recall import recall
 from memory.services import memory_create
 from retrieval import pipeline, vocabulary
-from retrieval.corpus import ITEMS
+from retrieval.filters import scoped
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +88,7 @@ def test_a_name_in_every_item_no_longer_decides_the_vector_stage(alice, commit):
             memory_create(user=alice, content=f"Caroline loves {hobby} and her friend {friend}")
         target = memory_create(user=alice, content="Went swimming with the kids at the lake")
     query = "What does Caroline do with the kids in summer?"
-    found = pipeline.candidates(ITEMS, alice.pk, query, item_scope(owner_id=alice.pk), 5)
+    found = pipeline.candidates(ITEMS, alice.pk, query, scoped(ITEMS, alice.pk), 5)
     by_vector = sorted((c for c in found.values() if c.vector_rank), key=lambda c: c.vector_rank)
     assert by_vector[0].id == target.pk
 

@@ -4,12 +4,13 @@ guard is the whole text a vector was built from, not only the turn's own content
 
 import numpy as np
 
+from conversations.corpus import TURNS
 from conversations.models import Turn
 from conversations.services.recording import turn_append
 from memory import services
+from memory.corpus import ITEMS
 from privacy import services as privacy_services
 from privacy.services import REDACTED
-from retrieval.corpus import ITEMS, TURNS
 from retrieval.documents import texts_for
 from retrieval.embedding import get_embedder, store
 

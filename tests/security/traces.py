@@ -7,9 +7,10 @@ import pytest
 from django.apps import apps
 from django.db import connection
 
+from conversations.corpus import TURN_FTS
+from memory.corpus import KNOWLEDGE_FTS
 from memory.models import KnowledgeItem
 from retrieval import events
-from retrieval.fulltext_schema import KNOWLEDGE_FTS, TURN_FTS
 
 
 def fulltext_holds(word: str) -> bool:
@@ -61,7 +62,11 @@ def rows_pointing_at(item_ids: set[int]) -> list[str]:
 def announced(monkeypatch) -> list[tuple[int, list[int], list[int], int]]:
     """Every items_changed announcement, as the vector index of any process hears it."""
     heard: list[Any] = []
-    monkeypatch.setattr(events, "_listeners", [*events._listeners, lambda *a: heard.append(a)])
+    monkeypatch.setattr(
+        events,
+        "_listeners",
+        [*events._listeners, lambda c, *a: c.name == "items" and heard.append(a)],
+    )
     return heard
 
 

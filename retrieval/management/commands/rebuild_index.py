@@ -5,7 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandParser
 
 from core.management.users import selected_users
-from retrieval.corpus import CORPORA
+from retrieval.corpus import declared
 from retrieval.embedding import current_dim, current_model_id
 from retrieval.embedding.services import embeddings_missing
 from retrieval.indexes import index_rebuild
@@ -22,11 +22,11 @@ class Command(BaseCommand):
         model_id, dim = current_model_id(), current_dim()
         for person in users:
             parts = []
-            for name, corpus in CORPORA.items():
+            for corpus in declared():
                 started = time.perf_counter()
                 index = index_rebuild(corpus, person.pk, model_id, dim)
                 elapsed = (time.perf_counter() - started) * 1000
-                parts.append(f"{name} {index.size} vectors in {elapsed:.0f} ms")
+                parts.append(f"{corpus.name} {index.size} vectors in {elapsed:.0f} ms")
             missing = embeddings_missing(user=person)
             line = f"{person.username}: " + "; ".join(parts)
             if any(missing.values()):

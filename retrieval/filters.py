@@ -1,0 +1,90 @@
+"""Typed filters: what a caller of retrieval's front door narrows a search with.
+
+A caller names fields its corpus declared (`Corpus.fields`) and values; it never writes
+SQL. `scoped` turns them into conditions on the corpus table (alias `t`) with their
+parameters, always scoped to one owner; a field the corpus did not declare is refused.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from retrieval.corpus import Corpus
+from retrieval.keyword import Where
+
+
+@dataclass(frozen=True)
+class Filter:
+    field: str
+    op: str  # "=", "in", ">=", "<=", "set" (IS NOT NULL)
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """Rows that pass at least one of `options`."""
+
+    options: tuple[Filter, ...]
+
+
+Filters = Sequence[Filter | AnyOf]
+
+
+def eq(field: str, value: Any) -> Filter:
+    return Filter(field, "=", value)
+
+
+def among(field: str, values: Iterable[Any]) -> Filter:
+    """The field holds one of `values` (none: no row passes)."""
+    return Filter(field, "in", tuple(values))
+
+
+def since(field: str, moment: Any) -> Filter:
+    return Filter(field, ">=", moment)
+
+
+def until(field: str, moment: Any) -> Filter:
+    return Filter(field, "<=", moment)
+
+
+def is_set(field: str) -> Filter:
+    return Filter(field, "set")
+
+
+def any_of(*options: Filter) -> AnyOf:
+    return AnyOf(tuple(options))
+
+
+def _condition(corpus: Corpus, f: Filter) -> tuple[str, list]:
+    column = corpus.fields.get(f.field)
+    if column is None:
+        raise ValueError(
+            f"corpus {corpus.name} has no filter field {f.field!r} "
+            f"(it declares: {', '.join(sorted(corpus.fields))})"
+        )
+    if f.op == "in":
+        if not f.value:
+            return "1 = 0", []
+        return f"t.{column} IN ({', '.join(['%s'] * len(f.value))})", list(f.value)
+    if f.op == "set":
+        return f"t.{column} IS NOT NULL", []
+    if f.op in ("=", ">=", "<="):
+        return f"t.{column} {f.op} %s", [f.value]
+    raise ValueError(f"unknown filter operation {f.op!r}")
+
+
+def scoped(corpus: Corpus, owner_id: int, filters: Filters = ()) -> Where:
+    """SQL conditions for the owner's rows under `filters` (not yet the active-row ones)."""
+    where = Where(owner_id=owner_id).add(f"t.{corpus.owner} = %s", owner_id)
+    for f in filters:
+        if isinstance(f, AnyOf):
+            parts = [_condition(corpus, option) for option in f.options]
+            if not parts:
+                continue
+            where.add(
+                f"({' OR '.join(sql for sql, _ in parts)})", *[p for _, ps in parts for p in ps]
+            )
+        else:
+            sql, params = _condition(corpus, f)
+            where.add(sql, *params)
+    return where
