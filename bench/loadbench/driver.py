@@ -1,8 +1,12 @@
-"""A bounded asyncio httpx load on loopback: weighted endpoints, latency percentiles."""
+"""A bounded asyncio httpx load on loopback: weighted endpoints, latency percentiles,
+spread over one or more servers with or without person affinity."""
 
 import asyncio
+import contextlib
+import itertools
 import random
 import time
+import zlib
 from dataclasses import dataclass, field
 
 import httpx
@@ -21,6 +25,27 @@ class Results:
     errors: dict[str, int] = field(default_factory=dict)
     samples: list[str] = field(default_factory=list)
     elapsed: float = 0.0
+    per_server: list[int] = field(default_factory=list)  # requests each server answered
+
+
+def affinity_server(token: str, servers: int) -> int:
+    """The server a person's requests go to with affinity: a CRC-32 of the whole
+    Authorization header modulo the servers. The load-balancer recipe (docs/operating.md,
+    person affinity) hashes the same header its own way: one token, one server."""
+    return zlib.crc32(f"Bearer {token}".encode()) % servers
+
+
+class Router:
+    """Picks the server of each request: round robin (no affinity), or by the token."""
+
+    def __init__(self, servers: int, affinity: bool) -> None:
+        self.servers, self.affinity = servers, affinity
+        self._turn = itertools.count()
+
+    def pick(self, token: str) -> int:
+        if self.affinity:
+            return affinity_server(token, self.servers)
+        return next(self._turn) % self.servers
 
 
 def _request(kind: str, rng: random.Random) -> tuple[str, str, dict | None]:
@@ -37,16 +62,19 @@ def _request(kind: str, rng: random.Random) -> tuple[str, str, dict | None]:
     return "GET", "/api/v1/memories/?page_size=20", None
 
 
-async def _client(http, tokens, deadline, results, seed, mix) -> None:
+async def _client(clients, router, tokens, deadline, results, seed, mix) -> None:
     rng = random.Random(seed)
     kinds, weights = list(mix), list(mix.values())
     while time.monotonic() < deadline:
         kind = rng.choices(kinds, weights)[0]
         method, path, body = _request(kind, rng)
-        headers = {"Authorization": f"Bearer {rng.choice(tokens)}"}
+        token = rng.choice(tokens)
+        server = router.pick(token)
+        results.per_server[server] += 1
+        headers = {"Authorization": f"Bearer {token}"}
         started = time.perf_counter()
         try:
-            response = await http.request(method, path, json=body, headers=headers)
+            response = await clients[server].request(method, path, json=body, headers=headers)
             ok = response.status_code in (200, 201)
             detail = f"{kind} {response.status_code} {response.text[:200]}"
         except httpx.HTTPError as error:
@@ -59,15 +87,32 @@ async def _client(http, tokens, deadline, results, seed, mix) -> None:
 
 
 async def run(
-    url: str, tokens: list[str], duration: float, concurrency: int, mix: dict | None = None
+    urls: list[str],
+    tokens: list[str],
+    duration: float,
+    concurrency: int,
+    mix: dict | None = None,
+    affinity: bool = False,
 ) -> Results:
-    results = Results()
+    """`concurrency` clients for `duration` seconds, each request sent to the server the
+    router picks among `urls` (the same seeds every run: both routings ask the same)."""
+    results = Results(per_server=[0] * len(urls))
+    router = Router(len(urls), affinity)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=url, limits=limits, timeout=60)
+            )
+            for url in urls
+        ]
         started = time.monotonic()
         deadline = started + duration
         await asyncio.gather(
-            *(_client(http, tokens, deadline, results, i, mix or MIX) for i in range(concurrency))
+            *(
+                _client(clients, router, tokens, deadline, results, i, mix or MIX)
+                for i in range(concurrency)
+            )
         )
         results.elapsed = time.monotonic() - started
     return results
