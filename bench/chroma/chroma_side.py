@@ -13,7 +13,6 @@ from pathlib import Path
 
 from bench.chroma.timing import WARM_UP, batches, one_text_times, summary, timed_ms
 from bench.chroma.workload import Workload
-from retrieval.embedding.local import LocalEmbedder
 
 
 def main(
@@ -23,12 +22,7 @@ def main(
     from chromadb.config import Settings
 
     workload = Workload.load(Path(workload_path))
-    embedder = LocalEmbedder(
-        model_path=workload.model_path,
-        tokenizer_path=workload.tokenizer_path,
-        batch_size=workload.embed_batch,
-        threads=workload.embed_threads,
-    )
+    embedder = workload.embedder()
 
     class OurEmbedder(chromadb.EmbeddingFunction):
         def __init__(self) -> None:
@@ -39,7 +33,7 @@ def main(
 
         @staticmethod
         def name() -> str:
-            return "gaia-local-minilm-int8"
+            return "gaia-local-embedder"
 
     client = chromadb.PersistentClient(path=data_dir, settings=Settings(anonymized_telemetry=False))
     collection = client.create_collection(

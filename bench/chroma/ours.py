@@ -16,7 +16,6 @@ from bench.chroma.workload import Workload
 from memory.recall import recall
 from memory.services import memory_create_many
 from retrieval.embedding import get_embedder
-from retrieval.embedding.local import LocalEmbedder
 
 
 def run_ours(workload: Workload, *, batch: int, queries: int, top_k: int) -> dict:
@@ -39,12 +38,7 @@ def run_ours(workload: Workload, *, batch: int, queries: int, top_k: int) -> dic
 
 def run_embedder(workload: Workload, *, batch: int, queries: int, top_k: int) -> dict:
     """The floor: the embedder on the same texts (batches) and questions (one at a time)."""
-    embedder = LocalEmbedder(
-        model_path=workload.model_path,
-        tokenizer_path=workload.tokenizer_path,
-        batch_size=workload.embed_batch,
-        threads=workload.embed_threads,
-    )
+    embedder = workload.embedder()
     asked = workload.questions[: WARM_UP + queries]
     one_text = one_text_times(embedder.embed, asked)
     started = time.perf_counter()

@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 
 from bench.chroma.workload import Workload
-from retrieval.embedding.local import default_model_path, default_threads, default_tokenizer_path
+from retrieval.embedding.local import default_threads, model_named, verified_files
 
 # What `retrieval.embedding.local` (and its package) import, pinned as in requirements.txt.
 EMBEDDER_PACKAGES = ("numpy", "onnxruntime", "tokenizers", "Django", "httpx")
@@ -68,8 +68,15 @@ def compare(
 ) -> list[tuple[str, dict]]:
     """(stack name, figures) for this project (SQLite, and PostgreSQL if given), Chroma
     and the embedder alone."""
-    workload.model_path = settings.GAIA_EMBED_MODEL_PATH or str(default_model_path())
-    workload.tokenizer_path = settings.GAIA_EMBED_TOKENIZER_PATH or str(default_tokenizer_path())
+    model = model_named(settings.GAIA_LOCAL_EMBED_MODEL)
+    model_file, tokenizer_file = verified_files(
+        model, settings.GAIA_EMBED_MODEL_PATH, settings.GAIA_EMBED_TOKENIZER_PATH
+    )
+    workload.model, workload.model_path, workload.tokenizer_path = (
+        model.name,
+        str(model_file),
+        str(tokenizer_file),
+    )
     workload.embed_batch = settings.GAIA_EMBED_BATCH
     workload.embed_threads = settings.GAIA_EMBED_THREADS or default_threads()
     rows = []

@@ -13,6 +13,8 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from retrieval.embedding.local import MODELS, LocalEmbedder
+
 ANSWERABLE = {1, 2, 3, 4}
 _DATE = re.compile(r"(\d{1,2} \w+),? (\d{4})")  # "1:56 pm on 8 May, 2023" -> 8 May 2023
 
@@ -22,6 +24,7 @@ class Workload:
     items: list[tuple[str, str]]  # (text, context)
     questions: list[str]
     # The embedder as this project's settings configure it, so every stack runs the same.
+    model: str = ""  # a local model's name (`retrieval.embedding.local.MODELS`)
     model_path: str = ""
     tokenizer_path: str = ""
     embed_batch: int = 32
@@ -29,6 +32,16 @@ class Workload:
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(asdict(self)))
+
+    def embedder(self) -> LocalEmbedder:
+        """A local embedder built exactly as this project's settings build theirs."""
+        return LocalEmbedder(
+            MODELS[self.model],
+            model_path=self.model_path,
+            tokenizer_path=self.tokenizer_path,
+            batch_size=self.embed_batch,
+            threads=self.embed_threads,
+        )
 
     @classmethod
     def load(cls, path: Path) -> "Workload":
