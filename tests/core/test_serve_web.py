@@ -18,6 +18,7 @@ import pytest
 
 from core.management.commands import serve as serve_command
 from tests.core.test_serve import ROOT, _answers, _until
+from tests.migrated import migrated_sqlite
 from tests.system.deployment import free_port
 
 pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
@@ -46,7 +47,7 @@ def environ(tmp_path_factory) -> dict[str, str]:
         PYTHONUNBUFFERED="1",
         XDG_RUNTIME_DIR=str(tmp_path / "run"),  # where gunicorn's control socket would go
     )
-    _manage(environ, "migrate", "--noinput")
+    migrated_sqlite(tmp_path / "gaia.sqlite3")  # where the default settings put it
     return environ
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.learning import fake_llm as f
+from tests.migrated import migrated_sqlite
 
 pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
 
@@ -96,7 +97,7 @@ def test_a_worker_killed_mid_task_is_retried_and_applies_once(tmp_path):
     db = tmp_path / "kill.sqlite3"
     clusters = []
     try:
-        _manage(env, "migrate", "--noinput")
+        migrated_sqlite(db)
         old_id, turn_id = map(int, _manage(env, "shell", "-c", SETUP).split()[-2:])
         server.then(f.silent(30))  # the worker is stuck in the LLM call, before any commit
         clusters.append(_cluster(env))

@@ -1,5 +1,6 @@
 """Run as a script (`python -m tests.security.sqlite_bytes_probe`) with GAIA_DATA_DIR set
-to an empty directory: a real file-backed SQLite database with the production settings.
+to an empty directory, or one holding a freshly migrated gaia.sqlite3 (tests/migrated.py):
+a real file-backed SQLite database with the production settings.
 
 It stores three users' memory with a marker word each, erases one of alice's items and
 carol's whole memory through the services, then prints JSON: the PRAGMAs of its own
