@@ -37,7 +37,8 @@ run: $(VENV)/.runtime
 ## Install what the tests need and run them (DATABASE_URL selects PostgreSQL).
 test: $(VENV)/.dev $(MEM0_VENV)/.installed
 	$(VENV)/bin/ruff check .
-	GAIA_MEM0_VENV=$(MEM0_VENV) $(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	GAIA_MEM0_VENV=$(MEM0_VENV) $(PY) -m pytest -n $(TEST_WORKERS) \
+	  --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 ## The API, background and system tests against PostgreSQL + Redis (the production topology).
 PROD_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gaia

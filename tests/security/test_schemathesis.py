@@ -6,7 +6,11 @@ sequences with links inferred from the responses) runs against the live test ser
 bob as a peer (object-level authorization: alice's objects must not reach bob). Checks:
 no server error, ignored authentication, use after free, resource availability,
 object-level authorization. The number of examples per operation is bounded
-(GAIA_SCHEMATHESIS_EXAMPLES, default 8) and so is the run time (max-time).
+(GAIA_SCHEMATHESIS_EXAMPLES, default 8).
+
+The phases run as two tests, so a parallel run spreads them over two processes: coverage
+(the longest phase) alone, and examples, fuzzing and stateful together (the stateful phase
+infers its links from the responses the phases before it saw in the same run).
 
 The live server, not the WSGI app: schemathesis 4.32's WSGI transport fails its own
 ignored_auth probes (it forwards `max_redirects` to werkzeug).
@@ -36,9 +40,13 @@ CHECKS = (
     "ensure_resource_availability",
     "object_level_authorization",
 )
+PHASES = ("examples", "coverage", "fuzzing", "stateful")
+PARTS = {"coverage": {"coverage"}, "examples-fuzzing-stateful": {"examples", "fuzzing", "stateful"}}
 
 
-def _config(tmp_path: Path, alice_secret: str, bob_secret: str) -> schemathesis.Config:
+def _config(
+    tmp_path: Path, alice_secret: str, bob_secret: str, phases: set[str]
+) -> schemathesis.Config:
     users = {"auth": [
         {"name": name, "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {secret}"}]}
         for name, secret in (("alice", alice_secret), ("bob", bob_secret))
@@ -53,7 +61,13 @@ def _config(tmp_path: Path, alice_secret: str, bob_secret: str) -> schemathesis.
             # ACK): a fresh connection per request is four times faster here.
             "headers": {"Connection": "close"},
             "generation": {"max-examples": EXAMPLES, "database": "none"},
-            "phases": {"stateful": {"generation": {"max-examples": 4 * EXAMPLES}}},
+            "phases": {
+                **{name: {"enabled": name in phases} for name in PHASES},
+                "stateful": {
+                    "enabled": "stateful" in phases,
+                    "generation": {"max-examples": 4 * EXAMPLES},
+                },
+            },
             "checks": {"enabled": False, **{name: {"enabled": True} for name in CHECKS}},
             "auth": {
                 "wfc": {
@@ -70,14 +84,7 @@ def _failures(schema) -> tuple[list[str], int]:
     """Distinct failures (check, operation, title, reproduction) and the cases run."""
     found: dict[tuple, str] = {}
     cases = 0
-    import time
-
-    t0 = time.time()
     for event in from_schema(schema).execute():
-        if isinstance(event, (events.PhaseStarted, events.PhaseFinished)):
-            print(
-                "PHASE", type(event).__name__, event.phase.name, round(time.time() - t0, 1), cases
-            )
         if isinstance(event, events.ScenarioFinished):
             cases += len(event.recorder.cases)
             for nodes in event.recorder.checks.values():
@@ -94,7 +101,11 @@ def _failures(schema) -> tuple[list[str], int]:
     return list(found.values()), cases
 
 
-def test_the_api_holds_under_schemathesis(live_server, fake_llm, alice, bob, tmp_path, monkeypatch):
+@pytest.mark.slow
+@pytest.mark.parametrize("part", PARTS)
+def test_the_api_holds_under_schemathesis(
+    part, live_server, fake_llm, alice, bob, tmp_path, monkeypatch
+):
     monkeypatch.setattr(TokenRateThrottle, "THROTTLE_RATES", {"token": "1000000/min"})
     fake_llm.then(  # any LLM job gets a well-formed answer
         f.answer({"operations": [], "facts": [{"content": "A fact"}], "summary": "s",
@@ -104,7 +115,8 @@ def test_the_api_holds_under_schemathesis(live_server, fake_llm, alice, bob, tmp
     _, alice_secret = token_create(user=alice, name="schemathesis")
     _, bob_secret = token_create(user=bob, name="schemathesis")
     schema = schemathesis.openapi.from_url(
-        f"{live_server.url}/api/v1/schema/", config=_config(tmp_path, alice_secret, bob_secret)
+        f"{live_server.url}/api/v1/schema/",
+        config=_config(tmp_path, alice_secret, bob_secret, PARTS[part]),
     )
 
     failures, cases = _failures(schema)
