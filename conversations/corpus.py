@@ -35,6 +35,7 @@ TURNS = Corpus(
     fields={"id": "id", "session": "session_id", "role": "role", "timestamp": "timestamp"},
     generation_field="turn_value",
     time="timestamp",
+    newest="timestamp",
     speaker="speaker",
     # A turn is embedded with the end of the turn it answers: erasing that turn clears
     # this copy, and a vector computed from it before must not be stored after.

@@ -46,16 +46,9 @@ def search_turns(
         raise ValidationError("Give a query or a time range.", code="empty")
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     turns = Turn.objects.for_user(user).select_related("session", "agent")
-    if session_id:
-        turns = turns.filter(session__session_id=session_id)
-    if role:
-        turns = turns.filter(role=role)
-    if time_from:
-        turns = turns.filter(timestamp__gte=time_from)
-    if time_to:
-        turns = turns.filter(timestamp__lte=time_to)
     if not (query and query.strip()):
-        newest = turns.order_by("-timestamp")[:top_k]
+        newest = turns.filter(**_as_lookups(session_id, role, time_from, time_to))
+        newest = newest.order_by("-timestamp")[:top_k]
         return Hits([TurnHit(t, 0.0, "time", 1.0) for t in newest], reason="time range")
     scope: list[Filter] = []
     if session_id:
@@ -87,6 +80,19 @@ def search_turns(
         judged=verdict.judged,
         reason=verdict.reason,
     )
+
+
+def _as_lookups(
+    session_id: str | None, role: str | None, time_from: datetime | None, time_to: datetime | None
+) -> dict[str, Any]:
+    """The same filters as ORM lookups (a time range with no query is read newest first)."""
+    lookups = {
+        "session__session_id": session_id,
+        "role": role,
+        "timestamp__gte": time_from,
+        "timestamp__lte": time_to,
+    }
+    return {name: value for name, value in lookups.items() if value}
 
 
 def _as_read(owner_id: int, ids: list[int]) -> dict[int, str]:

@@ -13,6 +13,7 @@ from django.conf import settings
 
 from accounts.agents import agent_by_name
 from graph import selectors as graph
+from graph.selectors import Related
 from memory import relations
 from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
@@ -124,28 +125,35 @@ def recall(
     owned = KnowledgeItem.objects.for_user(user)
     if perspective.asks_about_holder(query or ""):
         return _about_holder(owned, user.pk, scope, top_k)
-    stored_query = perspective.as_stored(query or "")
     related = graph.related(user=user, query=query or "")
-
-    def documents(ids: list[int]) -> dict[int, str]:
-        rows = owned.filter(pk__in=ids).values_list("pk", "content", "entity")
-        if related is None:
-            return {pk: content for pk, content, _ in rows}
-        return {pk: relations.shown(content, related.via(pk, ent)) for pk, content, ent in rows}
 
     verdict = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
-        query=stored_query,
+        query=perspective.as_stored(query or ""),
         filters=scope,
         top_k=top_k,
-        documents=documents,
+        documents=lambda ids: _as_read(owned, ids, related),
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         also=relations.searches(related),
         asked=query,
         judged=judge,
     )
-    ranked = verdict.hits
+    return Hits(_hits(owned, verdict.hits, related), judged=verdict.judged, reason=verdict.reason)
+
+
+def _as_read(owned: Any, ids: list[int], related: Related | None) -> dict[int, str]:
+    """What the judge reads of each item: an item a relation brought, after the relation."""
+    rows = owned.filter(pk__in=ids).values_list("pk", "content", "entity")
+    if related is None:
+        return {pk: content for pk, content, _ in rows}
+    return {pk: relations.shown(content, related.via(pk, ent)) for pk, content, ent in rows}
+
+
+def _hits(owned: Any, ranked: list[Any], related: Related | None) -> list[Hit]:
+    """The ranked rows as hits, read in one query; a diary note is evidence of what was
+    said in its session, not what holds now: it yields to a current fact that answers as
+    well ("where do I live": Lisbon before a note from when the person lived in Porto)."""
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
     hits = [
         Hit(
@@ -158,8 +166,5 @@ def recall(
         for r in ranked
         if r.id in items
     ]
-    # A diary note is evidence of what was said in its session, not what holds now: it
-    # yields to a current fact that answers as well ("where do I live": Lisbon before a
-    # note from when the person lived in Porto).
     hits.sort(key=lambda h: -h.score * (NOTE_WEIGHT if h.item.is_diary_note else 1.0))
-    return Hits(hits, judged=verdict.judged, reason=verdict.reason)
+    return hits

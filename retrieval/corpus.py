@@ -40,6 +40,7 @@ class Corpus:
     text: str = "content"
     owner: str = "owner_id"
     time: str = "created_at"  # when a row happened (a query naming a date looks there)
+    newest: str = "id"  # what orders a sample of the owner's newest rows (`vocabulary`)
     speaker: str | None = None  # who said it (a query naming a speaker prefers theirs)
     source: Link | None = None
     # How a row reads to the embedder: `document(*values of document_columns)`.
@@ -50,7 +51,8 @@ class Corpus:
     embedded_columns: tuple[str, ...] = ("content",)
 
     def __post_init__(self) -> None:
-        names = [self.table, self.text, self.owner, self.time, self.generation_field]
+        names = [self.table, self.text, self.owner, self.time, self.newest]
+        names += [self.generation_field]
         names += [*self.fields.values(), *self.hidden_when_set, *self.document_columns]
         names += [
             *self.embedded_columns,

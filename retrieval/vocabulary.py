@@ -66,7 +66,7 @@ def _read(owner_id: int) -> list[list[tuple[str, str]]]:
             cursor.execute(
                 f"SELECT t.{corpus.text}, {speaker} FROM {corpus.table} t "
                 f"WHERE t.{corpus.owner} = %s AND {corpus.active_sql} "
-                f"ORDER BY {corpus.time_column} DESC, t.id DESC LIMIT %s",
+                f"ORDER BY t.{corpus.newest} DESC LIMIT %s",
                 [owner_id, SAMPLE_ROWS],
             )
             found.append([(row[0] or "", row[1] or "") for row in cursor.fetchall()])

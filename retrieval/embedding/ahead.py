@@ -17,6 +17,11 @@ then finds them and only updates this process's index. A text that changed on th
 has no vector ahead, and is embedded after commit as before. Only a local embedder is
 used ahead: a remote one could hold the caller for seconds, and the after-commit path
 already queues that work.
+
+A batch of rows, whose SQL (dedup lookups, inserts, full-text) takes about as long as
+embedding them, calls `embed_soon` instead: the model runs in the background while the
+transaction does its SQL, and the after-commit embedding takes the vectors from that run
+(`LocalEmbedder.prefetch`), so the lock is held no longer than before.
 """
 
 import logging
@@ -29,6 +34,7 @@ import numpy as np
 from retrieval.corpus import Corpus
 from retrieval.documents import texts_for
 from retrieval.embedding import EmbedderError, get_embedder, store
+from retrieval.embedding.local import LocalEmbedder
 
 log = logging.getLogger(__name__)
 _local = threading.local()
@@ -57,6 +63,18 @@ def embedded_ahead(texts: list[str]) -> Iterator[None]:
         yield
     finally:
         _local.ahead = outer
+
+
+def embed_soon(texts: list[str]) -> None:
+    """Start embedding `texts` in the background (local embedder only); embedding them
+    later, after the write commits, takes these vectors."""
+    try:
+        embedder = get_embedder()
+    except EmbedderError as error:  # the after-commit path embeds (or queues) them
+        log.debug("nothing embedded ahead of the write: %s", error)
+        return
+    if isinstance(embedder, LocalEmbedder) and texts:
+        embedder.prefetch(texts)
 
 
 def store_ahead(corpus: Corpus, owner_id: int, ids: list[int]) -> None:

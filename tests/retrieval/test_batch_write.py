@@ -1,6 +1,7 @@
 """A batch written through memory_create_many is searchable at once, both ways."""
 
 import random
+import threading
 
 import pytest
 
@@ -45,6 +46,24 @@ def test_a_batch_is_embedded_in_one_call_of_the_local_embedder(alice, commit, em
     for row in KnowledgeItem.objects.for_user(alice):
         assert row.embedding_model == current_model_id()
         assert from_bytes(row.embedding, current_dim()) is not None
+
+
+def test_a_batch_is_embedded_while_its_sql_runs_and_not_again_on_commit(alice, commit, monkeypatch):
+    embedder = get_embedder()
+    runs: list[tuple[str, int]] = []  # (thread, texts) of each model run
+    real = embedder._embed_now
+
+    def embed_now(texts: list[str]):
+        runs.append((threading.current_thread().name, len(texts)))
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "_embed_now", embed_now)
+    rng = random.Random(5)
+    texts = [words(rng, 6) for _ in range(20)]
+    with commit():
+        memory_create_many(user=alice, items=[{"content": t} for t in texts])
+    assert [(name.startswith("embed-ahead"), n) for name, n in runs] == [(True, 20)]
+    assert embeddings_missing(user=alice) == {"items": 0, "turns": 0}
 
 
 def test_batch_items_are_found_by_keyword_and_by_vector_right_after(alice, commit):

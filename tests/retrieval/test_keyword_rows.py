@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from conversations.services.recording import turn_append
 from memory.corpus import ITEMS, KNOWLEDGE_FTS
 from memory.services import memory_create, memory_forget
-from retrieval import fusion, keyword, pipeline
+from retrieval import candidates, fusion, keyword
 from retrieval.linked import Linked
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +45,7 @@ def test_candidates_never_propose_a_forgotten_row_even_when_the_scope_omits_it(a
     where = keyword.Where(owner_id=alice.pk).add(
         "t.owner_id = %s", alice.pk
     )  # no "active" clause of its own
-    found = pipeline.candidates(ITEMS, alice.pk, "bees", where, 20)
+    found = candidates.candidates(ITEMS, alice.pk, "bees", where, 20)
     assert items[1].pk not in found
     assert found[items[0].pk].text == "Alice keeps bees on the balcony"
     assert found[items[0].pk].covered == 1.0
@@ -71,8 +71,8 @@ def test_finishing_a_search_reads_the_rows_linked_evidence_is_for_beside_its_own
         memory_create(user=alice, content="Alice likes figs")
     evidence = {said.pk: fusion.Fused(said.pk, 0.5, frozenset({"conversation"}), 0.7)}
     linked = Linked(ITEMS.source_column, evidence)
-    started = pipeline.start(ITEMS, alice.pk, "sings", alice_scope(alice), 20)
-    found, elsewhere = pipeline.finish(started, [linked])
+    started = candidates.start(ITEMS, alice.pk, "sings", alice_scope(alice), 20)
+    found, elsewhere = candidates.finish(started, [linked])
     assert elsewhere == {moved.pk: evidence[said.pk]}  # the row its evidence is for
     assert found[sings.pk].text == "Alice sings"  # the search's own rows, read as before
     assert sings.pk not in elsewhere  # its turn gave no evidence

@@ -94,6 +94,41 @@ def test_a_process_forked_after_the_model_was_loaded_embeds_batches_on_its_own_t
     assert os.waitstatus_to_exitcode(done[1]) == 0
 
 
+def test_texts_embedded_ahead_are_not_run_again_and_keep_their_vectors(monkeypatch):
+    embedder = LocalEmbedder(threads=1)
+    texts = ["Alice keeps bees on her balcony", "Bob sails on Sundays"]
+    expected = embedder.embed(["Carol paints", *texts])[1:]
+    embedder.prefetch(texts)
+    embedder._ahead[texts[0]][0].result(timeout=30)  # the background run is done
+    runs = []
+    original = embedder._run
+    monkeypatch.setattr(embedder, "_run", lambda ids: runs.append(ids) or original(ids))
+    vectors = embedder.embed([texts[1], "Carol paints", texts[0]])
+    assert len(runs) == 1 and len(runs[0]) == 1  # only the text nobody embedded ahead
+    for got, want in zip(vectors[[2, 0]], expected, strict=True):
+        assert float(got @ want) > SAME_TEXT
+    embedder.embed(texts)  # taken once: asked again, they are embedded again
+    assert len(runs) == 2
+
+
+def test_a_failed_background_run_is_run_again_when_its_texts_are_asked_for(monkeypatch):
+    embedder = LocalEmbedder(threads=1)
+    original = embedder._run
+    monkeypatch.setattr(embedder, "_run", lambda ids: 1 / 0)
+    embedder.prefetch(["Alice keeps bees"])
+    embedder._ahead["Alice keeps bees"][0].exception(timeout=30)  # the run has failed
+    monkeypatch.setattr(embedder, "_run", original)
+    assert embedder.embed(["Alice keeps bees"]).shape == (1, 384)
+
+
+def test_only_the_newest_background_runs_are_kept_for_later(monkeypatch):
+    monkeypatch.setattr(local, "AHEAD_RUNS", 2)
+    embedder = LocalEmbedder(threads=1)
+    for n in range(4):
+        embedder.prefetch([f"note {n}", f"other note {n}"])
+    assert sorted(embedder._ahead) == ["note 2", "note 3", "other note 2", "other note 3"]
+
+
 def test_it_accepts_empty_emoji_and_very_long_texts(embedder):
     vectors = embedder.embed(["", "🧠🔥", "word " * 5000])
     assert vectors.shape == (3, 384)

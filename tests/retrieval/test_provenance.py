@@ -11,7 +11,7 @@ import pytest
 from conversations.services.recording import turn_append
 from memory.recall import recall
 from memory.services import memory_create, memory_forget
-from retrieval import keyword, pipeline
+from retrieval import candidates, keyword
 
 pytestmark = pytest.mark.django_db
 
@@ -105,7 +105,7 @@ def test_both_keyword_stages_run_before_recall_waits_for_the_query_vector(
 ):
     """The conversation stage's keyword search is not queued behind the embedding."""
     steps: list[str] = []
-    search_rows, query_vector = keyword.search_rows, pipeline.query_vector
+    search_rows, query_vector = keyword.search_rows, candidates.query_vector
 
     def searched(spec, *args, **kwargs):
         steps.append(f"keyword {spec.table}")
@@ -116,7 +116,7 @@ def test_both_keyword_stages_run_before_recall_waits_for_the_query_vector(
         return query_vector(text)
 
     monkeypatch.setattr(keyword, "search_rows", searched)
-    monkeypatch.setattr(pipeline, "query_vector", waited)
+    monkeypatch.setattr(candidates, "query_vector", waited)
     hits = recall(user=alice, query="picnic by the lake", top_k=3, judge=False)
     assert steps == [
         "keyword memory_knowledgeitem",

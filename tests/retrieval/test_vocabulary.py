@@ -7,7 +7,7 @@ from conversations.services.recording import turns_append_many
 from memory.corpus import ITEMS
 from memory.recall import recall
 from memory.services import memory_create
-from retrieval import pipeline, vocabulary
+from retrieval import candidates, vocabulary
 from retrieval.filters import scoped
 
 pytestmark = pytest.mark.django_db
@@ -42,8 +42,10 @@ def test_a_word_in_most_of_the_owners_rows_is_common(alice, caroline_notes):
 
 def test_the_vector_stage_embeds_the_question_without_them(alice, caroline_notes, monkeypatch):
     embedded = []
-    real = pipeline.query_vector
-    monkeypatch.setattr(pipeline, "query_vector", lambda text: embedded.append(text) or real(text))
+    real = candidates.query_vector
+    monkeypatch.setattr(
+        candidates, "query_vector", lambda text: embedded.append(text) or real(text)
+    )
     recall(user=alice, query="Has Caroline played chess?")
     assert embedded == ["Has played chess?"]
 
@@ -88,7 +90,7 @@ def test_a_name_in_every_item_no_longer_decides_the_vector_stage(alice, commit):
             memory_create(user=alice, content=f"Caroline loves {hobby} and her friend {friend}")
         target = memory_create(user=alice, content="Went swimming with the kids at the lake")
     query = "What does Caroline do with the kids in summer?"
-    found = pipeline.candidates(ITEMS, alice.pk, query, scoped(ITEMS, alice.pk), 5)
+    found = candidates.candidates(ITEMS, alice.pk, query, scoped(ITEMS, alice.pk), 5)
     by_vector = sorted((c for c in found.values() if c.vector_rank), key=lambda c: c.vector_rank)
     assert by_vector[0].id == target.pk
 
