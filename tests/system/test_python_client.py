@@ -4,9 +4,12 @@ MemoryMixin (tests/system/client_script.py), the README's Python snippet, and th
 chat agent against a scripted OpenAI-compatible chat server.
 """
 
+import fcntl
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,15 +24,36 @@ ROOT = Path(__file__).resolve().parents[2]
 README_URL = "http://127.0.0.1:8000"
 
 
+def _client_digest() -> str:
+    """The client's sources and this Python's version, hashed: what its virtualenv is of."""
+    digest = hashlib.sha256(sys.version.encode())
+    source = ROOT / "clients" / "python"
+    for path in sorted(source.rglob("*")):
+        parts = path.relative_to(source).parts
+        if path.is_file() and not any(p.startswith((".", "__pycache__")) for p in parts):
+            digest.update(str(parts).encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 @pytest.fixture(scope="session")
 def client_python(tmp_path_factory) -> Path:
-    """The python of a new virtualenv with only the client package installed."""
-    venv = tmp_path_factory.mktemp("agent") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    """The python of a new virtualenv with only the client package installed. Made once
+    per GAIA_DATA_DIR (CI's three passes share theirs, fresh in a clean clone) and client
+    source, under a lock; without GAIA_DATA_DIR, once per test run."""
+    shared = os.environ.get("GAIA_DATA_DIR")
+    base = Path(shared) if shared else tmp_path_factory.getbasetemp()
+    base.mkdir(parents=True, exist_ok=True)
+    venv = base / f"client-venv-{_client_digest()}"
     python = venv / "bin" / "python"
-    install = [str(python), "-m", "pip", "install", "-q", str(ROOT / "clients" / "python")]
-    done = subprocess.run(install, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    with open(base / "client-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (venv / ".installed").exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+            install = [str(python), "-m", "pip", "install", "-q", str(ROOT / "clients" / "python")]
+            done = subprocess.run(install, capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, done.stderr[-3000:]
+            (venv / ".installed").touch()
     return python
 
 
