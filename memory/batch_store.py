@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 
 from memory import dedup, versions
 from memory.models import KnowledgeItem, MemoryVersion
+from retrieval.documents import item_text
+from retrieval.embedding.ahead import embed_soon
 
 # (0, pk): an item that existed before the batch; (1, n): the new row of entry n.
 # Keys sort like the ids the rows have (or will have), which decides ties as pk order does.
@@ -133,7 +135,11 @@ def items_store(*, user: Any, rows: list[dict[str, Any]]) -> list[KnowledgeItem]
     existing item or an earlier row of the batch (then the item shows the row as that
     fold left it, like a fresh read after each single write); `outcome` says
     "deduplicated", "conflict" (stored, linked to `conflicts_with`) or "new".
+
+    The model starts on the rows' texts first (`embed_soon`), in the background: the
+    vectors are ready, or nearly, when the commit embeds the stored rows.
     """
+    embed_soon([item_text(content=row["content"]) for row in rows])
     hits = [
         []
         if row.get("alone")
