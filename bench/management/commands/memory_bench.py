@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench.cold import cold_table
+from bench.migrated import migrated
 from bench.speed import measure, table
 
 
@@ -35,8 +36,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options) -> None:
+        sizes = _sizes(options["sizes"])
+        migrated(self.stderr.write)
         rows = []
-        for size in _sizes(options["sizes"]):
+        for size in sizes:
             rows.append(
                 measure(
                     size,

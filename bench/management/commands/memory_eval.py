@@ -13,10 +13,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
 
 from bench import extraction
@@ -26,6 +23,7 @@ from bench.graph import evaluate_graph, graph_table, read_graph_scenario
 from bench.locomo import evaluate_folder
 from bench.locomo_data import NotAConversation
 from bench.locomo_report import RANKINGS, conditions_table, summary_table, table
+from bench.migrated import migrated
 from learning.llm import llm_configured
 from retrieval.caches import clear_process_caches
 from retrieval.embedding import current_model_id
@@ -120,7 +118,7 @@ class Command(BaseCommand):
             account_data = [(path, read_account(path)) for path in accounts]
         except NotAnAccount as error:
             raise CommandError(str(error)) from error
-        _migrated(self.stdout.write)
+        migrated(self.stdout.write)
         names = list(RANKINGS) if ranking == "all" else [ranking]
         summary = []
         for name in names:
@@ -199,7 +197,7 @@ class Command(BaseCommand):
             scenarios = [(path, read_graph_scenario(path)) for path in paths]
         except NotAnAccount as error:
             raise CommandError(str(error)) from error
-        _migrated(self.stdout.write)
+        migrated(self.stdout.write)
         self.stdout.write(f"Embedder {current_model_id()}, judge {judge_mode()}.")
         scores = []
         for path, data in scenarios:
@@ -217,7 +215,7 @@ class Command(BaseCommand):
         threshold = options["threshold"]
         if not 0 < threshold <= 1:
             raise CommandError("--threshold must be between 0 and 1.")
-        _migrated(self.stdout.write)
+        migrated(self.stdout.write)
         started = time.monotonic()
         try:
             rows = extraction.evaluate_files(
@@ -247,13 +245,3 @@ def _scenarios(path: Path) -> dict:
     if not isinstance(data, dict) or not {"own_facts", "nonsense_questions"} <= set(data):
         raise CommandError(f"{path}: needs 'own_facts' and 'nonsense_questions'.")
     return data
-
-
-def _migrated(out) -> None:
-    """Bring the database up to date first: the eval writes throwaway users and rows, and
-    a fresh GAIA_DATA_DIR has no tables yet ("no such table" otherwise)."""
-    executor = MigrationExecutor(connection)
-    pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
-    if pending:
-        out(f"Applying {len(pending)} migrations to {connection.settings_dict['NAME']} first.")
-        call_command("migrate", verbosity=0)
