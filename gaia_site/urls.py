@@ -10,18 +10,19 @@ from django.urls import include, path, re_path
 
 from memory.api.mcp_view import McpView
 
-api = [
-    path("", include("core.urls")),
-    path("", include("accounts.api_urls")),
-    path("", include("memory.api.urls")),
-    path("", include("conversations.api.urls")),
-    path("", include("learning.urls")),
-    path("", include("skills.urls")),
-    path("", include("discovery.urls")),
-    path("", include("privacy.urls")),
-    path("", include("webhooks.urls")),
-    path("", include("graph.urls")),
-]
+API_URLCONFS = (
+    "core.urls",
+    "accounts.api_urls",
+    "memory.api.urls",
+    "conversations.api.urls",
+    "learning.urls",
+    "skills.urls",
+    "discovery.urls",
+    "privacy.urls",
+    "webhooks.urls",
+    "graph.urls",
+)
+api = [path("", include(urlconf)) for urlconf in API_URLCONFS]
 
 pages = [
     path("", include("memory.web.urls")),
