@@ -121,12 +121,14 @@ def test_a_rolled_back_change_sends_nothing(alice, receiver):
 
 def test_another_persons_events_never_reach_an_endpoint(alice, bob, receiver):
     endpoint, _ = endpoint_create(user=alice, url=receiver.url, events="*")
-    memory_create(user=bob, content="Bob's locker number is 214")
+    memory_create(user=bob, content="Bob's locker number is 2149-OMEGA")
     mine = memory_create(user=alice, content="Alice's locker is by the east stairs")
     _deliver(endpoint)
     bodies = receiver.events()
     assert [b["data"]["item"]["id"] for b in bodies] == [mine.pk]
-    assert "214" not in str(receiver.requests)
+    # What Bob said reaches no request: neither a body nor a header (signatures and ids are
+    # random hex, so the probe is a string no hex run can spell).
+    assert "OMEGA" not in str(receiver.requests)
 
 
 def test_an_apps_endpoint_gets_its_people_events_and_no_one_elses(alice, receiver):
