@@ -17,6 +17,10 @@ from bench.synthetic import TextSource
 QUESTIONS = TextSource(9).questions(2000)
 MIX = {"recall": 60, "remember": 20, "turns": 15, "list": 5}
 WRITES = {"remember": 55, "turns": 45}  # --writes-only: every request a write
+# Idle connections are dropped before gunicorn's keep-alive (2 s) closes them: reusing one
+# the server was closing at that moment failed as ReadError or RemoteProtocolError (one in
+# ~350 requests over four servers at 1,000 people, whose connections sat idle for seconds).
+KEEPALIVE_EXPIRY = 1.0
 
 
 @dataclass
@@ -98,7 +102,11 @@ async def run(
     router picks among `urls` (the same seeds every run: both routings ask the same)."""
     results = Results(per_server=[0] * len(urls))
     router = Router(len(urls), affinity)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    limits = httpx.Limits(
+        max_connections=concurrency,
+        max_keepalive_connections=concurrency,
+        keepalive_expiry=KEEPALIVE_EXPIRY,
+    )
     async with contextlib.AsyncExitStack() as stack:
         clients = [
             await stack.enter_async_context(
