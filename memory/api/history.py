@@ -13,8 +13,9 @@ from rest_framework.views import APIView
 
 from core.serializers import errors, object_id, refuse_body
 from memory import lineage
+from memory.api.history_serializers import HistoryQuerySerializer, HistorySerializer
 from memory.api.memories import MEMORY_ID, TAG, not_forgotten, write_source
-from memory.api.serializers import HistoryQuerySerializer, HistorySerializer, MemorySerializer
+from memory.api.serializers import MemorySerializer
 from memory.versions import current_item, item_history
 from privacy import services as privacy_services
 
