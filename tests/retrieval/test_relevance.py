@@ -73,11 +73,9 @@ def test_one_recall_runs_a_bounded_number_of_statements(alice, commit, sourced):
                 user=alice, content=f"{fact} ({n})", source_turn=turn if sourced else None
             )
     question = "where does my dog go at weekends, and what did the vet say"
-    # Every candidate is kept (min_relevance=0): the statements are those of a search that
-    # hands back hits, whatever this question's relevance to these rows.
-    recall(user=alice, query=question, top_k=5, min_relevance=0)  # word counts now cached
+    recall(user=alice, query=question, top_k=5)  # word counts are cached (30 s) after this
     with CaptureQueriesContext(connection) as queries:
-        hits = recall(user=alice, query=question, top_k=5, min_relevance=0)
+        hits = recall(user=alice, query=question, top_k=5)
     assert hits
     assert len(queries) <= (8 if sourced else 6), "\n".join(q["sql"][:120] for q in queries)
     with CaptureQueriesContext(connection) as queries:
