@@ -8,10 +8,7 @@ owner's own rows: the newest SAMPLE_ROWS of them are read, tokenized like the in
 (`porter unicode61`), and each stem's share of the sample, times the owner's row count,
 is its document count (exact while the owner has at most SAMPLE_ROWS rows). A sample is
 reused for SAMPLE_SECONDS in each process, like the global counts before it (word counts
-change slowly; two statements per owner and half minute, never one per query), unless this
-process has since written more than a tenth of the rows it read (`written.outgrown`): an
-owner filling an empty store (an import, a batch of remembers) would otherwise be counted
-as holding no word, and every near-duplicate lookup would search all of a text's words. A sample
+change slowly; two statements per owner and half minute, never one per query). A sample
 is also saved beside the owner's index snapshots, stamped with the generation it was read
 at, so another process (or this one, half a minute later) reads it while the owner's rows
 have not changed instead of tokenizing them again (retrieval/snapshots.py).
@@ -22,13 +19,13 @@ import threading
 import time
 import unicodedata
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
 from django.db import connection
 
-from retrieval import snapshots, written
+from retrieval import snapshots
 from retrieval.corpus import declared
 from retrieval.fulltext_schema import FullTextSpec
 from retrieval.generations import generations_read
@@ -59,7 +56,6 @@ class OwnerTerms:
     sampled: int  # how many of the newest were read
     counts: Counter  # stem -> sampled rows holding it
     expires: float
-    marks: written.Marks = ()  # this process's writes when the sample was read
 
     def frequency(self, term: str) -> int:
         """Estimated rows of the owner holding `term` (exact for a small owner)."""
@@ -115,14 +111,9 @@ def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
     key = (spec.table, owner_id)
     with _lock:
         cached = _cache.get(key)
-    if (
-        cached
-        and cached.expires > time.monotonic()
-        and not written.outgrown(cached.marks, owner_id, cached.sampled)
-    ):
+    if cached and cached.expires > time.monotonic():
         return cached
-    marks = written.marks([spec.table], owner_id)
-    fresh = replace(_saved_or_sampled(spec, owner_id), marks=marks)
+    fresh = _saved_or_sampled(spec, owner_id)
     with _lock:
         _cache[key] = fresh
         _cache.move_to_end(key)

@@ -92,17 +92,3 @@ def test_everyones_counts_of_a_texts_words_are_read_in_one_query(alice, bob):
     with CaptureQueriesContext(connection) as queries:  # counted a moment ago: no query
         assert keyword._document_frequencies(KNOWLEDGE_FTS, words[:2]) == {"grows": 2, "basil": 2}
     assert queries.captured_queries == []
-
-
-def test_counts_read_while_the_owner_was_empty_are_read_again_once_they_grew(alice):
-    """A sample of an empty store is not reused for half a minute while a batch fills it:
-    this process's own writes past a tenth of what was read bring a fresh count."""
-    empty = termstats.owner_terms(KNOWLEDGE_FTS, alice.pk)
-    assert empty.frequency("tea") == 0
-    flood_without_clearing = [
-        {"content": f"User likes green tea r{n}a r{n}b r{n}c r{n}d"} for n in range(FLOOD)
-    ]
-    services.memory_create_many(user=alice, items=flood_without_clearing)
-    grown = termstats.owner_terms(KNOWLEDGE_FTS, alice.pk)  # no cache cleared
-    assert grown.frequency("tea") == FLOOD
-    assert termstats.owner_terms(KNOWLEDGE_FTS, alice.pk) is grown  # then reused as before
