@@ -8,22 +8,28 @@ itself ends in `/tokens` or `/tokens/<n>` would reach them instead (docs/apps.md
 from django.urls import path
 
 from accounts.api import agents, people, staff
+from core.routes import resource
 
 urlpatterns = [
-    path("agents/", agents.AgentListView.as_view(), name="api-agents"),
-    path("agents/<int:pk>/", agents.AgentDetailView.as_view(), name="api-agent-detail"),
+    *resource(
+        "agents/",
+        agents.AgentListView,
+        agents.AgentDetailView,
+        names=("api-agents", "api-agent-detail"),
+    ),
     path("app/", people.AppMeView.as_view(), name="api-app"),
     path("apps/", staff.AppsView.as_view(), name="api-apps"),
-    path("people/", people.PeopleView.as_view(), name="api-people"),
-    path(
-        "people/<path:user_id>/tokens/<int:pk>/",
-        people.PersonTokenDetailView.as_view(),
-        name="api-person-token-detail",
-    ),
-    path(
+    *resource(
         "people/<path:user_id>/tokens/",
-        people.PersonTokensView.as_view(),
-        name="api-person-tokens",
+        people.PersonTokensView,
+        people.PersonTokenDetailView,
+        names=("api-person-tokens", "api-person-token-detail"),
     ),
-    path("people/<path:user_id>/", people.PersonDetailView.as_view(), name="api-person-detail"),
+    *resource(
+        "people/",
+        people.PeopleView,
+        people.PersonDetailView,
+        names=("api-people", "api-person-detail"),
+        key="<path:user_id>",
+    ),
 ]

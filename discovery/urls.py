@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from core.routes import actions
 from discovery import api
 
 urlpatterns = [
@@ -11,15 +12,10 @@ urlpatterns = [
         api.FindingsApproveView.as_view(),
         name="api-discovery-findings-approve",
     ),
-    path(
-        "discovery/findings/<int:pk>/approve/",
-        api.FindingApproveView.as_view(),
-        name="api-discovery-finding-approve",
-    ),
-    path(
-        "discovery/findings/<int:pk>/reject/",
-        api.FindingRejectView.as_view(),
-        name="api-discovery-finding-reject",
+    *actions(
+        "discovery/findings/",
+        "api-discovery-finding",
+        {"approve": api.FindingApproveView, "reject": api.FindingRejectView},
     ),
     path("discovery/reset/", api.ResetView.as_view(), name="api-discovery-reset"),
 ]

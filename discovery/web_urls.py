@@ -2,13 +2,13 @@
 
 from django.urls import path
 
+from core.routes import actions
 from discovery import web
 
 urlpatterns = [
     path("", web.queue, name="web-discovery-queue"),
     path("approve/", web.approve_bulk, name="web-discovery-approve-bulk"),
-    path("<int:pk>/approve/", web.approve, name="web-discovery-approve"),
-    path("<int:pk>/reject/", web.reject, name="web-discovery-reject"),
+    *actions("", "web-discovery", {"approve": web.approve, "reject": web.reject}),
     path("consent/", web.consent, name="web-discovery-consent"),
     path("reset/", web.reset, name="web-discovery-reset"),
 ]

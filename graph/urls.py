@@ -1,32 +1,29 @@
 """The graph API (included under /api/v1/)."""
 
-from django.urls import path
-
+from core.routes import actions, resource
 from graph import api
 
 urlpatterns = [
-    path("graph/entities/", api.EntityListView.as_view(), name="api-graph-entities"),
-    path("graph/entities/<int:pk>/", api.EntityDetailView.as_view(), name="api-graph-entity"),
-    path(
-        "graph/entities/<int:pk>/aliases/",
-        api.EntityAliasesView.as_view(),
-        name="api-graph-entity-aliases",
+    *resource(
+        "graph/entities/",
+        api.EntityListView,
+        api.EntityDetailView,
+        names=("api-graph-entities", "api-graph-entity"),
     ),
-    path(
-        "graph/entities/<int:pk>/merge/",
-        api.EntityMergeView.as_view(),
-        name="api-graph-entity-merge",
+    *actions(
+        "graph/entities/",
+        "api-graph-entity",
+        {
+            "aliases": api.EntityAliasesView,
+            "merge": api.EntityMergeView,
+            "split": api.EntitySplitView,
+        },
     ),
-    path(
-        "graph/entities/<int:pk>/split/",
-        api.EntitySplitView.as_view(),
-        name="api-graph-entity-split",
+    *resource(
+        "graph/relations/",
+        api.RelationListView,
+        api.RelationDetailView,
+        names=("api-graph-relations", "api-graph-relation"),
     ),
-    path("graph/relations/", api.RelationListView.as_view(), name="api-graph-relations"),
-    path("graph/relations/<int:pk>/", api.RelationDetailView.as_view(), name="api-graph-relation"),
-    path(
-        "graph/relations/<int:pk>/end/",
-        api.RelationEndView.as_view(),
-        name="api-graph-relation-end",
-    ),
+    *actions("graph/relations/", "api-graph-relation", {"end": api.RelationEndView}),
 ]

@@ -1,16 +1,22 @@
 from django.urls import path
 
 from conversations.api import views
+from core.routes import resource
 
 urlpatterns = [
-    path("conversations/turns/", views.TurnCreateView.as_view(), name="api-turns"),
-    path("conversations/turns/<int:pk>/", views.TurnDetailView.as_view(), name="api-turn-detail"),
+    *resource(
+        "conversations/turns/",
+        views.TurnCreateView,
+        views.TurnDetailView,
+        names=("api-turns", "api-turn-detail"),
+    ),
     path("conversations/search/", views.TurnSearchView.as_view(), name="api-turn-search"),
-    path("conversations/sessions/", views.SessionListView.as_view(), name="api-sessions"),
-    path(
-        "conversations/sessions/<str:session_id>/",
-        views.SessionDetailView.as_view(),
-        name="api-session-detail",
+    *resource(
+        "conversations/sessions/",
+        views.SessionListView,
+        views.SessionDetailView,
+        names=("api-sessions", "api-session-detail"),
+        key="<str:session_id>",
     ),
     path("tool-calls/", views.ToolCallListCreateView.as_view(), name="api-tool-calls"),
     path("tool-calls/summary/", views.ToolCallSummaryView.as_view(), name="api-tool-call-summary"),

@@ -6,32 +6,36 @@ cross-user test for each.
 
 from django.urls import path
 
+from core.routes import actions, resource
 from memory.api import account, history, memories, prompt
 
 urlpatterns = [
-    path("memories/", memories.MemoryListCreateView.as_view(), name="api-memories"),
+    *resource(
+        "memories/",
+        memories.MemoryListCreateView,
+        memories.MemoryDetailView,
+        names=("api-memories", "api-memory-detail"),
+    ),
     path("memories/search/", memories.MemorySearchView.as_view(), name="api-memory-search"),
     path("memories/forget/", memories.MemoryForgetBulkView.as_view(), name="api-memory-forget"),
     path("memories/upcoming/", memories.MemoryUpcomingView.as_view(), name="api-memory-upcoming"),
-    path("memories/<int:pk>/", memories.MemoryDetailView.as_view(), name="api-memory-detail"),
-    path(
-        "memories/<int:pk>/restore/",
-        memories.MemoryRestoreView.as_view(),
-        name="api-memory-restore",
+    *actions(
+        "memories/",
+        "api-memory",
+        {"restore": memories.MemoryRestoreView, "erase": memories.MemoryEraseView},
     ),
-    path("memories/<int:pk>/erase/", memories.MemoryEraseView.as_view(), name="api-memory-erase"),
-    path(
-        "memories/<int:pk>/history/", history.MemoryHistoryView.as_view(), name="api-memory-history"
+    *resource(
+        "memories/<int:pk>/history/",
+        history.MemoryHistoryView,
+        history.MemoryVersionView,
+        names=("api-memory-history", "api-memory-version"),
+        key="<int:version_id>",
     ),
-    path(
-        "memories/<int:pk>/history/<int:version_id>/",
-        history.MemoryVersionView.as_view(),
-        name="api-memory-version",
-    ),
-    path(
-        "memories/<int:pk>/history/<int:version_id>/restore/",
-        history.MemoryVersionRestoreView.as_view(),
-        name="api-memory-version-restore",
+    *actions(
+        "memories/",
+        "api-memory-version",
+        {"restore": history.MemoryVersionRestoreView},
+        key="<int:pk>/history/<int:version_id>",
     ),
     path("prompt/system/", prompt.SystemPromptView.as_view(), name="api-prompt-system"),
     path("prompt/context/", prompt.DynamicContextView.as_view(), name="api-prompt-context"),
@@ -43,6 +47,10 @@ urlpatterns = [
     path("activity/", account.ActivityView.as_view(), name="api-activity"),
     path("export/", account.ExportView.as_view(), name="api-export"),
     path("import/", account.ImportView.as_view(), name="api-import"),
-    path("imports/", account.ImportJobListView.as_view(), name="api-imports"),
-    path("imports/<int:pk>/", account.ImportJobDetailView.as_view(), name="api-import-detail"),
+    *resource(
+        "imports/",
+        account.ImportJobListView,
+        account.ImportJobDetailView,
+        names=("api-imports", "api-import-detail"),
+    ),
 ]

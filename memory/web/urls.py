@@ -2,27 +2,41 @@
 
 from django.urls import path
 
+from core.routes import actions, resource
 from memory.web import backup, dashboard, memories
 
 urlpatterns = [
     path("", dashboard.dashboard, name="web-dashboard"),
-    path("memories/", memories.memory_list_page, name="web-memory-list"),
+    *resource(
+        "memories/",
+        memories.memory_list_page,
+        memories.memory_detail_page,
+        names=("web-memory-list", "web-memory-detail"),
+    ),
     path("memories/new/", memories.memory_add_page, name="web-memory-add"),
-    path("memories/<int:pk>/", memories.memory_detail_page, name="web-memory-detail"),
-    path("memories/<int:pk>/edit/", memories.memory_edit_page, name="web-memory-edit"),
-    path("memories/<int:pk>/forget/", memories.memory_forget_page, name="web-memory-forget"),
-    path("memories/<int:pk>/restore/", memories.memory_restore_page, name="web-memory-restore"),
-    path("memories/<int:pk>/erase/", memories.memory_erase_page, name="web-memory-erase"),
-    path(
-        "memories/<int:pk>/versions/<int:version_id>/restore/",
-        memories.memory_version_restore_page,
-        name="web-memory-version-restore",
+    *actions(
+        "memories/",
+        "web-memory",
+        {
+            "edit": memories.memory_edit_page,
+            "forget": memories.memory_forget_page,
+            "restore": memories.memory_restore_page,
+            "erase": memories.memory_erase_page,
+        },
     ),
-    path(
-        "memories/<int:pk>/versions/<int:version_id>/erase/",
-        memories.memory_version_erase_page,
-        name="web-memory-version-erase",
+    *actions(
+        "memories/",
+        "web-memory-version",
+        {
+            "restore": memories.memory_version_restore_page,
+            "erase": memories.memory_version_erase_page,
+        },
+        key="<int:pk>/versions/<int:version_id>",
     ),
-    path("import/", backup.import_page, name="web-import"),
-    path("import/<int:pk>/", backup.import_detail, name="web-import-detail"),
+    *resource(
+        "import/",
+        backup.import_page,
+        backup.import_detail,
+        names=("web-import", "web-import-detail"),
+    ),
 ]
