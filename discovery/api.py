@@ -11,11 +11,11 @@ from django.core.exceptions import ValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, status
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api_views import PagedListView
 from core.openapi import path_id
 from core.serializers import refuse_body
 from discovery import selectors, services
@@ -56,7 +56,7 @@ def _object(data: Any, fields: Iterable[str]) -> dict:
     return data
 
 
-class FindingsView(DiscoveryView, GenericAPIView):
+class FindingsView(DiscoveryView, PagedListView):
     serializer_class = FindingSerializer
 
     @extend_schema(
@@ -88,8 +88,7 @@ class FindingsView(DiscoveryView, GenericAPIView):
             status=request.query_params.get("status", "pending"),
             scanner=request.query_params.get("scanner") or None,
         )
-        page = self.paginate_queryset(findings)
-        return self.get_paginated_response(FindingSerializer(page, many=True).data)
+        return self.paged(findings)
 
     @extend_schema(
         operation_id="discovery_findings_propose",

@@ -8,17 +8,17 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import user_context
 from conversations.models import Turn
+from core.api_views import PagedListView, valid_body
 from core.openapi import path_id
 from core.serializers import errors, object_id
 from graph import selectors, services
-from graph.models import Entity
+from graph.models import Entity, Relation
 from graph.serializers import (
     GraphAliasesAnswerSerializer,
     GraphAliasesSerializer,
@@ -41,9 +41,15 @@ RELATION_ID = path_id("The relation's id; another person's id answers 404 like a
 
 
 def _valid(serializer: type, request: Request) -> dict:
-    given = serializer(data=request.data, context=user_context(request.user))
-    given.is_valid(raise_exception=True)
-    return given.validated_data
+    return valid_body(serializer, request, user_context(request.user))
+
+
+def _entity(request: Request, pk: int) -> Entity:
+    return selectors.entity_get(user=request.user, entity_id=object_id(pk))
+
+
+def _relation(request: Request, pk: int) -> Relation:
+    return selectors.relation_get(user=request.user, relation_id=object_id(pk))
 
 
 def _yours(user: Any, model: type, ids: list[int], field: str) -> list[int]:
@@ -74,7 +80,7 @@ class _Base(APIView):
     """The default permission (a person, or an app token acting for one of its people)."""
 
 
-class EntityListView(_Base, GenericAPIView):
+class EntityListView(_Base, PagedListView):
     serializer_class = GraphEntitySerializer  # what OPTIONS describes
 
     @extend_schema(
@@ -94,8 +100,7 @@ class EntityListView(_Base, GenericAPIView):
             kind=query.validated_data.get("kind"),
             q=query.validated_data.get("q"),
         ).prefetch_related("aliases")
-        page = self.paginate_queryset(found)
-        return self.get_paginated_response(GraphEntitySerializer(page, many=True).data)
+        return self.paged(found)
 
     @extend_schema(
         operation_id="graph_entities_add",
@@ -126,7 +131,7 @@ class EntityDetailView(_Base):
         responses={200: GraphEntityPageSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        entity = _entity(request, pk)
         return Response(GraphEntityPageSerializer(entity_page(request.user, entity)).data)
 
 
@@ -143,7 +148,7 @@ class EntityAliasesView(_Base):
         responses={200: GraphAliasesAnswerSerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        entity = _entity(request, pk)
         data = _valid(GraphAliasesSerializer, request)
         taken = services.entity_alias_add(
             user=request.user, entity=entity, aliases=data.get("add", [])
@@ -166,7 +171,7 @@ class EntityMergeView(_Base):
         responses={200: GraphEntitySerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        entity = _entity(request, pk)
         data = _valid(GraphMergeSerializer, request)
         merged = services.entity_merge(user=request.user, into=entity, other=data["other"])
         return Response(GraphEntitySerializer(merged).data)
@@ -184,7 +189,7 @@ class EntitySplitView(_Base):
         responses={201: GraphEntitySerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        entity = selectors.entity_get(user=request.user, entity_id=object_id(pk))
+        entity = _entity(request, pk)
         data = _valid(GraphSplitSerializer, request)
         new = services.entity_split(
             user=request.user,
@@ -198,7 +203,7 @@ class EntitySplitView(_Base):
         return Response(GraphEntitySerializer(new).data, status=status.HTTP_201_CREATED)
 
 
-class RelationListView(_Base, GenericAPIView):
+class RelationListView(_Base, PagedListView):
     serializer_class = GraphRelationSerializer
 
     @extend_schema(
@@ -222,8 +227,7 @@ class RelationListView(_Base, GenericAPIView):
             of = selectors.entity_get(user=request.user, entity_id=object_id(int(entity)))
         held = None if current is None else current.lower() in {"true", "1", "yes"}
         found = selectors.relations(user=request.user, entity=of, current=held)
-        page = self.paginate_queryset(found.prefetch_related("turns"))
-        return self.get_paginated_response(GraphRelationSerializer(page, many=True).data)
+        return self.paged(found.prefetch_related("turns"))
 
     @extend_schema(
         operation_id="graph_relations_add",
@@ -265,7 +269,7 @@ class RelationDetailView(_Base):
         responses={200: GraphRelationSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        relation = selectors.relation_get(user=request.user, relation_id=object_id(pk))
+        relation = _relation(request, pk)
         return Response(GraphRelationSerializer(relation).data)
 
 
@@ -279,8 +283,8 @@ class RelationEndView(_Base):
         responses={200: GraphRelationSerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        relation = selectors.relation_get(user=request.user, relation_id=object_id(pk))
+        relation = _relation(request, pk)
         data = _valid(GraphRelationEndSerializer, request)
         services.relation_end(user=request.user, relation=relation, at=data.get("at"))
-        fresh = selectors.relation_get(user=request.user, relation_id=relation.pk)
+        fresh = _relation(request, relation.pk)
         return Response(GraphRelationSerializer(fresh).data)

@@ -7,13 +7,13 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth import is_app_request
+from core.api_views import PagedListView, valid_body
 from core.openapi import path_id
 from core.serializers import errors, object_id, refuse_body
 from webhooks import delivery, selectors, services
@@ -54,7 +54,7 @@ class _Base(APIView):
     permission_classes = [IsAuthenticated]  # a person, or an app token acting for no one
 
 
-class WebhookListView(_Base, GenericAPIView):
+class WebhookListView(_Base, PagedListView):
     serializer_class = EndpointSerializer
 
     @extend_schema(
@@ -65,8 +65,7 @@ class WebhookListView(_Base, GenericAPIView):
         responses={200: EndpointSerializer(many=True), **errors()},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(selectors.endpoint_list(**owner_of(request)))
-        return self.get_paginated_response(EndpointSerializer(page, many=True).data)
+        return self.paged(selectors.endpoint_list(**owner_of(request)))
 
     @extend_schema(
         operation_id="webhooks_register",
@@ -78,9 +77,8 @@ class WebhookListView(_Base, GenericAPIView):
         responses={201: EndpointWithSecretSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
-        given = EndpointCreateSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        endpoint, secret = services.endpoint_create(**owner_of(request), **given.validated_data)
+        data = valid_body(EndpointCreateSerializer, request)
+        endpoint, secret = services.endpoint_create(**owner_of(request), **data)
         body = {**_fresh(request, endpoint), "secret": secret}
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -106,9 +104,7 @@ class WebhookDetailView(_Base):
     )
     def patch(self, request: Request, pk: int) -> Response:
         endpoint = _endpoint(request, pk)
-        given = EndpointUpdateSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        services.endpoint_update(endpoint=endpoint, **given.validated_data)
+        services.endpoint_update(endpoint=endpoint, **valid_body(EndpointUpdateSerializer, request))
         return Response(_fresh(request, endpoint))
 
     @extend_schema(
@@ -198,7 +194,7 @@ class WebhookPingView(_Base):
         return Response(DeliverySerializer(found).data)
 
 
-class WebhookDeliveriesView(_Base, GenericAPIView):
+class WebhookDeliveriesView(_Base, PagedListView):
     serializer_class = DeliverySerializer
 
     @extend_schema(
@@ -221,6 +217,4 @@ class WebhookDeliveriesView(_Base, GenericAPIView):
         wanted = request.query_params.get("status") or None
         if wanted is not None and wanted not in dict(Delivery.STATUSES):
             raise serializers.ValidationError({"status": ["Unknown status."]})
-        rows = selectors.delivery_list(endpoint=endpoint, status=wanted)
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(DeliverySerializer(page, many=True).data)
+        return self.paged(selectors.delivery_list(endpoint=endpoint, status=wanted))

@@ -3,13 +3,13 @@ default context or type. Which agent a request acts as comes from its token."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import agents
 from accounts.models import Agent
+from core.api_views import PagedListView, valid_body
 from core.openapi import path_id
 from core.serializers import StrictSerializer, errors, object_id
 
@@ -62,7 +62,7 @@ def _shown(request: Request) -> dict:
     return {"current": agent.pk if agent is not None else None}
 
 
-class AgentListView(GenericAPIView):
+class AgentListView(PagedListView):
     serializer_class = AgentSerializer
 
     @extend_schema(
@@ -73,9 +73,7 @@ class AgentListView(GenericAPIView):
         responses={200: AgentSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(agents.agent_list(user=request.user))
-        body = AgentSerializer(page, many=True, context=_shown(request)).data
-        return self.get_paginated_response(body)
+        return self.paged(agents.agent_list(user=request.user), context=_shown(request))
 
 
 class AgentDetailView(APIView):
@@ -99,9 +97,6 @@ class AgentDetailView(APIView):
         responses={200: AgentSerializer, **errors(400, 404, 413, 415)},
     )
     def patch(self, request: Request, pk: int) -> Response:
-        changes = AgentUpdateSerializer(data=request.data)
-        changes.is_valid(raise_exception=True)
-        agent = agents.agent_update(
-            user=request.user, agent_id=object_id(pk), **changes.validated_data
-        )
+        changes = valid_body(AgentUpdateSerializer, request)
+        agent = agents.agent_update(user=request.user, agent_id=object_id(pk), **changes)
         return Response(AgentSerializer(agent, context=_shown(request)).data)

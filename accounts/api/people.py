@@ -9,7 +9,6 @@ from django.core.exceptions import ValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,6 +26,7 @@ from accounts.api.serializers import (
 from accounts.auth import IsAppToken
 from accounts.models import ApiToken, AppPerson, AppToken
 from core.api import TokenRateThrottle
+from core.api_views import PagedListView, valid_body
 from core.openapi import path_id
 from core.serializers import errors, object_id, refuse_body
 from privacy.services import memory_erase_user
@@ -92,7 +92,7 @@ class AppMeView(AppOwnEndpoint, APIView):
         return Response(MeSerializer(app).data)
 
 
-class PeopleView(AppOwnEndpoint, GenericAPIView):
+class PeopleView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonSerializer
 
     @extend_schema(
@@ -103,8 +103,7 @@ class PeopleView(AppOwnEndpoint, GenericAPIView):
         responses={200: PersonSerializer(many=True), **errors(401, 403, 404)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(people.person_list(app=request.user.app))
-        return self.get_paginated_response(PersonSerializer(page, many=True).data)
+        return self.paged(people.person_list(app=request.user.app))
 
     @extend_schema(
         operation_id="people_add",
@@ -117,12 +116,9 @@ class PeopleView(AppOwnEndpoint, GenericAPIView):
         responses={201: PersonSerializer, 200: PersonSerializer, **errors(400, 401, 403)},
     )
     def post(self, request: Request) -> Response:
-        given = PersonCreateSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
+        given = valid_body(PersonCreateSerializer, request)
         person, created = people.person_create(
-            app=request.user.app,
-            external_id=given.validated_data["user_id"],
-            metadata=given.validated_data.get("metadata"),
+            app=request.user.app, external_id=given["user_id"], metadata=given.get("metadata")
         )
         answer = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(PersonSerializer(person).data, status=answer)
@@ -157,7 +153,7 @@ class PersonDetailView(AppOwnEndpoint, APIView):
         return Response({"user_id": person.external_id, "erased": erased})
 
 
-class PersonTokensView(AppOwnEndpoint, GenericAPIView):
+class PersonTokensView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonTokenSerializer
 
     @extend_schema(
@@ -169,8 +165,7 @@ class PersonTokensView(AppOwnEndpoint, GenericAPIView):
     )
     def get(self, request: Request, user_id: str) -> Response:
         person = _person(request, user_id)
-        page = self.paginate_queryset(people.person_tokens(app=request.user.app, person=person))
-        return self.get_paginated_response(PersonTokenSerializer(page, many=True).data)
+        return self.paged(people.person_tokens(app=request.user.app, person=person))
 
     @extend_schema(
         operation_id="people_tokens_issue",
@@ -184,13 +179,12 @@ class PersonTokensView(AppOwnEndpoint, GenericAPIView):
     )
     def post(self, request: Request, user_id: str) -> Response:
         person = _person(request, user_id)
-        given = PersonTokenCreateSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
+        given = valid_body(PersonTokenCreateSerializer, request)
         token, secret = people.person_token_issue(
             app=request.user.app,
             person=person,
-            name=given.validated_data["name"],
-            agent_name=given.validated_data.get("agent") or None,
+            name=given["name"],
+            agent_name=given.get("agent") or None,
         )
         token.secret = secret
         return Response(NewPersonTokenSerializer(token).data, status=status.HTTP_201_CREATED)

@@ -5,12 +5,12 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import people
 from accounts.api.serializers import AppCreateSerializer, AppSerializer, CreatedAppSerializer
+from core.api_views import PagedListView, valid_body
 from core.serializers import errors
 
 
@@ -24,7 +24,7 @@ class IsStaff(permissions.BasePermission):
         return bool(user and user.is_authenticated and user.is_staff and user.is_active)
 
 
-class AppsView(GenericAPIView):
+class AppsView(PagedListView):
     permission_classes = [IsStaff]
     serializer_class = AppSerializer
 
@@ -36,8 +36,7 @@ class AppsView(GenericAPIView):
         responses={200: AppSerializer(many=True), **errors(401, 403)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(people.app_list().prefetch_related("tokens"))
-        return self.get_paginated_response(AppSerializer(page, many=True).data)
+        return self.paged(people.app_list().prefetch_related("tokens"))
 
     @extend_schema(
         operation_id="apps_register",
@@ -48,12 +47,11 @@ class AppsView(GenericAPIView):
         responses={201: CreatedAppSerializer, **errors(400, 401, 403)},
     )
     def post(self, request: Request) -> Response:
-        given = AppCreateSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
+        given = valid_body(AppCreateSerializer, request)
         app, token, secret = people.app_create_with_token(
-            name=given.validated_data["name"],
-            description=given.validated_data.get("description", ""),
-            token_name=given.validated_data.get("token_name") or "default",
+            name=given["name"],
+            description=given.get("description", ""),
+            token_name=given.get("token_name") or "default",
             created_by=request.user,
         )
         app.people_count = 0

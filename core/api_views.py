@@ -1,0 +1,33 @@
+"""What API views share beyond the conventions in core.api: a body checked by its
+serializer, and a list answered a page at a time.
+
+Apart from core.api because DRF's views import that module's throttle while they are
+being built; this one imports the views.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
+
+
+def valid_body(
+    serializer: type[BaseSerializer], request: Request, context: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The request body as `serializer` cleans it; a 400 naming the fields otherwise."""
+    given = serializer(data=request.data, context=context or {})
+    given.is_valid(raise_exception=True)
+    return given.validated_data
+
+
+class PagedListView(GenericAPIView):
+    """A view whose lists are answered a page at a time (core.api.Pagination), each row
+    by the view's `serializer_class` (which OPTIONS and the schema describe too)."""
+
+    def paged(self, rows: Iterable[Any], context: dict[str, Any] | None = None) -> Response:
+        page = self.paginate_queryset(rows)
+        serializer = self.get_serializer_class()
+        return self.get_paginated_response(serializer(page, many=True, context=context or {}).data)
