@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -16,6 +16,7 @@ from accounts.agents import agent_list, agent_update
 from accounts.forms import AgentForm, TokenForm
 from accounts.models import Agent, AgentType, ApiToken
 from accounts.services import token_create, token_revoke
+from core.pages import missing_is_404
 
 
 @never_cache  # the response that carries a new secret must never be cached
@@ -57,10 +58,8 @@ def token_list(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
-    try:
+    with missing_is_404(ApiToken):
         token = token_revoke(user=request.user, token_id=pk)
-    except ApiToken.DoesNotExist:
-        raise Http404 from None
     messages.success(request, f"Token “{token.name}” revoked. It stopped working at once.")
     return redirect("web-token-list")
 
@@ -73,11 +72,10 @@ def agent_edit(request: HttpRequest, pk: int) -> HttpResponse:
         problems = [f"{name}: {' '.join(texts)}" for name, texts in form.errors.items()]
         messages.error(request, "Not saved: " + "; ".join(problems))
         return redirect("web-token-list")
+    given = {k: v for k, v in form.cleaned_data.items() if k in request.POST}
     try:
-        given = {k: v for k, v in form.cleaned_data.items() if k in request.POST}
-        agent = agent_update(user=request.user, agent_id=pk, **given)
-    except Agent.DoesNotExist:
-        raise Http404 from None
+        with missing_is_404(Agent):
+            agent = agent_update(user=request.user, agent_id=pk, **given)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
         return redirect("web-token-list")
