@@ -84,71 +84,44 @@ class Command(BaseCommand):
             self.stdout.write(embedding_startup())
         except EmbedderError as error:
             raise CommandError(str(error)) from error
-        manage = str(settings.BASE_DIR / "manage.py")
-        commands = {
-            "web": [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "gaia_site.wsgi:application",
-                "--bind",
-                f"{host}:{port}",
-                "--workers",
-                workers,
-                "--threads",
-                threads,
-                "--graceful-timeout",
-                "10",
-                "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
-                "--config",
-                "python:core.gunicorn_config",  # how a preloaded worker ends
-                "--access-logfile",
-                "-",
-                "--access-logformat",
-                ACCESS_LOG_FORMAT,
-                # gunicorn's control socket is one path per user ($XDG_RUNTIME_DIR or
-                # ~/.gunicorn): a second instance took over the first one's. serve is
-                # stopped by signals and needs none.
-                "--no-control-socket",
-                "--chdir",
-                str(settings.BASE_DIR),
-            ],
-        }
+        commands = {"web": _web_command(host, port, workers, threads)}
         if not no_worker:
-            commands["worker"] = [sys.executable, manage, "qcluster"]
+            commands["worker"] = [sys.executable, str(settings.BASE_DIR / "manage.py"), "qcluster"]
         for signum in STOP_SIGNALS:  # before the children start: none may be left behind
             signal.signal(signum, _raise_stop)
-        procs: dict[str, subprocess.Popen] = {}
-        code, received = 0, signal.SIGTERM
-        try:
-            env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
-            for name, cmd in commands.items():
-                procs[name] = subprocess.Popen(
-                    cmd,
-                    env=env,
-                    process_group=0,
-                    preexec_fn=_ended_with_serve if _LIBC else None,
-                )
-            announced = False
-            while True:
-                if not announced and _listening(host, port):  # a banner only once it is true
-                    self._announce(host, port)
-                    announced = True
-                for name, proc in procs.items():
-                    if proc.poll() is not None:
-                        self.stderr.write(f"{name} exited with {proc.returncode}; stopping.")
-                        code = proc.returncode or 1
-                        raise StopIteration
-                time.sleep(0.5)
-        except Stop as stop:
-            received = stop.signum
-        except (KeyboardInterrupt, StopIteration):
-            received = signal.SIGINT if code == 0 else signal.SIGTERM
-        finally:
-            _stop(list(procs.values()), FORWARD[received])
+        code = self._run(commands, host, port)
         self.stdout.write("Stopped.")
         if code:
             sys.exit(code)
+
+    def _run(self, commands: dict[str, list[str]], host: str, port: str) -> int:
+        """Start the children and watch them until one exits or a stop signal comes, then
+        stop them all; serve's exit code (that of a child that exited on its own)."""
+        procs: dict[str, subprocess.Popen] = {}
+        code, received = 0, signal.SIGTERM
+        try:
+            _start(commands, procs)
+            code = self._watch(procs, host, port)
+        except Stop as stop:
+            received = stop.signum
+        except KeyboardInterrupt:
+            received = signal.SIGINT
+        finally:
+            _stop(list(procs.values()), FORWARD[received])
+        return code
+
+    def _watch(self, procs: dict[str, subprocess.Popen], host: str, port: str) -> int:
+        """Announce the server once it listens; return when a child exits (its code, or 1)."""
+        announced = False
+        while True:
+            if not announced and _listening(host, port):  # a banner only once it is true
+                self._announce(host, port)
+                announced = True
+            for name, proc in procs.items():
+                if proc.poll() is not None:
+                    self.stderr.write(f"{name} exited with {proc.returncode}; stopping.")
+                    return proc.returncode or 1
+            time.sleep(0.5)
 
     def _announce(self, host: str, port: str) -> None:
         self.stdout.write(
@@ -165,6 +138,50 @@ class Command(BaseCommand):
                     "shown until you change it on /password/)"
                 )
             )
+
+
+def _web_command(host: str, port: str, workers: str, threads: str) -> list[str]:
+    """gunicorn serving the site on host:port."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "gaia_site.wsgi:application",
+        "--bind",
+        f"{host}:{port}",
+        "--workers",
+        workers,
+        "--threads",
+        threads,
+        "--graceful-timeout",
+        "10",
+        "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
+        "--config",
+        "python:core.gunicorn_config",  # how a preloaded worker ends
+        "--access-logfile",
+        "-",
+        "--access-logformat",
+        ACCESS_LOG_FORMAT,
+        # gunicorn's control socket is one path per user ($XDG_RUNTIME_DIR or
+        # ~/.gunicorn): a second instance took over the first one's. serve is
+        # stopped by signals and needs none.
+        "--no-control-socket",
+        "--chdir",
+        str(settings.BASE_DIR),
+    ]
+
+
+def _start(commands: dict[str, list[str]], procs: dict[str, subprocess.Popen]) -> None:
+    """Start each command as a child, added to `procs` as it starts: a stop signal while
+    the next one starts still reaches those already running."""
+    env = {**os.environ, "GAIA_PRELOAD_EMBEDDER": "1"}
+    for name, cmd in commands.items():
+        procs[name] = subprocess.Popen(
+            cmd,
+            env=env,
+            process_group=0,
+            preexec_fn=_ended_with_serve if _LIBC else None,
+        )
 
 
 def _check_port(host: str, port: str) -> None:
