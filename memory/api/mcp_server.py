@@ -142,28 +142,61 @@ _RESOURCES = {  # uri -> (prompt name, title)
 }
 
 
+async def _list_tools(ctx, params) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=tool_list())
+
+
+async def _list_prompts(ctx, params) -> types.ListPromptsResult:
+    return types.ListPromptsResult(
+        prompts=[
+            types.Prompt(name=name, description=description, arguments=arguments)
+            for name, (_, description, arguments) in _PROMPTS.items()
+        ]
+    )
+
+
+async def _list_resources(ctx, params) -> types.ListResourcesResult:
+    return types.ListResourcesResult(
+        resources=[
+            types.Resource(
+                uri=uri,
+                name=name,
+                title=title,
+                description=_PROMPTS[name][1],
+                mime_type="text/plain",
+            )
+            for uri, (name, title) in _RESOURCES.items()
+        ]
+    )
+
+
+async def _list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
+    return types.ListResourceTemplatesResult(
+        resource_templates=[
+            types.ResourceTemplate(
+                uri_template=uri + _TEMPLATE_QUERIES[name],
+                name=name,
+                title=title,
+                description=_PROMPTS[name][1],
+                mime_type="text/plain",
+            )
+            for uri, (name, title) in _RESOURCES.items()
+        ]
+    )
+
+
 def build_server(
     user: Any, *, instructions: str | None = None, token: Any = None, context: str | None = None
 ) -> Server:
     """An MCP server whose every handler acts for `user` alone (through `token`, whose
-    agent is recorded with what it stores; `context` is the request's X-Gaia-Context)."""
+    agent is recorded with what it stores; `context` is the request's X-Gaia-Context).
+    The lists are the same for everyone; the handlers that read or write close over `user`."""
     caller = agent_tools.Caller(token, context)
-
-    async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tool_list())
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in {tool.name for tool in tool_list()}:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:100]}")
         return _tool_result(await _database(_call)(user, params.name, params.arguments, caller))
-
-    async def list_prompts(ctx, params) -> types.ListPromptsResult:
-        return types.ListPromptsResult(
-            prompts=[
-                types.Prompt(name=name, description=description, arguments=arguments)
-                for name, (_, description, arguments) in _PROMPTS.items()
-            ]
-        )
 
     async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name not in _PROMPTS:
@@ -173,34 +206,6 @@ def build_server(
         return types.GetPromptResult(
             description=description,
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
-        )
-
-    async def list_resources(ctx, params) -> types.ListResourcesResult:
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    uri=uri,
-                    name=name,
-                    title=title,
-                    description=_PROMPTS[name][1],
-                    mime_type="text/plain",
-                )
-                for uri, (name, title) in _RESOURCES.items()
-            ]
-        )
-
-    async def list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    uri_template=uri + _TEMPLATE_QUERIES[name],
-                    name=name,
-                    title=title,
-                    description=_PROMPTS[name][1],
-                    mime_type="text/plain",
-                )
-                for uri, (name, title) in _RESOURCES.items()
-            ]
         )
 
     async def read_resource(ctx, params: types.ReadResourceRequestParams):
@@ -221,11 +226,11 @@ def build_server(
         version=settings.SPECTACULAR_SETTINGS["VERSION"],
         title="Gaia Memory",
         instructions=instructions,
-        on_list_tools=list_tools,
+        on_list_tools=_list_tools,
         on_call_tool=call_tool,
-        on_list_prompts=list_prompts,
+        on_list_prompts=_list_prompts,
         on_get_prompt=get_prompt,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_resource_templates,
+        on_list_resources=_list_resources,
+        on_list_resource_templates=_list_resource_templates,
         on_read_resource=read_resource,
     )
