@@ -5,7 +5,6 @@ writes nothing (the whole file is checked before anything is stored);
 `memory_import_many` stores a chunk of them inside the importer's transaction.
 """
 
-from datetime import UTC, datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -13,8 +12,9 @@ from django.utils import timezone
 
 from accounts.services import user_zone
 from conversations.models import Turn
+from conversations.services.imports import stored_when
 from core.jsonsafe import check_json
-from core.validation import clean_short, parse_when
+from core.validation import clean_short
 from memory import dedup, notify, versions
 from memory.models import PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
 from memory.services import _check_enabled, _clean_fields
@@ -22,6 +22,7 @@ from retrieval import events
 
 _IMPORT_TIMES = ("created_at", "updated_at", "last_used", "due_at", "reminded_at", "forgotten_at")
 _IMPORT_KEY = ("content", "category", "context", "entity", "created_at")
+_LINKS = {"superseded_by": KnowledgeItem, "source_turn": Turn}  # ids of the user's rows
 _ITEM_FIELDS = (
     "content", "category", "domain", "context", "entity", "sensitive", "confidence",
     "metadata", "due_at", "source", "created_at",
@@ -31,15 +32,6 @@ _ITEM_FIELDS = (
 def memory_import_allowed(*, user: Any, trusted: bool) -> None:
     """Refuse an agent's import while memory is off for the user (a person may import)."""
     _check_enabled(user, "user" if trusted else "tool")
-
-
-def _stored_when(value: Any, *, field: str, tz: Any) -> datetime | None:
-    when = parse_when(value, field=field, tz=tz)
-    try:  # stored as UTC: 9999-12-31T23:00-12:00 does not fit
-        when and when.astimezone(UTC)
-    except OverflowError:
-        raise ValidationError({field: "Date out of range."}, code="invalid") from None
-    return when
 
 
 def _unit(value: Any, *, field: str, default: float) -> float:
@@ -90,7 +82,7 @@ def memory_import_clean(*, user: Any, fields: dict[str, Any], trusted: bool) -> 
         fields.get("confidence"), field="confidence", default=SOURCE_CONFIDENCE[source]
     )
     tz = user_zone(user)
-    times = {name: _stored_when(fields.get(name), field=name, tz=tz) for name in _IMPORT_TIMES}
+    times = {name: stored_when(fields.get(name), field=name, tz=tz) for name in _IMPORT_TIMES}
     times["created_at"] = times["created_at"] or timezone.now()
     times["updated_at"] = times["updated_at"] or times["created_at"]
     return {
@@ -189,60 +181,88 @@ def memory_import_many(
     `keep` holds the ids the import already stored or found (updated in place): they are
     never folded into, so no two items of one file merge and none of them is lost.
     """
-    mine = KnowledgeItem.objects.for_user(user)
-    given = {"superseded_by": KnowledgeItem, "source_turn": Turn}
-    for name, model in given.items():
-        ids = {row[name] for row in rows if row[name] is not None}
-        if ids and model.objects.for_user(user).filter(pk__in=ids).count() != len(ids):
-            raise ValidationError({name: "No such row."}, code="does_not_exist")
+    _check_links(user, rows)
     out: list[tuple[KnowledgeItem, str]] = []
     upserted: list[int] = []
     removed: list[int] = []
     for row in rows:
-        fields = {k: v for k, v in row.items() if k not in given and k != "versions"}
-        successor = row["superseded_by"]
-        same = mine.filter(**{k: row[k] for k in _IMPORT_KEY}).order_by("pk").first()
-        if same is not None:
-            if successor is not None and same.is_active and not _leads_to(successor, same.pk):
-                same.superseded_by_id = successor
-                same.save(update_fields=["superseded_by"])
-                removed.append(same.pk)
-            keep.add(same.pk)
-            out.append((same, "skipped"))
-            continue
-        if successor is None and row["forgotten_at"] is None:
-            match, outcome = dedup.find_match(
-                owner_id=user.pk, exclude=keep, **{k: row[k] for k in _IMPORT_KEY[:4]}
-            )
-            if outcome == "conflict" and row["updated_at"] > match.updated_at:
-                fields["conflicts_with"] = match
-            elif match is not None:
-                if outcome == "fold" and row["updated_at"] > match.updated_at:
-                    before = versions.snapshot(match)
-                    dedup.fold(match, fields, source=row["source"])
-                    if versions.says_other(before, match):
-                        versions.version_keep(
-                            before, change_source=row["source"], reason="an import folded in"
-                        )
-                    match.save()
-                    upserted.append(match.pk)
-                _versions_add(match, row["versions"])
-                keep.add(match.pk)
-                out.append((match, "folded"))
-                continue
-        item = KnowledgeItem.objects.create(
-            owner=user, superseded_by_id=successor, source_turn_id=row["source_turn"], **fields
-        )
-        _versions_add(item, row["versions"])
-        keep.add(item.pk)
-        upserted.append(item.pk)
-        out.append((item, "created"))
+        out.append(_import_row(user, row, keep=keep, upserted=upserted, removed=removed))
     if upserted or removed:
         events.items_changed(user.pk, upserted=upserted, removed=removed)
-    changed = set(upserted)  # a fold that left the item as it was tells nobody
+    _announce_written(user, out, changed=set(upserted))
+    return out
+
+
+def _check_links(user: Any, rows: list[dict[str, Any]]) -> None:
+    """Refuse rows whose `superseded_by` or `source_turn` is not one of the user's rows."""
+    for name, model in _LINKS.items():
+        ids = {row[name] for row in rows if row[name] is not None}
+        if ids and model.objects.for_user(user).filter(pk__in=ids).count() != len(ids):
+            raise ValidationError({name: "No such row."}, code="does_not_exist")
+
+
+def _import_row(
+    user: Any, row: dict[str, Any], *, keep: set[int], upserted: list[int], removed: list[int]
+) -> tuple[KnowledgeItem, str]:
+    """One row of `memory_import_many`: skipped, folded or created (its item and which);
+    the ids it changes are added to `upserted` and `removed`, the item's to `keep`."""
+    fields = {k: v for k, v in row.items() if k not in _LINKS and k != "versions"}
+    successor = row["superseded_by"]
+    mine = KnowledgeItem.objects.for_user(user)
+    same = mine.filter(**{k: row[k] for k in _IMPORT_KEY}).order_by("pk").first()
+    if same is not None:
+        if _supersede_by(same, successor):
+            removed.append(same.pk)
+        keep.add(same.pk)
+        return same, "skipped"
+    if successor is None and row["forgotten_at"] is None:
+        match, outcome = dedup.find_match(
+            owner_id=user.pk, exclude=keep, **{k: row[k] for k in _IMPORT_KEY[:4]}
+        )
+        if outcome == "conflict" and row["updated_at"] > match.updated_at:
+            fields["conflicts_with"] = match
+        elif match is not None:
+            if outcome == "fold" and row["updated_at"] > match.updated_at:
+                _fold(match, fields, source=row["source"])
+                upserted.append(match.pk)
+            _versions_add(match, row["versions"])
+            keep.add(match.pk)
+            return match, "folded"
+    item = KnowledgeItem.objects.create(
+        owner=user, superseded_by_id=successor, source_turn_id=row["source_turn"], **fields
+    )
+    _versions_add(item, row["versions"])
+    keep.add(item.pk)
+    upserted.append(item.pk)
+    return item, "created"
+
+
+def _supersede_by(item: KnowledgeItem, successor: int | None) -> bool:
+    """Link an active item the file says was superseded to its successor, unless that
+    would close a loop; whether it was linked."""
+    if successor is None or not item.is_active or _leads_to(successor, item.pk):
+        return False
+    item.superseded_by_id = successor
+    item.save(update_fields=["superseded_by"])
+    return True
+
+
+def _fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:
+    """Fold a newer row into `item`, keeping its earlier version when it now says other."""
+    before = versions.snapshot(item)
+    dedup.fold(item, fields, source=source)
+    if versions.says_other(before, item):
+        versions.version_keep(before, change_source=source, reason="an import folded in")
+    item.save()
+
+
+def _announce_written(
+    user: Any, out: list[tuple[KnowledgeItem, str]], *, changed: set[int]
+) -> None:
+    """Tell the user's listeners about the items written (a fold that left the item as it
+    was is not in `changed`, and tells nobody)."""
     written = [(item, outcome) for item, outcome in out if item.pk in changed]
     for item, outcome in written:
         conflict = "conflict" if item.conflicts_with_id else "new"
         item.outcome = "deduplicated" if outcome == "folded" else conflict
     notify.items_written(user=user, items=[item for item, _ in written])
-    return out

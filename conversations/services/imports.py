@@ -20,6 +20,8 @@ from retrieval import events
 
 
 def stored_when(value: Any, *, field: str, tz: Any) -> datetime | None:
+    """A time read from an exported record (naive ones in `tz`), refused when it does not
+    fit once stored as UTC."""
     when = parse_when(value, field=field, tz=tz)
     try:  # stored as UTC: 9999-12-31T23:00-12:00 does not fit
         when and when.astimezone(UTC)
