@@ -12,12 +12,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from accounts.models import Agent
+from accounts.models import Agent, AgentType
 from conversations.models import Session, ToolCall, Turn
-from learning.llm import LLMError, get_llm
+from learning.llm import LLM, LLMError, get_llm
 from learning.llm.counters import llm_count
 from skills import prompts
 from skills.personal import personal_terms, scrubber_for
+from skills.scrub import Scrubber
 from skills.services import skill_propose
 
 TURNS_MAX = 60
@@ -56,51 +57,70 @@ def skills_learn(*, session_pk: int) -> dict[str, Any]:
     llm = get_llm()
     if llm is None:
         return {"status": "skipped", "reason": "no model configured"}
-    turns = Turn.objects.for_user(user).filter(session=session).order_by("timestamp", "pk")
-    turns = list(turns[:TURNS_MAX])
-    agent_type = agent.agent_type
     try:
-        answer = llm.complete_json(
-            system=prompts.system(agent_type.name),
-            prompt=prompts.session_data(
-                [{"role": t.role, "content": t.content[:TURN_CHARS]} for t in turns],
-                [
-                    {
-                        "tool": c.tool_name,
-                        "arguments": sorted(c.args) if isinstance(c.args, dict) else [],
-                        "success": c.success,
-                        "error": c.error[:300],
-                    }
-                    for c in calls
-                ],
-            ),
-            schema=prompts.SCHEMA,
-            read=prompts.read,
-            user=user,
-            purpose="skill learning",
-        )
+        answer = _ask(llm, user, session, agent.agent_type, calls)
     except LLMError as error:
         return {"status": "failed", "reason": error.kind}
+    outcomes = _propose_all(user, session, agent, calls, answer["skills"])
+    return {"status": "done", "agent_type": agent.agent_type.name, **outcomes}
+
+
+def _ask(
+    llm: LLM, user: Any, session: Session, agent_type: AgentType, calls: list[ToolCall]
+) -> dict[str, Any]:
+    """The model's proposals for the session's turns and tool calls (LLMError if none)."""
+    turns = Turn.objects.for_user(user).filter(session=session).order_by("timestamp", "pk")
+    turns = list(turns[:TURNS_MAX])
+    return llm.complete_json(
+        system=prompts.system(agent_type.name),
+        prompt=prompts.session_data(
+            [{"role": t.role, "content": t.content[:TURN_CHARS]} for t in turns],
+            [
+                {
+                    "tool": c.tool_name,
+                    "arguments": sorted(c.args) if isinstance(c.args, dict) else [],
+                    "success": c.success,
+                    "error": c.error[:300],
+                }
+                for c in calls
+            ],
+        ),
+        schema=prompts.SCHEMA,
+        read=prompts.read,
+        user=user,
+        purpose="skill learning",
+    )
+
+
+def _propose_all(
+    user: Any, session: Session, agent: Agent, calls: list[ToolCall], proposals: list[dict]
+) -> dict[str, int]:
+    """Scrub and store each proposal; how many ended each way."""
     scrubber = scrubber_for(
         user=user,
         terms=personal_terms(user, [session]),
-        agent_type=agent_type,
+        agent_type=agent.agent_type,
         tool_names={c.tool_name for c in calls},
     )
     outcomes: dict[str, int] = {}
-    for proposal in answer["skills"]:
-        scrubber.replaced = 0
-        fields, in_trigger = scrubber.skill(proposal)
-        if in_trigger:
-            llm_count("operation_refused", user=user, message="A skill's trigger named someone.")
-            outcome = "refused"
-        else:
-            try:
-                _, outcome = skill_propose(
-                    agent=agent, session=session, fields=fields, scrubbed=scrubber.replaced
-                )
-            except ValidationError as error:
-                llm_count("operation_refused", user=user, message="; ".join(error.messages))
-                outcome = "refused"
+    for proposal in proposals:
+        outcome = _propose(user, session, agent, scrubber, proposal)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    return {"status": "done", "agent_type": agent_type.name, **outcomes}
+    return outcomes
+
+
+def _propose(user: Any, session: Session, agent: Agent, scrubber: Scrubber, proposal: dict) -> str:
+    """One proposal scrubbed and stored (skill_propose's outcome), or "refused"."""
+    scrubber.replaced = 0
+    fields, in_trigger = scrubber.skill(proposal)
+    if in_trigger:
+        llm_count("operation_refused", user=user, message="A skill's trigger named someone.")
+        return "refused"
+    try:
+        _, outcome = skill_propose(
+            agent=agent, session=session, fields=fields, scrubbed=scrubber.replaced
+        )
+    except ValidationError as error:
+        llm_count("operation_refused", user=user, message="; ".join(error.messages))
+        return "refused"
+    return outcome
