@@ -163,50 +163,10 @@ def _write(user: Any, rows: list[dict[str, Any]], plan: list[Step]) -> list[Know
         (0, pk): item for pk, item in KnowledgeItem.objects.for_user(user).in_bulk(folded).items()
     }
     stored = {key: versions.snapshot(item) for key, item in live.items()}
-    folded_by: dict[Key, dict[str, Any]] = {}  # the last fold's row, who wrote it
-    shared: set[Key] = set()  # new rows whose object is also returned for their entry
-    out: list[KnowledgeItem] = []
-    for row, (key, folds, conflict) in zip(rows, plan, strict=True):
-        fields = {name: value for name, value in row.items() if name not in _ROW_ONLY}
-        if not folds:
-            item = KnowledgeItem(
-                owner=user,
-                source=row["source"],
-                source_turn=row["source_turn"],
-                agent_id=row.get("agent_id"),
-                token=row.get("token"),
-                **fields,
-            )
-            if conflict is not None and conflict[0] == 0:
-                item.conflicts_with_id = conflict[1]
-            item.deduplicated = False
-            item.outcome = "conflict" if conflict is not None else "new"
-            live[key] = item
-            shared.add(key)
-            out.append(item)
-            continue
-        if key in shared:  # the entry that created it keeps the row as it was created
-            live[key] = copy.copy(live[key])
-            shared.discard(key)
-        dedup.fold(live[key], fields, source=row["source"])
-        folded_by[key] = row
-        snapshot = copy.copy(live[key])
-        snapshot.deduplicated, snapshot.outcome = True, "deduplicated"
-        out.append(snapshot)
+    out, folded_by = _apply(user, rows, plan, live)
     KnowledgeItem.objects.bulk_create([item for key, item in live.items() if key[0] == 1])
     _link_within_batch(live, plan)
-    kept = [
-        versions.version_build(
-            before,
-            change_source=folded_by[key]["source"],
-            token=folded_by[key].get("token"),
-            agent_id=folded_by[key].get("agent_id"),
-            reason=FOLD_REASON,
-        )
-        for key, before in stored.items()
-        if versions.says_other(before, live[key])
-    ]
-    MemoryVersion.objects.bulk_create(kept)
+    MemoryVersion.objects.bulk_create(_kept_versions(stored, live, folded_by))
     for key, item in live.items():
         if key[0] == 0:
             item.save()
@@ -217,6 +177,71 @@ def _write(user: Any, rows: list[dict[str, Any]], plan: list[Step]) -> list[Know
         if not step.folds:
             item.conflicts_with_id = live[step.key].conflicts_with_id
     return out
+
+
+def _apply(
+    user: Any, rows: list[dict[str, Any]], plan: list[Step], live: dict[Key, KnowledgeItem]
+) -> tuple[list[KnowledgeItem], dict[Key, dict[str, Any]]]:
+    """Build the new rows into `live` and fold rows into it, in order (nothing is written).
+    Returns the item of each row, and per folded key the row that folded into it last."""
+    folded_by: dict[Key, dict[str, Any]] = {}  # the last fold's row, who wrote it
+    shared: set[Key] = set()  # new rows whose object is also returned for their entry
+    out: list[KnowledgeItem] = []
+    for row, (key, folds, conflict) in zip(rows, plan, strict=True):
+        fields = {name: value for name, value in row.items() if name not in _ROW_ONLY}
+        if not folds:
+            live[key] = _new_row(user, row, fields, conflict)
+            shared.add(key)
+            out.append(live[key])
+            continue
+        if key in shared:  # the entry that created it keeps the row as it was created
+            live[key] = copy.copy(live[key])
+            shared.discard(key)
+        dedup.fold(live[key], fields, source=row["source"])
+        folded_by[key] = row
+        snapshot = copy.copy(live[key])
+        snapshot.deduplicated, snapshot.outcome = True, "deduplicated"
+        out.append(snapshot)
+    return out, folded_by
+
+
+def _new_row(
+    user: Any, row: dict[str, Any], fields: dict[str, Any], conflict: Key | None
+) -> KnowledgeItem:
+    """The unsaved item of a row stored on its own (linked to an existing item it may
+    conflict with; one of the batch is linked once inserted)."""
+    item = KnowledgeItem(
+        owner=user,
+        source=row["source"],
+        source_turn=row["source_turn"],
+        agent_id=row.get("agent_id"),
+        token=row.get("token"),
+        **fields,
+    )
+    if conflict is not None and conflict[0] == 0:
+        item.conflicts_with_id = conflict[1]
+    item.deduplicated = False
+    item.outcome = "conflict" if conflict is not None else "new"
+    return item
+
+
+def _kept_versions(
+    stored: dict[Key, KnowledgeItem],
+    live: dict[Key, KnowledgeItem],
+    folded_by: dict[Key, dict[str, Any]],
+) -> list[MemoryVersion]:
+    """The earlier version of each existing item a fold made say something else."""
+    return [
+        versions.version_build(
+            before,
+            change_source=folded_by[key]["source"],
+            token=folded_by[key].get("token"),
+            agent_id=folded_by[key].get("agent_id"),
+            reason=FOLD_REASON,
+        )
+        for key, before in stored.items()
+        if versions.says_other(before, live[key])
+    ]
 
 
 def _link_within_batch(live: dict[Key, KnowledgeItem], plan: list[Step]) -> None:
