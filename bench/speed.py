@@ -13,8 +13,9 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -97,6 +98,36 @@ def seed(
     """
     model_id = get_embedder().model_id
     now = timezone.now()
+    turn_ids = _seed_turns(user, size, source, pool, rng, model_id=model_id, now=now)
+    texts = [source.item(n) for n in range(size)]
+    vectors = _vectors(texts, pool, rng)
+    for start in range(0, size, INSERT_BATCH):
+        KnowledgeItem.objects.bulk_create(
+            KnowledgeItem(
+                owner=user,
+                content=texts[n],
+                category="fact",
+                created_at=now - timedelta(minutes=size - n),
+                embedding=to_bytes(vectors[n]),
+                embedding_model=model_id,
+                source_turn_id=turn_ids[n] if sourced else None,
+            )
+            for n in range(start, min(size, start + INSERT_BATCH))
+        )
+    _announce_seeded(user)
+
+
+def _seed_turns(
+    user,
+    size: int,
+    source: TextSource,
+    pool: int,
+    rng: np.random.Generator,
+    *,
+    model_id: str,
+    now: datetime,
+) -> list[int]:
+    """`size` turns for `user` in sessions of TURNS_PER_SESSION, with vectors; their ids."""
     turn_texts = [source.turn(n) for n in range(size)]
     contexts = [
         "" if n % TURNS_PER_SESSION == 0 else turn_context(turn_texts[n - 1]) for n in range(size)
@@ -126,22 +157,12 @@ def seed(
             for n in range(start, min(size, start + INSERT_BATCH))
         )
         turn_ids += [turn.pk for turn in created]
-    texts = [source.item(n) for n in range(size)]
-    vectors = _vectors(texts, pool, rng)
-    for start in range(0, size, INSERT_BATCH):
-        KnowledgeItem.objects.bulk_create(
-            KnowledgeItem(
-                owner=user,
-                content=texts[n],
-                category="fact",
-                created_at=now - timedelta(minutes=size - n),
-                embedding=to_bytes(vectors[n]),
-                embedding_model=model_id,
-                source_turn_id=turn_ids[n] if sourced else None,
-            )
-            for n in range(start, min(size, start + INSERT_BATCH))
-        )
-    with transaction.atomic():  # bulk inserts bypass the services: announce them
+    return turn_ids
+
+
+def _announce_seeded(user) -> None:
+    """Bulk inserts bypass the services: announce them, and refresh the planner's view."""
+    with transaction.atomic():
         generation_bump(ITEMS, user.pk)
         generation_bump(TURNS, user.pk)
     if connection.vendor == "postgresql":  # planner statistics, as autovacuum would
@@ -183,66 +204,18 @@ def measure(
         for other in others:
             seed(other, other_items, source, min(pool, other_items), rng)
         seed_seconds = time.perf_counter() - started
-
-        index_cache().clear()
-        keyword.clear_caches()  # term counts seen at a smaller size would mislead the budget
-        started = time.perf_counter()
-        index_for(ITEMS, user.pk, current_model_id(), current_dim())
-        build_ms = (time.perf_counter() - started) * 1000
-        index_for(TURNS, user.pk, current_model_id(), current_dim())  # warm, not timed
-
-        progress(f"N={size}: {queries} recalls and {queries} conversation searches ...")
-        asked = source.questions(2 * queries + 10)
-        for text in asked[:5]:  # warm-up: first-call costs (model session, statements)
-            recall(user=user, query=text)
-            search_turns(user=user, query=text)
-        embedder = get_embedder()  # the floor: the same questions, embedded one at a time
-        embeds = _timed([lambda t=t: embedder.embed_queries([t]) for t in asked[10 : 10 + queries]])
-        recalls = _timed(
-            [lambda t=t: recall(user=user, query=t, judge=False) for t in asked[10 : 10 + queries]]
-        )
-        cold = measure_cold(user, size, asked[10 : 10 + queries], min(queries, 20), progress)
-        progress(f"N={size}: {queries} judged recalls, and the judge alone ...")
-        judged = time_judged(user, asked[10 : 10 + queries])
-        turn_searches = _timed(
-            [
-                lambda t=t: search_turns(user=user, query=t, judge=False)
-                for t in asked[10 + queries :]
-            ]
-        )
-
+        build_ms = _index_build_ms(user)
+        searches = _search_figures(user, size, source, queries, progress)
         progress(f"N={size}: {single_writes} single and {batch_writes} batched writes ...")
-        started = time.perf_counter()
-        for n in range(single_writes):
-            memory_create(user=user, content=source.item(size + n))
-        single_rate = single_writes / (time.perf_counter() - started)
-        batch = [{"content": source.item(size + single_writes + n)} for n in range(batch_writes)]
-        started = time.perf_counter()
-        memory_create_many(user=user, items=batch)
-        batch_rate = batch_writes / (time.perf_counter() - started)
-        floor = [source.item(size + single_writes + batch_writes + n) for n in range(batch_writes)]
-        started = time.perf_counter()
-        embedder.embed(floor)  # the embedder's own batched rate, on texts of the same kind
-        embed_rate = batch_writes / (time.perf_counter() - started)
+        writes = _write_figures(user, size, source, single_writes, batch_writes)
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         return Row(
             size=size,
             seed_seconds=seed_seconds,
             build_ms=build_ms,
-            recall_p50=statistics.median(recalls),
-            recall_p95=_percentile(recalls, 95),
-            embed_p50=statistics.median(embeds),
-            judged_p50=statistics.median(judged["judged"]),
-            judged_p95=_percentile(judged["judged"], 95),
-            judge_p50=statistics.median(judged["judge"]),
-            judge_p95=_percentile(judged["judge"], 95),
-            turns_p50=statistics.median(turn_searches),
-            turns_p95=_percentile(turn_searches, 95),
-            single_per_s=single_rate,
-            batch_per_s=batch_rate,
-            embed_batch_per_s=embed_rate,
+            **searches,
+            **writes,
             rss_mb=rss_mb,
-            cold=cold,
         )
     finally:
         if not keep:
@@ -251,6 +224,73 @@ def measure(
                 person.delete()
             fulltext_optimize()  # else the deleted rows' entries slow later searches
             index_cache().clear()
+
+
+def _index_build_ms(user) -> float:
+    """How long the user's item index takes to build from nothing (the turn index is
+    built too, not timed)."""
+    index_cache().clear()
+    keyword.clear_caches()  # term counts seen at a smaller size would mislead the budget
+    started = time.perf_counter()
+    index_for(ITEMS, user.pk, current_model_id(), current_dim())
+    build_ms = (time.perf_counter() - started) * 1000
+    index_for(TURNS, user.pk, current_model_id(), current_dim())  # warm, not timed
+    return build_ms
+
+
+def _search_figures(
+    user, size: int, source: TextSource, queries: int, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    """The latencies of recall (fast, judged, cold), the judge, query embedding and
+    conversation search, as the `Row` fields that hold them."""
+    progress(f"N={size}: {queries} recalls and {queries} conversation searches ...")
+    asked = source.questions(2 * queries + 10)
+    for text in asked[:5]:  # warm-up: first-call costs (model session, statements)
+        recall(user=user, query=text)
+        search_turns(user=user, query=text)
+    embedder = get_embedder()  # the floor: the same questions, embedded one at a time
+    embeds = _timed([lambda t=t: embedder.embed_queries([t]) for t in asked[10 : 10 + queries]])
+    recalls = _timed(
+        [lambda t=t: recall(user=user, query=t, judge=False) for t in asked[10 : 10 + queries]]
+    )
+    cold = measure_cold(user, size, asked[10 : 10 + queries], min(queries, 20), progress)
+    progress(f"N={size}: {queries} judged recalls, and the judge alone ...")
+    judged = time_judged(user, asked[10 : 10 + queries])
+    turn_searches = _timed(
+        [lambda t=t: search_turns(user=user, query=t, judge=False) for t in asked[10 + queries :]]
+    )
+    return {
+        "recall_p50": statistics.median(recalls),
+        "recall_p95": _percentile(recalls, 95),
+        "embed_p50": statistics.median(embeds),
+        "judged_p50": statistics.median(judged["judged"]),
+        "judged_p95": _percentile(judged["judged"], 95),
+        "judge_p50": statistics.median(judged["judge"]),
+        "judge_p95": _percentile(judged["judge"], 95),
+        "turns_p50": statistics.median(turn_searches),
+        "turns_p95": _percentile(turn_searches, 95),
+        "cold": cold,
+    }
+
+
+def _write_figures(
+    user, size: int, source: TextSource, single_writes: int, batch_writes: int
+) -> dict[str, float]:
+    """Writes per second, one at a time and batched, and the embedder's own batched rate
+    on texts of the same kind, as the `Row` fields that hold them."""
+    started = time.perf_counter()
+    for n in range(single_writes):
+        memory_create(user=user, content=source.item(size + n))
+    single_rate = single_writes / (time.perf_counter() - started)
+    batch = [{"content": source.item(size + single_writes + n)} for n in range(batch_writes)]
+    started = time.perf_counter()
+    memory_create_many(user=user, items=batch)
+    batch_rate = batch_writes / (time.perf_counter() - started)
+    floor = [source.item(size + single_writes + batch_writes + n) for n in range(batch_writes)]
+    started = time.perf_counter()
+    get_embedder().embed(floor)
+    embed_rate = batch_writes / (time.perf_counter() - started)
+    return {"single_per_s": single_rate, "batch_per_s": batch_rate, "embed_batch_per_s": embed_rate}
 
 
 def table(rows: list[Row]) -> list[str]:
