@@ -9,22 +9,14 @@ one of its answers, in the top 5 when any of its first five is; a nonsense quest
 get no hit, a broad one some.
 """
 
-import json
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
-
+from bench.scenario import NotAnAccount, memories_tell, read_scenario, throwaway_user
 from memory.recall import recall
-from memory.services import memory_create
 
 REQUIRED = ("memories", "questions", "nonsense_questions")
-
-
-class NotAnAccount(ValueError):
-    """A file that is not an account scenario."""
 
 
 @dataclass
@@ -42,12 +34,7 @@ class AccountScore:
 
 
 def read_account(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise NotAnAccount(f"{path}: {error}") from error
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), list) for k in REQUIRED):
-        raise NotAnAccount(f"{path}: needs the lists {', '.join(REQUIRED)}.")
+    data = read_scenario(path, REQUIRED)
     contents = {m.get("content") for m in data["memories"] if isinstance(m, dict)}
     for question in data["questions"]:
         answers = question.get("answers") if isinstance(question, dict) else None
@@ -60,15 +47,8 @@ def read_account(path: Path) -> dict[str, Any]:
 
 def evaluate_account(path: Path, data: dict[str, Any], *, keep: bool = False) -> AccountScore:
     score = AccountScore(path.stem)
-    user = get_user_model().objects.create_user(f"account-{uuid.uuid4().hex[:12]}")
-    try:
-        for memory in data["memories"]:
-            memory_create(
-                user=user,
-                content=memory["content"],
-                category=memory.get("category") or "fact",
-                source="user",
-            )
+    with throwaway_user("account", keep=keep) as user:
+        memories_tell(user, data["memories"])
         for question in data["questions"]:
             answers = set(question["answers"])
             found = [h.item.content for h in recall(user=user, query=question["question"])]
@@ -85,9 +65,6 @@ def evaluate_account(path: Path, data: dict[str, Any], *, keep: bool = False) ->
         for question in data.get("broad_questions", []):
             score.broad += 1
             score.broad_answered += bool(recall(user=user, query=question))
-    finally:
-        if not keep:
-            user.delete()
     return score
 
 

@@ -10,16 +10,12 @@ without the relation stage). A question is in the top 5 when any of its first fi
 is one of its answers; a nonsense question should get none.
 """
 
-import json
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
-
-from bench.account import NotAnAccount
+from bench.scenario import NotAnAccount, memories_tell, read_scenario, throwaway_user
 from graph.services import (
     entity_create,
     entity_holder,
@@ -29,7 +25,6 @@ from graph.services import (
     relation_end,
 )
 from memory.recall import recall
-from memory.services import memory_create
 
 REQUIRED = ("entities", "memories", "relations", "questions", "nonsense_questions")
 
@@ -46,12 +41,7 @@ class GraphScore:
 
 
 def read_graph_scenario(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise NotAnAccount(f"{path}: {error}") from error
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), list) for k in REQUIRED):
-        raise NotAnAccount(f"{path}: needs the lists {', '.join(REQUIRED)}.")
+    data = read_scenario(path, REQUIRED)
     contents = {m.get("content") for m in data["memories"] if isinstance(m, dict)}
     for question in data["questions"]:
         if not set(question.get("answers") or ["?"]) <= contents:
@@ -65,13 +55,7 @@ def _when(value: str | None) -> datetime | None:
 
 def _build(user: Any, data: dict[str, Any]) -> None:
     """The memories, then the graph an agent would have written beside them."""
-    ids = {}
-    for memory in data["memories"]:
-        item = memory_create(
-            user=user, content=memory["content"], category=memory.get("category") or "fact",
-            source="user",
-        )  # fmt: skip
-        ids[memory["content"]] = item.pk
+    ids = memories_tell(user, data["memories"])
     entities = {"me": entity_holder(user=user)}
     for entity in data["entities"]:
         entities[entity["name"]] = entity_create(
@@ -108,15 +92,11 @@ def _ask(user: Any, data: dict[str, Any], score: GraphScore, stage: str) -> None
 def evaluate_graph(path: Path, data: dict[str, Any], *, keep: bool = False) -> GraphScore:
     """Ask the scenario's questions with the graph, then with its memories alone."""
     score = GraphScore(path.stem, len(data["questions"]), nonsense=len(data["nonsense_questions"]))
-    user = get_user_model().objects.create_user(f"graph-{uuid.uuid4().hex[:12]}")
-    try:
+    with throwaway_user("graph", keep=keep) as user:
         _build(user, data)
         _ask(user, data, score, "graph")
         graph_erase_user(user=user)
         _ask(user, data, score, "plain")
-    finally:
-        if not keep:
-            user.delete()
     return score
 
 
