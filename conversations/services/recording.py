@@ -3,7 +3,7 @@ calls, each through one write path (validation, secret masking, index events).""
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -78,17 +78,19 @@ def turn_context_for(*, session: Any, when: datetime) -> str:
     return turn_context(previous)
 
 
-def turn_append(
-    *,
-    user: Any,
-    session_id: str,
-    role: str,
-    content: str,
-    context: str | None = None,
-    timestamp: Any = None,
-    speaker: str = "",
-    agent: Any = None,
-) -> Turn:
+class TurnEntry(TypedDict, total=False):
+    """One turn as `turn_append` takes it (the defaults are `_turn_fields`'s)."""
+
+    session_id: Required[str]
+    role: Required[str]
+    content: Required[str]
+    context: str | None
+    timestamp: Any
+    speaker: str
+    agent: Any
+
+
+def turn_append(*, user: Any, **entry: Unpack[TurnEntry]) -> Turn:
     """Log one turn; the session is created on first use.
 
     `timestamp` may be given (imports of old conversations keep their real times).
@@ -97,16 +99,7 @@ def turn_append(
     is never searched, extracted, summarised or exported. `agent` (the writer's Agent or
     its id) is recorded; with no `context` the turn is in the agent's default context.
     """
-    fields = _turn_fields(
-        user,
-        session_id=session_id,
-        role=role,
-        content=content,
-        context=context,
-        timestamp=timestamp,
-        speaker=speaker,
-        agent=agent,
-    )
+    fields = _turn_fields(user, **entry)
     with embedded_ahead([_turn_text_ahead(user, fields)]), transaction.atomic():
         return _turn_store(user, fields)
 
