@@ -12,7 +12,8 @@ from retrieval.changelog import changed_since
 from retrieval.corpus import Corpus
 from retrieval.embedding.store import rows_state
 from retrieval.generations import generation_bump, generation_read
-from retrieval.vector import IndexCache, Key, VectorIndex
+from retrieval.index_cache import IndexCache, Key
+from retrieval.vector import VectorIndex
 
 LOAD_CHUNK = 2048  # rows read per fetch when an index is built
 _cache: IndexCache | None = None

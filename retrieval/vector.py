@@ -9,8 +9,6 @@ rescans the whole index); dead rows are skipped at search and compacted away in 
 
 import logging
 import threading
-from collections import Counter, OrderedDict
-from collections.abc import Callable
 
 logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # CPU-feature probing chatter
 
@@ -47,17 +45,24 @@ def _new_faiss_index(dim: int, vectors: np.ndarray):
     return index
 
 
-def _owned_copy(index):
-    """An index owning its codes, copied from one whose codes are a view of a mapped file
-    (FAISS aborts the process on a change to a viewed vector)."""
+def _empty_like(index):
+    """An empty index that codes vectors as `index` does (same type and trained range)."""
     fresh = faiss.IndexScalarQuantizer(index.d, index.sq.qtype, index.metric_type)
     trained = faiss.vector_to_array(index.sq.trained)
     if len(trained):
         faiss.copy_array_to_vector(trained, fresh.sq.trained)
     fresh.is_trained = True
-    if index.ntotal:
-        codes = faiss.rev_swig_ptr(index.codes.data(), index.ntotal * index.code_size)
-        fresh.add_sa_codes(np.array(codes).reshape(index.ntotal, index.code_size))
+    return fresh
+
+
+def _owned_copy(*parts):
+    """One index owning the codes of `parts` in order, the first possibly a view of a
+    mapped file (FAISS aborts the process on a change to a viewed vector)."""
+    fresh = _empty_like(parts[0])
+    for index in parts:
+        if index is not None and index.ntotal:
+            codes = faiss.rev_swig_ptr(index.codes.data(), index.ntotal * index.code_size)
+            fresh.add_sa_codes(np.array(codes).reshape(index.ntotal, index.code_size))
     return fresh
 
 
@@ -70,8 +75,9 @@ class VectorIndex:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, dim)
         self._index = _new_faiss_index(dim, vectors)
         self._mapped = False
+        self._tail = None  # rows added while `_index` is a mapped file, in memory
         self._row_ids = np.empty(0, dtype=np.int64)
-        self._row_of: dict[int, int] = {}
+        self._row_of: dict[int, int] | None = {}  # id -> row; None until a lookup needs it
         self._dead = 0
         self._lock = threading.Lock()
         self._append(np.asarray(ids, dtype=np.int64), vectors)
@@ -83,11 +89,12 @@ class VectorIndex:
         of -1 is a dead row."""
         restored = cls.__new__(cls)
         restored.dim, restored.generation = dim, generation
-        restored._index, restored._mapped = index, True
+        restored._index, restored._mapped, restored._tail = index, True, None
         restored._row_ids = np.array(row_ids, dtype=np.int64)
-        live = np.flatnonzero(restored._row_ids >= 0)
-        restored._row_of = dict(zip(restored._row_ids[live].tolist(), live.tolist(), strict=True))
-        restored._dead = len(restored._row_ids) - len(live)
+        # The id -> row map is built when first looked up: at 100k rows it costs more than
+        # the search a cold recall came for, and a plain search reads only the row ids.
+        restored._row_of = None
+        restored._dead = int(np.count_nonzero(restored._row_ids < 0))
         restored._lock = threading.Lock()
         return restored
 
@@ -98,43 +105,68 @@ class VectorIndex:
 
     def _own(self) -> None:
         if self._mapped:
-            self._index = _owned_copy(self._index)
-            self._mapped = False
+            self._index = _owned_copy(self._index, self._tail)
+            self._mapped, self._tail = False, None
+
+    @property
+    def _rows(self) -> int:
+        return self._index.ntotal + (self._tail.ntotal if self._tail is not None else 0)
 
     def parts(self) -> tuple[bytes, np.ndarray, int]:
         """(the FAISS index serialized, row ids with -1 for dead rows, generation), taken
         together: what a snapshot stores."""
         with self._lock:
             return (
-                faiss.serialize_index(self._index).tobytes(),
+                faiss.serialize_index(
+                    self._index if self._tail is None else _owned_copy(self._index, self._tail)
+                ).tobytes(),
                 self._row_ids.copy(),
                 self.generation,
             )
 
+    def _rows_by_id(self) -> dict[int, int]:
+        if self._row_of is None:
+            live = np.flatnonzero(self._row_ids >= 0)
+            self._row_of = dict(zip(self._row_ids[live].tolist(), live.tolist(), strict=True))
+        return self._row_of
+
+    def ids(self) -> list[int]:
+        """The live row ids, in row order."""
+        with self._lock:
+            return self._row_ids[self._row_ids >= 0].tolist()
+
     @property
     def size(self) -> int:
-        return len(self._row_of)
+        return len(self._row_ids) - self._dead
 
     @property
     def nbytes(self) -> int:
         per_row = self._index.code_size + 8  # stored code + row -> id
-        return self._index.ntotal * per_row + len(self._row_of) * _DICT_ENTRY_BYTES
+        mapped = len(self._row_of) if self._row_of is not None else 0
+        return self._rows * per_row + mapped * _DICT_ENTRY_BYTES
 
     def __contains__(self, item_id: int) -> bool:
-        return item_id in self._row_of
+        with self._lock:
+            return item_id in self._rows_by_id()
 
     def _append(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         if not len(ids):
             return
-        self._own()
-        start = self._index.ntotal
-        self._index.add(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dim))
+        start = self._rows
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dim)
+        if self._mapped:  # a caught-up snapshot: the new rows beside it, no copy of its codes
+            if self._tail is None:
+                self._tail = _empty_like(self._index)
+            self._tail.add(vectors)
+        else:
+            self._index.add(vectors)
         self._row_ids = np.concatenate([self._row_ids, ids])
-        for offset, item_id in enumerate(ids.tolist()):
-            self._row_of[item_id] = start + offset
+        if self._row_of is not None:
+            for offset, item_id in enumerate(ids.tolist()):
+                self._row_of[item_id] = start + offset
 
     def _kill(self, item_id: int) -> None:
-        row = self._row_of.pop(item_id, None)
+        row = self._rows_by_id().pop(item_id, None)
         if row is not None:
             self._row_ids[row] = -1
             self._dead += 1
@@ -182,7 +214,7 @@ class VectorIndex:
         self._maybe_compact()
 
     def _maybe_compact(self) -> None:
-        if self._dead < max(COMPACT_MIN_DEAD, self._index.ntotal // 8):
+        if self._dead < max(COMPACT_MIN_DEAD, self._rows // 8):
             return
         dead_rows = np.flatnonzero(self._row_ids < 0)
         self._own()
@@ -199,28 +231,54 @@ class VectorIndex:
         with self._lock:
             if allowed is not None:
                 return self._search_among(query, k, allowed)
-            want = min(self._index.ntotal, k + self._dead)
+            want = min(self._rows, k + self._dead)
             if want <= 0:
                 return []
-            scores, rows = self._index.search(query, want)
+            scores, rows = self._scan(query, want)
             hits = [
                 (int(self._row_ids[row]), float(score))
-                for score, row in zip(scores[0], rows[0], strict=True)
+                for score, row in zip(scores, rows, strict=True)
                 if row >= 0 and self._row_ids[row] >= 0
             ]
         return hits[:k]
 
+    def _scan(self, query: np.ndarray, want: int) -> tuple[np.ndarray, np.ndarray]:
+        """The best `want` (scores, rows) over the index and the rows beside it."""
+        scores, rows = self._index.search(query, min(want, self._index.ntotal))
+        if self._tail is None or not self._tail.ntotal:
+            return scores[0], rows[0]
+        more, tail_rows = self._tail.search(query, min(want, self._tail.ntotal))
+        tail_rows = np.where(tail_rows[0] >= 0, tail_rows[0] + self._index.ntotal, -1)
+        scores, rows = np.concatenate([scores[0], more[0]]), np.concatenate([rows[0], tail_rows])
+        best = np.argsort(-scores, kind="stable")[:want]
+        return scores[best], rows[best]
+
+    def _codes_of(self, rows: np.ndarray) -> np.ndarray:
+        """The (decoded) vectors of `rows`, which may lie in the index or beside it."""
+        if self._tail is None:
+            return self._index.reconstruct_batch(rows)
+        base = self._index.ntotal
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        inside = rows < base
+        if inside.any():
+            out[inside] = self._index.reconstruct_batch(rows[inside])
+        if (~inside).any():
+            out[~inside] = self._tail.reconstruct_batch(rows[~inside] - base)
+        return out
+
     def _search_among(self, query: np.ndarray, k: int, allowed: np.ndarray) -> list:
+        row_of = self._rows_by_id()
         rows = np.fromiter(
-            (self._row_of.get(i, -1) for i in allowed.tolist()), dtype=np.int64, count=len(allowed)
+            (row_of.get(i, -1) for i in allowed.tolist()), dtype=np.int64, count=len(allowed)
         )
         rows = rows[rows >= 0]
         if not len(rows) or k <= 0:
             return []
         if len(rows) <= GATHER_LIMIT:
-            scores = self._index.reconstruct_batch(rows) @ query[0]
+            scores = self._codes_of(rows) @ query[0]
             top = np.argsort(-scores, kind="stable")[:k]
             return [(int(self._row_ids[rows[i]]), float(scores[i])) for i in top]
+        self._own()  # a filter this wide searches one index
         params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(rows))
         scores, found = self._index.search(query, min(k, len(rows)), params=params)
         return [
@@ -228,127 +286,3 @@ class VectorIndex:
             for score, row in zip(scores[0], found[0], strict=True)
             if row >= 0
         ]
-
-
-Key = tuple[str, int, str]  # (corpus name, owner id, model id)
-
-
-CatchUp = Callable[[VectorIndex, int], bool]
-
-
-class IndexCache:
-    """LRU over (corpus, owner, model) indexes, bounded by a byte budget.
-
-    `counts` says how each index came to be current: "builds" (not cached), "rebuilds"
-    (cached but behind, and could not catch up), "catch_ups" (behind, brought current by
-    the rows changed since), "in_place" (changed by a write of this process).
-    """
-
-    def __init__(self, budget_bytes: int) -> None:
-        self.budget_bytes = budget_bytes
-        self.counts: Counter[str] = Counter()
-        self._indexes: OrderedDict[Key, VectorIndex] = OrderedDict()
-        self._build_locks: dict[Key, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._indexes)
-
-    @property
-    def nbytes(self) -> int:
-        with self._lock:
-            return sum(index.nbytes for index in self._indexes.values())
-
-    def peek(self, key: Key) -> VectorIndex | None:
-        with self._lock:
-            return self._indexes.get(key)
-
-    def get(
-        self,
-        key: Key,
-        generation: int,
-        build: Callable[[], VectorIndex],
-        catch_up: CatchUp | None = None,
-    ) -> VectorIndex:
-        """The cached index if it is at `generation` (or later); else the cached one
-        brought there by `catch_up(index, generation)`; else a fresh one from `build()`."""
-        index = self._touch(key, generation)
-        if index is not None:
-            return index
-        with self._lock:
-            build_lock = self._build_locks.setdefault(key, threading.Lock())
-        with build_lock:  # one build per key at a time; the others wait and reuse it
-            index = self._touch(key, generation)
-            if index is not None:
-                return index
-            behind = self.peek(key)
-            if behind is not None and catch_up is not None and catch_up(behind, generation):
-                self._count("catch_ups")
-                self._put(key, behind)
-                return behind
-            index = build()
-            self._count("builds" if behind is None else "rebuilds")
-            self._put(key, index)
-        return index
-
-    def _count(self, what: str) -> None:
-        with self._lock:
-            self.counts[what] += 1
-
-    def _touch(self, key: Key, generation: int) -> VectorIndex | None:
-        with self._lock:
-            index = self._indexes.get(key)
-            if index is None or index.generation < generation:
-                return None
-            self._indexes.move_to_end(key)
-            return index
-
-    def _put(self, key: Key, index: VectorIndex) -> None:
-        with self._lock:
-            self._indexes.pop(key, None)
-            if index.nbytes > self.budget_bytes:
-                return  # larger than the whole budget: used for this search only
-            self._indexes[key] = index
-            self._evict()
-
-    def _evict(self) -> None:
-        total = sum(index.nbytes for index in self._indexes.values())
-        while total > self.budget_bytes and len(self._indexes) > 1:
-            _, evicted = self._indexes.popitem(last=False)
-            total -= evicted.nbytes
-
-    def apply(
-        self,
-        key: Key,
-        *,
-        from_generation: int,
-        to_generation: int,
-        upserts: dict[int, np.ndarray],
-        removals: list[int],
-    ) -> bool:
-        """Apply a committed change made in this process, if the index saw all before it.
-
-        Returns False (nothing done) when the cached index is absent or behind: the next
-        search compares generations and rebuilds.
-        """
-        index = self.peek(key)
-        if index is None:
-            return False
-        with index._lock:
-            if index.generation != from_generation:
-                return False
-            index._change(upserts, removals)
-            index.generation = to_generation
-        with self._lock:
-            self.counts["in_place"] += 1
-            self._evict()
-        return True
-
-    def discard(self, key: Key) -> None:
-        with self._lock:
-            self._indexes.pop(key, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._indexes.clear()
-            self.counts.clear()

@@ -18,8 +18,8 @@ from memory.recall import recall
 from memory.services import memory_create, memory_forget, memory_update
 from privacy.services import memory_erase
 from retrieval import changelog
+from retrieval.index_cache import IndexCache
 from retrieval.indexes import index_for, index_rebuild
-from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def test_a_process_behind_applies_adds_changes_and_removals_without_rebuilding(
         sailing = recall(user=alice, query="sailing boat", top_k=1)
     assert after is before
     assert web_a.counts["catch_ups"] == 1 and web_a.counts["rebuilds"] == 0
-    assert {kept.pk, added.pk, changed.pk} <= set(after._row_of)
+    assert {kept.pk, added.pk, changed.pk} <= set(after.ids())
     assert forgotten.pk not in after and erased.pk not in after
     assert [h.item.pk for h in hits] == [added.pk] and hits[0].matched_by == "vector"
     assert [h.item.pk for h in sailing] == [changed.pk]
@@ -76,9 +76,9 @@ def test_the_caught_up_index_answers_as_a_fresh_build_would(alice, commit, web_a
         memory_forget(user=alice, item_id=first[0].pk)
         memory_create(user=alice, content="Alice planted tulips by the fence")
     with as_process(web_a):
-        caught_up = sorted(items_index(alice)._row_of)
+        caught_up = sorted(items_index(alice).ids())
     with as_process(IndexCache(10**9)):
-        fresh = sorted(items_index(alice)._row_of)
+        fresh = sorted(items_index(alice).ids())
     assert caught_up == fresh
 
 

@@ -24,8 +24,9 @@ from privacy.retention import prune_user
 from privacy.services import memory_erase, memory_erase_user
 from retrieval import snapshots, termstats, vocabulary
 from retrieval.caches import clear_process_caches
+from retrieval.embedding.base import from_bytes
+from retrieval.index_cache import IndexCache
 from retrieval.indexes import index_for
-from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +71,7 @@ def test_a_fresh_snapshot_is_mapped_and_no_vector_is_read_from_the_database(alic
     with CaptureQueriesContext(connection) as queries:
         index = index_in_new_process(alice, commit)
     assert snapshots.counts["loaded"] == 1 and snapshots.counts["written"] == 0
-    assert index.mapped and sorted(index._row_of) == sorted(ids)
+    assert index.mapped and sorted(index.ids()) == sorted(ids)
     assert not [q for q in queries if "embedding" in q["sql"]]
     with as_process(IndexCache(10**9)):
         hits = recall(user=alice, query="which instrument does she play", top_k=1)
@@ -84,9 +85,27 @@ def test_a_stale_snapshot_is_caught_up_with_the_item_added_after_it(alice, commi
     index = index_in_new_process(alice, commit)
     assert snapshots.counts["caught_up"] == 1 and snapshots.counts["refused"] == 0
     assert added.pk in index
+    assert index.mapped  # the added row sits beside the mapped file: nothing was copied
     with as_process(IndexCache(10**9)):
         hits = recall(user=alice, query="pet cat", top_k=1)
     assert [h.item.pk for h in hits] == [added.pk]
+
+
+def test_rows_beside_a_mapped_snapshot_are_searched_filtered_written_and_folded_in(alice, commit):
+    ids = snapshotted(alice, commit)
+    with commit():
+        added = memory_create(user=alice, content="Alice adopted a grey cat named Pixel")
+    index = index_in_new_process(alice, commit)
+    assert index.mapped and sorted(index.ids()) == sorted([*ids, added.pk])
+    vector = from_bytes(KnowledgeItem.objects.get(pk=added.pk).embedding, DIM)
+    assert index.search(vector, 1)[0][0] == added.pk
+    among = index.search(vector, 4, allowed=np.array([ids[0], added.pk]))
+    assert [hit[0] for hit in among] == [added.pk, ids[0]]
+    stored, row_ids, _ = index.parts()  # a snapshot of it holds the added row too
+    assert row_ids.tolist() == [*ids, added.pk] and stored
+    index.remove([ids[0]])  # a removal copies the file's codes in, with the rows beside it
+    assert not index.mapped and index.search(vector, 1)[0][0] == added.pk
+    assert sorted(index.ids()) == sorted([*ids[1:], added.pk])
 
 
 def _truncate(path: Path) -> None:
@@ -116,9 +135,9 @@ def test_a_corrupt_snapshot_is_refused_the_index_built_from_the_database_and_rew
     damage(next(p for p in files_of(alice) if p.name.endswith(suffix)))
     index = index_in_new_process(alice, commit)
     assert snapshots.counts["refused"] == 1 and snapshots.counts["written"] == 1
-    assert not index.mapped and sorted(index._row_of) == sorted(ids)
+    assert not index.mapped and sorted(index.ids()) == sorted(ids)
     again = index_in_new_process(alice, commit)
-    assert snapshots.counts["loaded"] == 1 and sorted(again._row_of) == sorted(ids)
+    assert snapshots.counts["loaded"] == 1 and sorted(again.ids()) == sorted(ids)
 
 
 def test_a_snapshot_ahead_of_the_database_is_refused(alice, commit):
@@ -182,7 +201,7 @@ def test_two_people_never_share_a_file_and_one_cannot_load_anothers(alice, bob, 
     index = index_in_new_process(alice, commit)
     assert snapshots.counts["refused"] == 1
     assert set(KnowledgeItem.objects.for_user(alice).values_list("pk", flat=True)) == set(
-        index._row_of
+        index.ids()
     )
 
 

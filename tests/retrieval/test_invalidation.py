@@ -15,8 +15,8 @@ from memory.recall import recall
 from memory.services import memory_create, memory_create_many, memory_forget
 from privacy.services import memory_erase
 from retrieval.embedding.services import embed_rows
+from retrieval.index_cache import IndexCache
 from retrieval.indexes import index_for
-from retrieval.vector import IndexCache
 from tests.recall_fixtures import as_process
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from retrieval import vector
-from retrieval.vector import IndexCache, VectorIndex
+from retrieval.index_cache import IndexCache
+from retrieval.vector import VectorIndex
 
 
 def unit(*values: float) -> np.ndarray:
