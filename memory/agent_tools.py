@@ -1,8 +1,8 @@
 """The tools an agent is offered (five for the user's memory, `relate` for the graph of
 their life, and those apps above memory register: skills' `recall_skills`, learning's
 `extract` while a language model is configured) as OpenAI function-calling schemas, and
-their dispatcher. Apps above memory join through `tool_register`, so memory imports none
-of them.
+their dispatcher; memory's own schemas are written in memory/tool_schemas.py. Apps above
+memory join through `tool_register`, so memory imports none of them.
 
 `tools_offered()` can be handed to any OpenAI-compatible chat API as `tools=`. `tool_call()` runs
 one call exactly as a model emits it (`arguments` a JSON string or an object) and always
@@ -38,147 +38,12 @@ from memory import services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
+from memory.tool_schemas import MEMORY_TOOLS, function_schema
 from memory.versions import current_item
 
-_ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
-_CATEGORY = {"type": "string", "enum": CATEGORIES}
-_MIN_RELEVANCE = {
-    "type": "number",
-    "minimum": 0,
-    "maximum": 1,
-    "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
-}
-_JUDGE = {
-    "type": "boolean",
-    "description": "false: faster, without the relevance judge (default true).",
-}
-_ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
-
-
-def function_schema(name: str, description: str, properties: dict, required: list[str]) -> dict:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
-_ITEM_FIELDS = {
-    "category": {**_CATEGORY, "description": "What kind of memory (default fact)."},
-    "domain": {"type": "string", "description": "Topic area, e.g. coding, health."},
-    "context": {
-        "type": "string",
-        "description": "Scope such as work or personal (default global).",
-    },
-    "entity": {
-        "type": "string",
-        "description": "Who or what it is about, e.g. person:sarah_chen, project:gaia.",
-    },
-    "sensitive": {
-        "type": "boolean",
-        "description": "Private information (hidden unless asked for).",
-    },
-    "due_at": {"type": "string", "description": f"Deadline or reminder time: {_ISO}."},
-    "pinned": {
-        "type": "boolean",
-        "description": "Never fades with disuse (e.g. the user's name); default false.",
-    },
-}
+# graph's `relate` comes last; tools registered later go before it (`tool_register`).
 TOOLS: list[dict] = [
-    function_schema(
-        "remember",
-        "Store a fact, preference, error, skill, note or reminder about the user for future "
-        "conversations. One self-contained statement per call. The result's `outcome` is "
-        "new, deduplicated (a memory said the same) or conflict: `conflicts_with` is an "
-        "older memory it may contradict; if the user corrected it, update or forget that one.",
-        {
-            "content": {"type": "string", "description": "The statement to remember."},
-            **_ITEM_FIELDS,
-            "source_turn": {
-                "type": "integer",
-                "description": "Id of the logged conversation turn it was learned from.",
-            },
-        },
-        ["content"],
-    ),
-    function_schema(
-        "recall",
-        "Search long-term memory. Returns matching items, best first, with their ids (use "
-        "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
-        "means nothing stored matches.",
-        {
-            "query": {"type": "string", "description": "What to look for, in plain words."},
-            "top_k": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 100,
-                "description": "How many results (default 5).",
-            },
-            "category": _CATEGORY,
-            "context": {"type": "string", "description": "Search this context plus global."},
-            "entity": {"type": "string", "description": "Only items about this entity."},
-            "include_sensitive": {
-                "type": "boolean",
-                "description": "Include private items; only when the user asks for them.",
-            },
-            "time_from": {"type": "string", "description": f"Stored at or after: {_ISO}."},
-            "time_to": {"type": "string", "description": f"Stored at or before: {_ISO}."},
-            "min_relevance": _MIN_RELEVANCE,
-            "judge": _JUDGE,
-        },
-        ["query"],
-    ),
-    function_schema(
-        "update_memory",
-        "Change an existing memory by id; only the given fields change. After mentioning a "
-        'time-sensitive item, set reminded_at to "now".',
-        {
-            "id": _ID,
-            "content": {"type": "string", "description": "The corrected statement."},
-            **_ITEM_FIELDS,
-            "reminded_at": {"type": "string", "description": f'"now", or {_ISO}.'},
-            "reason": {
-                "type": "string",
-                "description": "Why it changed (kept with the earlier version).",
-            },
-        },
-        ["id"],
-    ),
-    function_schema(
-        "forget",
-        "Forget a memory by id (it can be restored by the user). Use recall first to find it.",
-        {"id": _ID},
-        ["id"],
-    ),
-    function_schema(
-        "search_past_conversations",
-        "Search earlier conversation turns by keywords, a time range, or both. Returns "
-        "turns with their time and session id.",
-        {
-            "query": {"type": "string", "description": "Keywords to look for."},
-            "top_k": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 100,
-                "description": "How many turns (default 10).",
-            },
-            "session_id": {"type": "string", "description": "Only this session."},
-            "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
-            "time_from": {"type": "string", "description": f"Said at or after: {_ISO}."},
-            "time_to": {"type": "string", "description": f"Said at or before: {_ISO}."},
-            "min_relevance": _MIN_RELEVANCE,
-            "judge": _JUDGE,
-        },
-        [],
-    ),
+    *MEMORY_TOOLS,
     function_schema(
         "relate", graph_tools.DESCRIPTION, graph_tools.PROPERTIES, ["subject", "type", "object"]
     ),

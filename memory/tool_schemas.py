@@ -1,0 +1,147 @@
+"""The memory tools an agent is offered (remember, recall, update_memory, forget,
+search_past_conversations) as OpenAI function-calling schemas, and `function_schema`, which
+the tools of other apps are described with too. memory/agent_tools.py offers and runs them."""
+
+from memory.models import CATEGORIES
+
+_ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
+_CATEGORY = {"type": "string", "enum": CATEGORIES}
+_MIN_RELEVANCE = {
+    "type": "number",
+    "minimum": 0,
+    "maximum": 1,
+    "description": "Leave out weaker hits (0..1; default drops the clearly unrelated).",
+}
+_JUDGE = {
+    "type": "boolean",
+    "description": "false: faster, without the relevance judge (default true).",
+}
+_ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
+
+
+def function_schema(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    """One tool as an OpenAI function-calling schema; no argument beyond `properties`."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+_ITEM_FIELDS = {
+    "category": {**_CATEGORY, "description": "What kind of memory (default fact)."},
+    "domain": {"type": "string", "description": "Topic area, e.g. coding, health."},
+    "context": {
+        "type": "string",
+        "description": "Scope such as work or personal (default global).",
+    },
+    "entity": {
+        "type": "string",
+        "description": "Who or what it is about, e.g. person:sarah_chen, project:gaia.",
+    },
+    "sensitive": {
+        "type": "boolean",
+        "description": "Private information (hidden unless asked for).",
+    },
+    "due_at": {"type": "string", "description": f"Deadline or reminder time: {_ISO}."},
+    "pinned": {
+        "type": "boolean",
+        "description": "Never fades with disuse (e.g. the user's name); default false.",
+    },
+}
+MEMORY_TOOLS: list[dict] = [
+    function_schema(
+        "remember",
+        "Store a fact, preference, error, skill, note or reminder about the user for future "
+        "conversations. One self-contained statement per call. The result's `outcome` is "
+        "new, deduplicated (a memory said the same) or conflict: `conflicts_with` is an "
+        "older memory it may contradict; if the user corrected it, update or forget that one.",
+        {
+            "content": {"type": "string", "description": "The statement to remember."},
+            **_ITEM_FIELDS,
+            "source_turn": {
+                "type": "integer",
+                "description": "Id of the logged conversation turn it was learned from.",
+            },
+        },
+        ["content"],
+    ),
+    function_schema(
+        "recall",
+        "Search long-term memory. Returns matching items, best first, with their ids (use "
+        "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
+        "means nothing stored matches.",
+        {
+            "query": {"type": "string", "description": "What to look for, in plain words."},
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "How many results (default 5).",
+            },
+            "category": _CATEGORY,
+            "context": {"type": "string", "description": "Search this context plus global."},
+            "entity": {"type": "string", "description": "Only items about this entity."},
+            "include_sensitive": {
+                "type": "boolean",
+                "description": "Include private items; only when the user asks for them.",
+            },
+            "time_from": {"type": "string", "description": f"Stored at or after: {_ISO}."},
+            "time_to": {"type": "string", "description": f"Stored at or before: {_ISO}."},
+            "min_relevance": _MIN_RELEVANCE,
+            "judge": _JUDGE,
+        },
+        ["query"],
+    ),
+    function_schema(
+        "update_memory",
+        "Change an existing memory by id; only the given fields change. After mentioning a "
+        'time-sensitive item, set reminded_at to "now".',
+        {
+            "id": _ID,
+            "content": {"type": "string", "description": "The corrected statement."},
+            **_ITEM_FIELDS,
+            "reminded_at": {"type": "string", "description": f'"now", or {_ISO}.'},
+            "reason": {
+                "type": "string",
+                "description": "Why it changed (kept with the earlier version).",
+            },
+        },
+        ["id"],
+    ),
+    function_schema(
+        "forget",
+        "Forget a memory by id (it can be restored by the user). Use recall first to find it.",
+        {"id": _ID},
+        ["id"],
+    ),
+    function_schema(
+        "search_past_conversations",
+        "Search earlier conversation turns by keywords, a time range, or both. Returns "
+        "turns with their time and session id.",
+        {
+            "query": {"type": "string", "description": "Keywords to look for."},
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "How many turns (default 10).",
+            },
+            "session_id": {"type": "string", "description": "Only this session."},
+            "role": {"type": "string", "enum": ["user", "assistant", "system", "tool"]},
+            "time_from": {"type": "string", "description": f"Said at or after: {_ISO}."},
+            "time_to": {"type": "string", "description": f"Said at or before: {_ISO}."},
+            "min_relevance": _MIN_RELEVANCE,
+            "judge": _JUDGE,
+        },
+        [],
+    ),
+]
