@@ -5,6 +5,7 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.fields import Field
 
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
@@ -43,11 +44,46 @@ class TurnCreateSerializer(StrictSerializer):
 _AGENT_OUT = "The agent that logged it (null: imported, or logged before agents existed)."
 
 
+def agent_name_field(help_text: str, source: str = "agent.name") -> serializers.CharField:
+    """The name of the agent that wrote a row, read only; null where no agent did."""
+    return serializers.CharField(
+        source=source, read_only=True, allow_null=True, help_text=help_text
+    )
+
+
+def search_filter(field_class: type[Field], help_text: str, **options: Any) -> Field:
+    """An optional filter of a search body: absent, null and "" all mean no filter (models
+    send null or "" for what they leave out)."""
+    return field_class(
+        required=False, allow_null=True, allow_blank=True, help_text=help_text, **options
+    )
+
+
+def min_relevance_field() -> serializers.FloatField:
+    """The relevance floor a search request may set: every search of the API reads it alike."""
+    return serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        allow_null=True,
+        help_text="Leave out hits less relevant than this (0..1; default: the server's "
+        "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
+    )
+
+
+def judge_field() -> serializers.BooleanField:
+    """Whether a search request lets the relevance judge order and filter its hits."""
+    return serializers.BooleanField(
+        default=True,
+        help_text="Let the relevance judge (a cross-encoder) read the query with the best "
+        "candidates: it orders them and leaves out what does not answer (default true). "
+        "false takes the fast path: fused order, no judge.",
+    )
+
+
 class TurnSerializer(serializers.ModelSerializer):
     session_id = serializers.CharField(source="session.session_id", read_only=True)
-    agent = serializers.CharField(
-        source="agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
-    )
+    agent = agent_name_field(_AGENT_OUT)
 
     class Meta:
         model = Turn
@@ -69,36 +105,12 @@ class TurnSearchSerializer(StrictSerializer):
     top_k = serializers.IntegerField(
         min_value=1, max_value=MAX_TOP_K, default=10, help_text="How many turns (default 10)."
     )
-    session_id = serializers.CharField(
-        max_length=128,
-        required=False,
-        allow_null=True,
-        allow_blank=True,
-        help_text="Only turns of this session.",
-    )
-    role = serializers.ChoiceField(
-        choices=ROLES,
-        required=False,
-        allow_null=True,
-        allow_blank=True,
-        help_text="Only turns of this role.",
-    )
+    session_id = search_filter(serializers.CharField, "Only turns of this session.", max_length=128)
+    role = search_filter(serializers.ChoiceField, "Only turns of this role.", choices=ROLES)
     time_from = WhenField(help_text="Lower bound on the turn time (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on the turn time (ISO 8601).")
-    min_relevance = serializers.FloatField(
-        min_value=0.0,
-        max_value=1.0,
-        required=False,
-        allow_null=True,
-        help_text="Leave out hits less relevant than this (0..1; default: the server's "
-        "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
-    )
-    judge = serializers.BooleanField(
-        default=True,
-        help_text="Let the relevance judge (a cross-encoder) read the query with the best "
-        "candidates: it orders them and leaves out what does not answer (default true). "
-        "false takes the fast path: fused order, no judge.",
-    )
+    min_relevance = min_relevance_field()
+    judge = judge_field()
 
     def validate(self, attrs: dict) -> dict:
         if not (attrs.get("query") or "").strip() and not (
@@ -231,9 +243,7 @@ class ToolCallSerializer(serializers.ModelSerializer):
         source="session.session_id", read_only=True, allow_null=True, default=None
     )
     args = serializers.JSONField()
-    agent = serializers.CharField(
-        source="agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
-    )
+    agent = agent_name_field(_AGENT_OUT)
 
     class Meta:
         model = ToolCall

@@ -1,10 +1,13 @@
 """Conversation turns, past-conversation search, sessions and tool calls."""
 
+from collections.abc import Callable
+
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from accounts.agents import request_agent, request_context, with_context
@@ -73,6 +76,17 @@ TOOL_CALL_EXAMPLES = [
         request_only=True,
     ),
 ]
+
+
+def filtered_page(
+    view: GenericAPIView, request: Request, query_class: type[Serializer], selector: Callable
+) -> Response:
+    """One page of the caller's rows that `selector` picks by the query string (read by
+    `query_class`), each as the view's `serializer_class` shows it."""
+    query = query_class(data=request.query_params.dict())
+    query.is_valid(raise_exception=True)
+    page = view.paginate_queryset(selector(user=request.user, **query.validated_data))
+    return view.get_paginated_response(view.serializer_class(page, many=True).data)
 
 
 class TurnCreateView(APIView):
@@ -189,11 +203,7 @@ class ToolCallListCreateView(GenericAPIView):
         responses={200: ToolCallSerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request) -> Response:
-        query = ToolCallListQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        calls = selectors.tool_calls_list(user=request.user, **query.validated_data)
-        page = self.paginate_queryset(calls)
-        return self.get_paginated_response(ToolCallSerializer(page, many=True).data)
+        return filtered_page(self, request, ToolCallListQuerySerializer, selectors.tool_calls_list)
 
     @extend_schema(
         operation_id="tool_calls_log",

@@ -1,5 +1,8 @@
 """Account-level endpoints: stats, entities, contexts, activity, export and import."""
 
+from collections.abc import Callable
+from typing import Any
+
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.urls import reverse
@@ -53,6 +56,20 @@ class StatsView(APIView):
         return Response({**selectors.memory_stats(user=user), "llm": llm_stats(user=user)})
 
 
+def _results_of(name: str, row: str, fields: dict[str, serializers.Field]) -> Any:
+    """The schema of a list answer, `{"results": [row, ...]}`."""
+    return inline_serializer(name, {"results": inline_serializer(row, fields, many=True)})
+
+
+def _results(
+    request: Request, query_class: type[serializers.Serializer], selector: Callable[..., list]
+) -> Response:
+    """The rows `selector` gives the caller for the query string, as `{"results": [...]}`."""
+    query = query_class(data=request.query_params.dict())
+    query.is_valid(raise_exception=True)
+    return Response({"results": selector(user=request.user, **query.validated_data)})
+
+
 class LimitSerializer(serializers.Serializer):
     limit = serializers.IntegerField(
         min_value=1, max_value=1000, default=100, help_text="At most this many (default 100)."
@@ -67,29 +84,20 @@ class EntitiesView(APIView):
         description="Entities of active items with their counts, most frequent first.",
         parameters=[LimitSerializer],
         responses={
-            200: inline_serializer(
+            200: _results_of(
                 "EntityList",
+                "Entity",
                 {
-                    "results": inline_serializer(
-                        "Entity",
-                        {
-                            "entity": serializers.CharField(),
-                            "count": serializers.IntegerField(),
-                            "last_updated": serializers.DateTimeField(),
-                        },
-                        many=True,
-                    )
+                    "entity": serializers.CharField(),
+                    "count": serializers.IntegerField(),
+                    "last_updated": serializers.DateTimeField(),
                 },
             ),
             **errors(400),
         },
     )
     def get(self, request: Request) -> Response:
-        query = LimitSerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        return Response(
-            {"results": selectors.entities_list(user=request.user, **query.validated_data)}
-        )
+        return _results(request, LimitSerializer, selectors.entities_list)
 
 
 class ContextsView(APIView):
@@ -100,25 +108,16 @@ class ContextsView(APIView):
         description="Contexts of active items with their counts, most frequent first.",
         parameters=[LimitSerializer],
         responses={
-            200: inline_serializer(
+            200: _results_of(
                 "ContextList",
-                {
-                    "results": inline_serializer(
-                        "ContextCount",
-                        {"context": serializers.CharField(), "count": serializers.IntegerField()},
-                        many=True,
-                    )
-                },
+                "ContextCount",
+                {"context": serializers.CharField(), "count": serializers.IntegerField()},
             ),
             **errors(400),
         },
     )
     def get(self, request: Request) -> Response:
-        query = LimitSerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        return Response(
-            {"results": selectors.contexts_list(user=request.user, **query.validated_data)}
-        )
+        return _results(request, LimitSerializer, selectors.contexts_list)
 
 
 class ActivityQuerySerializer(serializers.Serializer):
@@ -135,29 +134,21 @@ class ActivityView(APIView):
         description="Turns, new memories and tool calls per day (UTC), oldest first, no gaps.",
         parameters=[ActivityQuerySerializer],
         responses={
-            200: inline_serializer(
+            200: _results_of(
                 "Activity",
+                "ActivityDay",
                 {
-                    "results": inline_serializer(
-                        "ActivityDay",
-                        {
-                            "date": serializers.DateField(),
-                            "turns": serializers.IntegerField(),
-                            "memories": serializers.IntegerField(),
-                            "tool_calls": serializers.IntegerField(),
-                        },
-                        many=True,
-                    )
+                    "date": serializers.DateField(),
+                    "turns": serializers.IntegerField(),
+                    "memories": serializers.IntegerField(),
+                    "tool_calls": serializers.IntegerField(),
                 },
             ),
             **errors(400),
         },
     )
     def get(self, request: Request) -> Response:
-        query = ActivityQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        days = query.validated_data["days"]
-        return Response({"results": selectors.activity_timeline(user=request.user, days=days)})
+        return _results(request, ActivityQuerySerializer, selectors.activity_timeline)
 
 
 _JSONL = "application/x-ndjson"

@@ -14,9 +14,15 @@ from rest_framework.views import APIView
 from core.serializers import errors, object_id, refuse_body
 from memory import lineage
 from memory.api.history_serializers import HistoryQuerySerializer, HistorySerializer
-from memory.api.memories import MEMORY_ID, TAG, not_forgotten, write_source
+from memory.api.memories import (
+    MEMORY_ID,
+    TAG,
+    current_not_forgotten,
+    not_forgotten,
+    write_source,
+)
 from memory.api.serializers import MemorySerializer
-from memory.versions import current_item, item_history
+from memory.versions import item_history
 from privacy import services as privacy_services
 
 VERSION_ID = OpenApiParameter(
@@ -44,9 +50,7 @@ class MemoryHistoryView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         query = HistoryQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        item = current_item(user=request.user, item=not_forgotten(request.user, pk))
-        if item.forgotten_at is not None:
-            raise type(item).DoesNotExist
+        item = current_not_forgotten(request.user, pk)
         entries = item_history(user=request.user, item=item)[: query.validated_data["limit"]]
         return Response(HistorySerializer({"item_id": item.pk, "results": entries}).data)
 

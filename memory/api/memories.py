@@ -20,6 +20,7 @@ from accounts.agents import (
     with_context,
 )
 from accounts.services import user_context
+from conversations.api.views import filtered_page
 from core.openapi import path_id
 from core.serializers import OneOrMany, errors, object_id, one_or_many, refuse_body
 from memory import selectors, services
@@ -111,11 +112,7 @@ class MemoryListCreateView(GenericAPIView):
         responses={200: MemorySerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request) -> Response:
-        query = MemoryListQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        items = selectors.memory_list(user=request.user, **query.validated_data)
-        page = self.paginate_queryset(items)
-        return self.get_paginated_response(MemorySerializer(page, many=True).data)
+        return filtered_page(self, request, MemoryListQuerySerializer, selectors.memory_list)
 
     @extend_schema(
         operation_id="memories_remember",
@@ -167,6 +164,15 @@ def not_forgotten(user: Any, pk: int) -> KnowledgeItem:
     return item
 
 
+def current_not_forgotten(user: Any, pk: int) -> KnowledgeItem:
+    """The item that stands for the caller's id now (the one that replaced it, if one
+    did), unless either is forgotten."""
+    item = current_item(user=user, item=not_forgotten(user, pk))
+    if item.forgotten_at is not None:
+        raise KnowledgeItem.DoesNotExist
+    return item
+
+
 class MemoryDetailView(APIView):
     @extend_schema(
         operation_id="memories_get",
@@ -198,9 +204,7 @@ class MemoryDetailView(APIView):
         responses={200: MemorySerializer, **errors(400, 404, 413, 415)},
     )
     def patch(self, request: Request, pk: int) -> Response:
-        target = current_item(user=request.user, item=not_forgotten(request.user, pk))
-        if target.forgotten_at is not None:
-            raise KnowledgeItem.DoesNotExist
+        target = current_not_forgotten(request.user, pk)
         changes = MemoryUpdateSerializer(data=request.data, context=user_context(request.user))
         changes.is_valid(raise_exception=True)
         item = services.memory_update(

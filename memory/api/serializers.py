@@ -6,6 +6,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from conversations.api.serializers import (
+    agent_name_field,
+    judge_field,
+    min_relevance_field,
+    search_filter,
+)
 from conversations.models import Turn
 from core.serializers import (
     MAX_ID,
@@ -62,9 +68,7 @@ class MemorySerializer(serializers.ModelSerializer):
     )
     source_turn = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     metadata = serializers.DictField()
-    agent = serializers.CharField(
-        source="agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
-    )
+    agent = agent_name_field(_AGENT_OUT)
 
     class Meta:
         model = KnowledgeItem
@@ -255,50 +259,22 @@ class RecallSerializer(StrictSerializer):
     top_k = serializers.IntegerField(
         min_value=1, max_value=MAX_TOP_K, default=5, help_text="How many results (default 5)."
     )
-    category = serializers.ChoiceField(
-        choices=ALL_CATEGORIES,
-        required=False,
-        allow_null=True,
-        allow_blank=True,
-        help_text="Only this category.",
-    )
-    context = serializers.CharField(
+    category = search_filter(serializers.ChoiceField, "Only this category.", choices=ALL_CATEGORIES)
+    context = search_filter(
+        serializers.CharField,
+        "Search this context plus global (default: the X-Gaia-Context header, else the "
+        "agent's default context; global there means every context).",
         max_length=100,
-        required=False,
-        allow_null=True,
-        allow_blank=True,
-        help_text="Search this context plus global (default: the X-Gaia-Context header, "
-        "else the agent's default context; global there means every context).",
     )
-    agent = serializers.CharField(
-        max_length=100, required=False, allow_null=True, allow_blank=True, help_text=_AGENT_FILTER
-    )
-    entity = serializers.CharField(
-        max_length=200,
-        required=False,
-        allow_null=True,
-        allow_blank=True,
-        help_text="Only items about this entity.",
-    )
+    agent = search_filter(serializers.CharField, _AGENT_FILTER, max_length=100)
+    entity = search_filter(serializers.CharField, "Only items about this entity.", max_length=200)
     include_sensitive = serializers.BooleanField(
         default=False, help_text="Include private items (only when the user asks for them)."
     )
     time_from = WhenField(help_text="Lower bound on created_at (ISO 8601).")
     time_to = WhenField(help_text="Upper bound on created_at (ISO 8601).")
-    min_relevance = serializers.FloatField(
-        min_value=0.0,
-        max_value=1.0,
-        required=False,
-        allow_null=True,
-        help_text="Leave out hits less relevant than this (0..1; default: the server's "
-        "GAIA_MIN_RELEVANCE, which drops what is clearly unrelated; 0 returns every candidate).",
-    )
-    judge = serializers.BooleanField(
-        default=True,
-        help_text="Let the relevance judge (a cross-encoder) read the query with the best "
-        "candidates: it orders them and leaves out what does not answer (default true). "
-        "false takes the fast path: fused order, no judge.",
-    )
+    min_relevance = min_relevance_field()
+    judge = judge_field()
 
 
 class RecallHitSerializer(serializers.Serializer):
@@ -313,9 +289,7 @@ class RecallHitSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField(source="item.created_at")
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
-    agent = serializers.CharField(
-        source="item.agent.name", read_only=True, allow_null=True, help_text=_AGENT_OUT
-    )
+    agent = agent_name_field(_AGENT_OUT, source="item.agent.name")
     score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
     relevance = serializers.FloatField(
         help_text="How well the hit answers the query, 0..1, comparable across queries."
