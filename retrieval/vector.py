@@ -165,11 +165,17 @@ class VectorIndex:
             for offset, item_id in enumerate(ids.tolist()):
                 self._row_of[item_id] = start + offset
 
-    def _kill(self, item_id: int) -> None:
-        row = self._rows_by_id().pop(item_id, None)
-        if row is not None:
-            self._row_ids[row] = -1
-            self._dead += 1
+    def _kill(self, item_ids: list[int]) -> None:
+        if self._row_of is None:  # one pass over the row ids, not a map of all of them
+            rows = np.flatnonzero(np.isin(self._row_ids, np.asarray(item_ids, dtype=np.int64)))
+            self._row_ids[rows] = -1
+            self._dead += len(rows)
+            return
+        for item_id in item_ids:
+            row = self._row_of.pop(item_id, None)
+            if row is not None:
+                self._row_ids[row] = -1
+                self._dead += 1
 
     def upsert(self, ids: list[int], vectors: np.ndarray) -> None:
         """Add or replace vectors (a replaced row is marked dead, the new one appended)."""
@@ -206,8 +212,7 @@ class VectorIndex:
     def _change(self, upserts: dict[int, np.ndarray], removals: list[int]) -> None:
         if removals:  # a removed row's vector leaves the snapshot's file behind at once
             self._own()
-        for item_id in [*removals, *upserts]:
-            self._kill(item_id)
+        self._kill([*removals, *upserts])
         if upserts:
             ids = np.fromiter(upserts, dtype=np.int64, count=len(upserts))
             self._append(ids, np.stack(list(upserts.values())))
@@ -267,11 +272,14 @@ class VectorIndex:
         return out
 
     def _search_among(self, query: np.ndarray, k: int, allowed: np.ndarray) -> list:
-        row_of = self._rows_by_id()
-        rows = np.fromiter(
-            (row_of.get(i, -1) for i in allowed.tolist()), dtype=np.int64, count=len(allowed)
-        )
-        rows = rows[rows >= 0]
+        if self._row_of is None and len(allowed) <= GATHER_LIMIT:  # one pass, no id map
+            rows = np.flatnonzero(np.isin(self._row_ids, allowed.astype(np.int64)))
+        else:
+            row_of = self._rows_by_id()
+            rows = np.fromiter(
+                (row_of.get(i, -1) for i in allowed.tolist()), dtype=np.int64, count=len(allowed)
+            )
+            rows = rows[rows >= 0]
         if not len(rows) or k <= 0:
             return []
         if len(rows) <= GATHER_LIMIT:
