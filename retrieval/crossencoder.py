@@ -16,12 +16,12 @@ checked between batches.
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from core.lru import Lru
 from retrieval.packaged import ModelFileError, PackagedFile
 
 MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
@@ -70,8 +70,7 @@ class CrossEncoder:
         self.tokenizer.enable_truncation(MAX_TOKENS)  # the longer of the two is cut first
         self._session = _load(model_path, threads)
         self._slots = threading.BoundedSemaphore(max(1, concurrency))
-        self._cache: OrderedDict[tuple[str, str], float] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: Lru[tuple[str, str], float] = Lru(CACHE_SIZE)
 
     def logits(
         self, query: str, texts: Sequence[str], *, deadline: float | None = None
@@ -82,27 +81,21 @@ class CrossEncoder:
         keys = [(query, (t or " ")[:MAX_CHARS]) for t in texts]
         out = np.empty(len(keys), dtype=np.float32)
         todo = []
-        with self._lock:
-            for i, key in enumerate(keys):
-                known = self._cache.get(key)
-                if known is None:
-                    todo.append(i)
-                else:
-                    out[i] = known
-                    self._cache.move_to_end(key)
+        for i, key in enumerate(keys):
+            known = self._cache.get(key)
+            if known is None:
+                todo.append(i)
+            else:
+                out[i] = known
         if todo:
             fresh = self._judge([keys[i] for i in todo], deadline)
             out[todo] = fresh
-            with self._lock:
-                for i, value in zip(todo, fresh, strict=True):
-                    self._cache[keys[i]] = float(value)
-                while len(self._cache) > CACHE_SIZE:
-                    self._cache.popitem(last=False)
+            for i, value in zip(todo, fresh, strict=True):
+                self._cache.put(keys[i], float(value))
         return out
 
     def clear_cache(self) -> None:
-        with self._lock:
-            self._cache.clear()
+        self._cache.clear()
 
     def _judge(self, pairs: list[tuple[str, str]], deadline: float | None) -> np.ndarray:
         encoded = self.tokenizer.encode_batch(pairs)

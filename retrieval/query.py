@@ -9,17 +9,17 @@ the cache, from a prefetch under way, or embeds at once.
 import logging
 import os
 import threading
-from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
+from core.lru import Lru
 from retrieval.embedding import EmbedderError, get_embedder
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 256
 MAX_PENDING = 64
-_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_cache: Lru[tuple[str, str], np.ndarray] = Lru(CACHE_SIZE)
 _pending: dict[tuple[str, str], Future] = {}
 _lock = threading.Lock()
 _pool: tuple[int, ThreadPoolExecutor] | None = None
@@ -35,11 +35,7 @@ def _executor() -> ThreadPoolExecutor:
 
 
 def _remember(key: tuple[str, str], vector: np.ndarray) -> None:
-    with _lock:
-        _cache[key] = vector
-        _cache.move_to_end(key)
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
+    _cache.put(key, vector)
 
 
 def _embed(embedder, key: tuple[str, str]) -> np.ndarray:
@@ -79,7 +75,6 @@ def query_vector(text: str) -> np.ndarray | None:
     with _lock:
         vector = _cache.get(key)
         if vector is not None:
-            _cache.move_to_end(key)
             return vector
         future = _pending.get(key)
     try:
@@ -90,5 +85,4 @@ def query_vector(text: str) -> np.ndarray | None:
 
 
 def clear_cache() -> None:
-    with _lock:
-        _cache.clear()
+    _cache.clear()

@@ -24,13 +24,13 @@ has not served the owner reads it while those are current (retrieval/snapshots.p
 """
 
 import re
-import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass
 
 from django.db import connection
 
+from core.lru import Lru
 from retrieval import snapshots, written
 from retrieval.corpus import declared
 from retrieval.generations import generations_read
@@ -42,7 +42,6 @@ MIN_ROWS = 20
 SAMPLE_SECONDS = 120.0
 MAX_OWNERS = 4096
 _WORD = re.compile(r"\w+", re.UNICODE)
-_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ class Profile:
     marks: written.Marks = ()  # this process's writes when the sample was read
 
 
-_cache: OrderedDict[int, Profile] = OrderedDict()
+_cache: Lru[int, Profile] = Lru(MAX_OWNERS)
 
 
 def _read(owner_id: int) -> list[list[tuple[str, str]]]:
@@ -115,21 +114,13 @@ def _saved_or_read(owner_id: int) -> tuple[dict[str, float], frozenset[str], int
 
 def profile(owner_id: int) -> Profile:
     now = time.monotonic()
-    with _lock:
-        cached = _cache.get(owner_id)
+    cached = _cache.get(owner_id)
     if _fresh_enough(owner_id, cached, now):
-        with _lock:
-            if owner_id in _cache:
-                _cache.move_to_end(owner_id)
         return cached
     marks = written.marks([corpus.table for corpus in declared()], owner_id)
     common, speakers, rows = _saved_or_read(owner_id)
     fresh = Profile(common, speakers, now + SAMPLE_SECONDS, rows, marks)
-    with _lock:
-        _cache[owner_id] = fresh
-        _cache.move_to_end(owner_id)
-        while len(_cache) > MAX_OWNERS:
-            _cache.popitem(last=False)
+    _cache.put(owner_id, fresh)
     return fresh
 
 
@@ -164,5 +155,4 @@ def named_speaker(owner_id: int, query: str) -> str | None:
 
 
 def clear_cache() -> None:
-    with _lock:
-        _cache.clear()
+    _cache.clear()
