@@ -3,8 +3,10 @@
 A process that has not held an owner's index would read every vector of theirs from the
 database and build a FAISS index (at 10k items most of a cold recall). Instead it maps
 the owner's last snapshot (FAISS's IO_FLAG_MMAP_IFC: the codes stay in the file, read
-through the page cache; copied into memory only when a change needs it) and catches it
-up from the change log like any cached index behind (retrieval/indexes.py).
+through the page cache) and catches it up from the change log like any cached index
+behind (retrieval/indexes.py): added or changed rows go to a small index beside the file
+(retrieval/vector.py); the file's codes are copied into memory only when one of its rows
+is removed or a filter is too wide to gather.
 
 Files live under GAIA_INDEX_SNAPSHOT_DIR (default <GAIA_DATA_DIR>/indexes), one folder
 per owner, so two people never share a file and an erase removes one folder:
