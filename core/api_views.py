@@ -5,7 +5,7 @@ Apart from core.api because DRF's views import that module's throttle while they
 being built; this one imports the views.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rest_framework.generics import GenericAPIView
@@ -31,3 +31,15 @@ class PagedListView(GenericAPIView):
         page = self.paginate_queryset(rows)
         serializer = self.get_serializer_class()
         return self.get_paginated_response(serializer(page, many=True, context=context or {}).data)
+
+    def filtered(
+        self,
+        request: Request,
+        query: type[BaseSerializer],
+        selector: Callable[..., Iterable[Any]],
+    ) -> Response:
+        """One page of the caller's rows that `selector` picks by the query string (read
+        by `query`)."""
+        given = query(data=request.query_params.dict())
+        given.is_valid(raise_exception=True)
+        return self.paged(selector(user=request.user, **given.validated_data))

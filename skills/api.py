@@ -75,10 +75,7 @@ class SkillSearchView(APIView):
         responses={200: SkillSearchResultSerializer, **errors(400)},
     )
     def get(self, request: Request) -> Response:
-        given = SkillSearchSerializer(data=request.query_params.dict())
-        given.is_valid(raise_exception=True)
-        hits = skills_search(agent=request_agent(request), **given.validated_data)
-        return Response(_answer(request, hits))
+        return self._search(request, request.query_params.dict())
 
     @extend_schema(
         operation_id="skills_search",
@@ -93,9 +90,12 @@ class SkillSearchView(APIView):
         responses={200: SkillSearchResultSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
-        given = SkillSearchSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        hits = skills_search(agent=request_agent(request), **given.validated_data)
+        return self._search(request, request.data)
+
+    def _search(self, request: Request, given: Any) -> Response:
+        query = SkillSearchSerializer(data=given)
+        query.is_valid(raise_exception=True)
+        hits = skills_search(agent=request_agent(request), **query.validated_data)
         return Response(_answer(request, hits))
 
 

@@ -2,10 +2,16 @@
 (its app token without user_id) registers endpoints, reads their deliveries, sends a
 ping, rotates the secret, pauses, resumes and deletes. Each sees only their own."""
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -144,36 +150,48 @@ class WebhookSecretView(_Base):
         return Response({"id": endpoint.pk, "secret": secret})
 
 
-class WebhookPauseView(_Base):
-    @extend_schema(
-        operation_id="webhooks_pause",
-        tags=TAG,
-        parameters=[ENDPOINT_ID],
-        summary="Pause an endpoint",
-        description="Nothing is sent until it is resumed; events keep being queued for it.",
-        request=None,
-        responses={200: EndpointSerializer, **errors(400, 404)},
-    )
+class _Switch(_Base):
+    """Turns sending to an endpoint off or on (`switch`); takes no body, answers the
+    endpoint."""
+
+    switch: Callable[..., Endpoint]
+
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
-        endpoint = services.endpoint_pause(endpoint=_endpoint(request, pk))
+        endpoint = self.switch(endpoint=_endpoint(request, pk))
         return Response(_fresh(request, endpoint))
 
 
-class WebhookResumeView(_Base):
-    @extend_schema(
-        operation_id="webhooks_resume",
-        tags=TAG,
-        parameters=[ENDPOINT_ID],
-        summary="Resume an endpoint (paused by you or after repeated failure)",
-        description="Sending starts again at once with the oldest waiting delivery.",
-        request=None,
-        responses={200: EndpointSerializer, **errors(400, 404)},
+def _switch_schema(operation_id: str, summary: str, description: str) -> Any:
+    return extend_schema_view(
+        post=extend_schema(
+            operation_id=operation_id,
+            tags=TAG,
+            parameters=[ENDPOINT_ID],
+            summary=summary,
+            description=description,
+            request=None,
+            responses={200: EndpointSerializer, **errors(400, 404)},
+        )
     )
-    def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
-        endpoint = services.endpoint_resume(endpoint=_endpoint(request, pk))
-        return Response(_fresh(request, endpoint))
+
+
+@_switch_schema(
+    "webhooks_pause",
+    "Pause an endpoint",
+    "Nothing is sent until it is resumed; events keep being queued for it.",
+)
+class WebhookPauseView(_Switch):
+    switch = staticmethod(services.endpoint_pause)
+
+
+@_switch_schema(
+    "webhooks_resume",
+    "Resume an endpoint (paused by you or after repeated failure)",
+    "Sending starts again at once with the oldest waiting delivery.",
+)
+class WebhookResumeView(_Switch):
+    switch = staticmethod(services.endpoint_resume)
 
 
 class WebhookPingView(_Base):

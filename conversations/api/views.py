@@ -1,13 +1,10 @@
 """Conversation turns, past-conversation search, sessions and tool calls."""
 
-from collections.abc import Callable
-
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from accounts.agents import request_agent, request_context, with_context
@@ -26,6 +23,7 @@ from conversations.api.serializers import (
     TurnSerializer,
 )
 from conversations.services import recording
+from core.api_views import PagedListView
 from core.openapi import SESSION_ID, path_id
 from core.serializers import OneOrMany, errors, object_id, one_or_many
 
@@ -76,17 +74,6 @@ TOOL_CALL_EXAMPLES = [
         request_only=True,
     ),
 ]
-
-
-def filtered_page(
-    view: GenericAPIView, request: Request, query_class: type[Serializer], selector: Callable
-) -> Response:
-    """One page of the caller's rows that `selector` picks by the query string (read by
-    `query_class`), each as the view's `serializer_class` shows it."""
-    query = query_class(data=request.query_params.dict())
-    query.is_valid(raise_exception=True)
-    page = view.paginate_queryset(selector(user=request.user, **query.validated_data))
-    return view.get_paginated_response(view.serializer_class(page, many=True).data)
 
 
 class TurnCreateView(APIView):
@@ -160,7 +147,7 @@ class TurnSearchView(APIView):
         return Response(TurnSearchResultSerializer(hits.answer()).data)
 
 
-class SessionListView(GenericAPIView):
+class SessionListView(PagedListView):
     serializer_class = SessionSerializer
 
     @extend_schema(
@@ -170,8 +157,7 @@ class SessionListView(GenericAPIView):
         responses={200: SessionSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(selectors.sessions_list(user=request.user))
-        return self.get_paginated_response(SessionSerializer(page, many=True).data)
+        return self.paged(selectors.sessions_list(user=request.user))
 
 
 class SessionDetailView(GenericAPIView):
@@ -192,7 +178,7 @@ class SessionDetailView(GenericAPIView):
         return Response({"session": SessionSerializer(session).data, **body})
 
 
-class ToolCallListCreateView(GenericAPIView):
+class ToolCallListCreateView(PagedListView):
     serializer_class = ToolCallSerializer
 
     @extend_schema(
@@ -203,7 +189,7 @@ class ToolCallListCreateView(GenericAPIView):
         responses={200: ToolCallSerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request) -> Response:
-        return filtered_page(self, request, ToolCallListQuerySerializer, selectors.tool_calls_list)
+        return self.filtered(request, ToolCallListQuerySerializer, selectors.tool_calls_list)
 
     @extend_schema(
         operation_id="tool_calls_log",

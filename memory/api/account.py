@@ -7,14 +7,19 @@ from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers
-from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api_views import PagedListView
 from core.openapi import path_id
 from core.serializers import errors, object_id
 from learning.llm.status import llm_stats
@@ -56,18 +61,45 @@ class StatsView(APIView):
         return Response({**selectors.memory_stats(user=user), "llm": llm_stats(user=user)})
 
 
-def _results_of(name: str, row: str, fields: dict[str, serializers.Field]) -> Any:
-    """The schema of a list answer, `{"results": [row, ...]}`."""
-    return inline_serializer(name, {"results": inline_serializer(row, fields, many=True)})
+def _results_schema(
+    operation_id: str,
+    summary: str,
+    description: str,
+    query: type[serializers.Serializer],
+    names: tuple[str, str],
+    fields: dict[str, serializers.Field],
+) -> Any:
+    """The schema of a list read by a query string, answered `{"results": [row, ...]}`
+    (`names`: the answer's and the row's)."""
+    name, row = names
+    return extend_schema_view(
+        get=extend_schema(
+            operation_id=operation_id,
+            tags=TAG,
+            summary=summary,
+            description=description,
+            parameters=[query],
+            responses={
+                200: inline_serializer(
+                    name, {"results": inline_serializer(row, fields, many=True)}
+                ),
+                **errors(400),
+            },
+        )
+    )
 
 
-def _results(
-    request: Request, query_class: type[serializers.Serializer], selector: Callable[..., list]
-) -> Response:
-    """The rows `selector` gives the caller for the query string, as `{"results": [...]}`."""
-    query = query_class(data=request.query_params.dict())
-    query.is_valid(raise_exception=True)
-    return Response({"results": selector(user=request.user, **query.validated_data)})
+class _ResultsView(APIView):
+    """The rows `selector` gives the caller for the query string (read by `query_class`),
+    as `{"results": [...]}`."""
+
+    query_class: type[serializers.Serializer]
+    selector: Callable[..., list]
+
+    def get(self, request: Request) -> Response:
+        query = self.query_class(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        return Response({"results": self.selector(user=request.user, **query.validated_data)})
 
 
 class LimitSerializer(serializers.Serializer):
@@ -76,48 +108,34 @@ class LimitSerializer(serializers.Serializer):
     )
 
 
-class EntitiesView(APIView):
-    @extend_schema(
-        operation_id="entities_list",
-        tags=TAG,
-        summary="Entities",
-        description="Entities of active items with their counts, most frequent first.",
-        parameters=[LimitSerializer],
-        responses={
-            200: _results_of(
-                "EntityList",
-                "Entity",
-                {
-                    "entity": serializers.CharField(),
-                    "count": serializers.IntegerField(),
-                    "last_updated": serializers.DateTimeField(),
-                },
-            ),
-            **errors(400),
-        },
-    )
-    def get(self, request: Request) -> Response:
-        return _results(request, LimitSerializer, selectors.entities_list)
+@_results_schema(
+    "entities_list",
+    "Entities",
+    "Entities of active items with their counts, most frequent first.",
+    LimitSerializer,
+    ("EntityList", "Entity"),
+    {
+        "entity": serializers.CharField(),
+        "count": serializers.IntegerField(),
+        "last_updated": serializers.DateTimeField(),
+    },
+)
+class EntitiesView(_ResultsView):
+    query_class = LimitSerializer
+    selector = staticmethod(selectors.entities_list)
 
 
-class ContextsView(APIView):
-    @extend_schema(
-        operation_id="contexts_list",
-        tags=TAG,
-        summary="Contexts",
-        description="Contexts of active items with their counts, most frequent first.",
-        parameters=[LimitSerializer],
-        responses={
-            200: _results_of(
-                "ContextList",
-                "ContextCount",
-                {"context": serializers.CharField(), "count": serializers.IntegerField()},
-            ),
-            **errors(400),
-        },
-    )
-    def get(self, request: Request) -> Response:
-        return _results(request, LimitSerializer, selectors.contexts_list)
+@_results_schema(
+    "contexts_list",
+    "Contexts",
+    "Contexts of active items with their counts, most frequent first.",
+    LimitSerializer,
+    ("ContextList", "ContextCount"),
+    {"context": serializers.CharField(), "count": serializers.IntegerField()},
+)
+class ContextsView(_ResultsView):
+    query_class = LimitSerializer
+    selector = staticmethod(selectors.contexts_list)
 
 
 class ActivityQuerySerializer(serializers.Serializer):
@@ -126,29 +144,22 @@ class ActivityQuerySerializer(serializers.Serializer):
     )
 
 
-class ActivityView(APIView):
-    @extend_schema(
-        operation_id="activity_daily",
-        tags=TAG,
-        summary="Daily activity",
-        description="Turns, new memories and tool calls per day (UTC), oldest first, no gaps.",
-        parameters=[ActivityQuerySerializer],
-        responses={
-            200: _results_of(
-                "Activity",
-                "ActivityDay",
-                {
-                    "date": serializers.DateField(),
-                    "turns": serializers.IntegerField(),
-                    "memories": serializers.IntegerField(),
-                    "tool_calls": serializers.IntegerField(),
-                },
-            ),
-            **errors(400),
-        },
-    )
-    def get(self, request: Request) -> Response:
-        return _results(request, ActivityQuerySerializer, selectors.activity_timeline)
+@_results_schema(
+    "activity_daily",
+    "Daily activity",
+    "Turns, new memories and tool calls per day (UTC), oldest first, no gaps.",
+    ActivityQuerySerializer,
+    ("Activity", "ActivityDay"),
+    {
+        "date": serializers.DateField(),
+        "turns": serializers.IntegerField(),
+        "memories": serializers.IntegerField(),
+        "tool_calls": serializers.IntegerField(),
+    },
+)
+class ActivityView(_ResultsView):
+    query_class = ActivityQuerySerializer
+    selector = staticmethod(selectors.activity_timeline)
 
 
 _JSONL = "application/x-ndjson"
@@ -247,7 +258,7 @@ class ImportView(APIView):
         return Response(ImportJobSerializer(job).data, status=202, headers={"Location": location})
 
 
-class ImportJobListView(GenericAPIView):
+class ImportJobListView(PagedListView):
     serializer_class = ImportJobSerializer
 
     @extend_schema(
@@ -258,8 +269,7 @@ class ImportJobListView(GenericAPIView):
         responses={200: ImportJobSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(selectors.import_jobs_list(user=request.user))
-        return self.get_paginated_response(ImportJobSerializer(page, many=True).data)
+        return self.paged(selectors.import_jobs_list(user=request.user))
 
 
 class ImportJobDetailView(APIView):

@@ -3,11 +3,11 @@ bulk forget and upcoming items. Each view parses input, calls one service, selec
 search entry point, and serializes the answer.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,7 +20,7 @@ from accounts.agents import (
     with_context,
 )
 from accounts.services import user_context
-from conversations.api.views import filtered_page
+from core.api_views import PagedListView
 from core.openapi import path_id
 from core.serializers import OneOrMany, errors, object_id, one_or_many, refuse_body
 from memory import selectors, services
@@ -101,7 +101,7 @@ def write_source(request: Request) -> str:
     return "tool" if request.auth is not None else "user"
 
 
-class MemoryListCreateView(GenericAPIView):
+class MemoryListCreateView(PagedListView):
     serializer_class = MemorySerializer
 
     @extend_schema(
@@ -112,7 +112,7 @@ class MemoryListCreateView(GenericAPIView):
         responses={200: MemorySerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request) -> Response:
-        return filtered_page(self, request, MemoryListQuerySerializer, selectors.memory_list)
+        return self.filtered(request, MemoryListQuerySerializer, selectors.memory_list)
 
     @extend_schema(
         operation_id="memories_remember",
@@ -173,6 +173,13 @@ def current_not_forgotten(user: Any, pk: int) -> KnowledgeItem:
     return item
 
 
+def _switched(request: Request, pk: int, switch: Callable[..., KnowledgeItem]) -> Response:
+    """Forget or restore (`switch`) the caller's item, which takes no body; the item."""
+    refuse_body(request.data)
+    item = switch(user=request.user, item_id=object_id(pk))
+    return Response(MemorySerializer(item).data)
+
+
 class MemoryDetailView(APIView):
     @extend_schema(
         operation_id="memories_get",
@@ -225,9 +232,7 @@ class MemoryDetailView(APIView):
         responses={200: MemorySerializer, **errors(404)},
     )
     def delete(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
-        item = services.memory_forget(user=request.user, item_id=object_id(pk))
-        return Response(MemorySerializer(item).data)
+        return _switched(request, pk, services.memory_forget)
 
 
 class MemoryRestoreView(APIView):
@@ -240,9 +245,7 @@ class MemoryRestoreView(APIView):
         responses={200: MemorySerializer, **errors(404)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
-        item = services.memory_restore(user=request.user, item_id=object_id(pk))
-        return Response(MemorySerializer(item).data)
+        return _switched(request, pk, services.memory_restore)
 
 
 class MemoryEraseView(APIView):

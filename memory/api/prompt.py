@@ -1,10 +1,13 @@
 """Prompt material (stable system block, per-turn context) and the agent tools."""
 
+from typing import Any
+
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
     extend_schema_field,
     extend_schema_serializer,
+    extend_schema_view,
     inline_serializer,
 )
 from rest_framework import serializers
@@ -37,12 +40,50 @@ class DynamicQuerySerializer(PromptQuerySerializer):
     )
 
 
-class SystemPromptView(APIView):
-    @extend_schema(
-        operation_id="prompt_system",
+def _block_schema(
+    operation_id: str,
+    summary: str,
+    description: str,
+    query: type[serializers.Serializer],
+    name: str,
+    key: str,
+) -> Any:
+    """The schema of a block read by a query string, answered `{key: text}`."""
+    return extend_schema(
+        operation_id=operation_id,
         tags=["prompt"],
-        summary="Stable memory block for the system prompt",
-        description=(
+        summary=summary,
+        description=description,
+        parameters=[query],
+        responses={200: inline_serializer(name, {key: serializers.CharField()}), **errors(400)},
+    )
+
+
+class _BlockView(APIView):
+    """A block of memory handed to an agent as `{key: text}`, for the query string (read
+    by `query_class`) in the active context; the items shown count as used (decay)."""
+
+    query_class: type[PromptQuerySerializer]
+    key: str
+
+    def block(self, request: Request, given: dict[str, Any]) -> tuple[str, list[int]]:
+        raise NotImplementedError
+
+    def get(self, request: Request) -> Response:
+        query = self.query_class(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        given = {**query.validated_data}
+        given["context"] = given.get("context") or request_active_context(request)
+        text, shown = self.block(request, given)
+        memory_seen(user=request.user, item_ids=shown)  # shown to an agent: used, for decay
+        return Response({self.key: text})
+
+
+@extend_schema_view(
+    get=_block_schema(
+        "prompt_system",
+        "Stable memory block for the system prompt",
+        (
             "Usage instructions for the memory tools plus preferences (10), facts (5), "
             "skills (3) and known errors (5), quoted as data with their source; sensitive, "
             "superseded and forgotten items left out; at most 4000 characters; then, for an "
@@ -50,46 +91,38 @@ class SystemPromptView(APIView):
             "across calls while memory is unchanged (recall only changes it when an item "
             "moves to another confidence band), so the model server can reuse its KV cache."
         ),
-        parameters=[PromptQuerySerializer],
-        responses={
-            200: inline_serializer("SystemPrompt", {"prompt": serializers.CharField()}),
-            **errors(400),
-        },
+        PromptQuerySerializer,
+        "SystemPrompt",
+        "prompt",
     )
-    def get(self, request: Request) -> Response:
-        query = PromptQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        context = query.validated_data.get("context") or request_active_context(request)
-        text, shown = agent_prompt.system_prompt(
-            user=request.user, agent=request_agent(request), context=context
+)
+class SystemPromptView(_BlockView):
+    query_class = PromptQuerySerializer
+    key = "prompt"
+
+    def block(self, request: Request, given: dict[str, Any]) -> tuple[str, list[int]]:
+        return agent_prompt.system_prompt(
+            user=request.user, agent=request_agent(request), context=given["context"]
         )
-        memory_seen(user=request.user, item_ids=shown)  # shown to an agent: used, for decay
-        return Response({"prompt": text})
 
 
-class DynamicContextView(APIView):
-    @extend_schema(
-        operation_id="prompt_context",
-        tags=["prompt"],
-        summary="Per-turn context to prepend to the user's message",
-        description=(
-            "Current time in the user's time zone with the weekday, and items due within "
-            "`days` or overdue that were not yet reminded (with their ids)."
-        ),
-        parameters=[DynamicQuerySerializer],
-        responses={
-            200: inline_serializer("DynamicContext", {"context": serializers.CharField()}),
-            **errors(400),
-        },
+@extend_schema_view(
+    get=_block_schema(
+        "prompt_context",
+        "Per-turn context to prepend to the user's message",
+        "Current time in the user's time zone with the weekday, and items due within "
+        "`days` or overdue that were not yet reminded (with their ids).",
+        DynamicQuerySerializer,
+        "DynamicContext",
+        "context",
     )
-    def get(self, request: Request) -> Response:
-        query = DynamicQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        given = {**query.validated_data}
-        given["context"] = given.get("context") or request_active_context(request)
-        text, shown = agent_prompt.dynamic_block(user=request.user, **given)
-        memory_seen(user=request.user, item_ids=shown)
-        return Response({"context": text})
+)
+class DynamicContextView(_BlockView):
+    query_class = DynamicQuerySerializer
+    key = "context"
+
+    def block(self, request: Request, given: dict[str, Any]) -> tuple[str, list[int]]:
+        return agent_prompt.dynamic_block(user=request.user, **given)
 
 
 class ToolListView(APIView):
