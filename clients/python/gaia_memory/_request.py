@@ -1,0 +1,107 @@
+"""What the sync and async clients share below their methods: one request described as a
+`_Call` (method, path, body, how the answer is parsed), sent by either client's `_send`, and
+the answer or the failure turned into a result or a `GaiaError`."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import httpx
+
+from gaia_memory.errors import GaiaConnectionError, GaiaError, error_for
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+API_ROOT = "/api/v1/"
+TURN_MAX_CHARS = 100_000  # the server refuses longer turns
+# How long a batch write may take to be answered: an accepted batch of 1,000 turns took
+# 50-76 s, and a client that gave up at 30 s reported a failure for a stored batch, whose
+# retry then stored it twice.
+BATCH_TIMEOUT = 600.0
+
+
+class _Call(NamedTuple):
+    method: str
+    path: str
+    body: Any = None
+    params: dict[str, Any] | None = None
+    parse: Callable[[Any], Any] = lambda body: body
+    batch: bool = False  # waits up to the batch timeout for its answer
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    """The values that were given (not None), times as ISO 8601."""
+    return {
+        key: value.isoformat() if isinstance(value, datetime) else value
+        for key, value in values.items()
+        if value is not None
+    }
+
+
+def _results(kind: type) -> Callable[[Any], list]:
+    return lambda body: [kind.from_json(row) for row in body["results"]]
+
+
+def _rows(body: Any) -> list:
+    return body["results"]
+
+
+def api_root(base_url: str) -> str:
+    """The API's root for a server root; a URL that already ends in /api/v1 is kept."""
+    root = base_url.rstrip("/")
+    if root.endswith(API_ROOT.rstrip("/")):
+        root = root[: -len(API_ROOT.rstrip("/"))]
+    return root + API_ROOT
+
+
+def _body(response: httpx.Response) -> Any:
+    if not response.content:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _answer(response: httpx.Response, call: _Call) -> Any:
+    body = _body(response)
+    if response.status_code >= 400 and not (call.path == "health/" and body):
+        raise error_for(response.status_code, body, response.headers)
+    try:
+        return call.parse(body)
+    except (KeyError, TypeError, AttributeError) as error:
+        raise GaiaError(f"Unexpected answer from the server: {error!r}") from None
+
+
+def _request_args(
+    root: str, headers: dict[str, str], call: _Call, batch_timeout: float
+) -> dict[str, Any]:
+    args: dict[str, Any] = {"headers": headers, "params": call.params or None}
+    if call.batch:
+        args["timeout"] = httpx.Timeout(batch_timeout, connect=min(batch_timeout, 30.0))
+    if call.body is not None:
+        args["content"] = json.dumps(call.body, ensure_ascii=False).encode("utf-8")
+        args["headers"] = {**headers, "Content-Type": "application/json"}
+    return {"method": call.method, "url": root + call.path, **args}
+
+
+def _unreachable(api_url: str, call: _Call, error: httpx.TransportError) -> GaiaConnectionError:
+    """A request that got no answer; a write that timed out waiting may well be stored."""
+    if isinstance(error, httpx.ReadTimeout) and call.method != "GET":
+        return GaiaConnectionError(
+            f"No answer from {api_url} in time ({error}): the write may have been stored. "
+            "Check before sending it again (a larger `timeout=` waits longer)."
+        )
+    return GaiaConnectionError(f"Cannot reach {api_url}: {error}")
+
+
+def _settings(base_url: str | None, token: str | None) -> tuple[str, dict[str, str]]:
+    root = api_root(base_url or os.environ.get("GAIA_URL") or DEFAULT_URL)
+    token = token or os.environ.get("GAIA_TOKEN") or ""
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return root, headers
