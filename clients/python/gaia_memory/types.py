@@ -85,28 +85,29 @@ class RecallHit(Memory):
 
 
 @dataclass
-class Turn(_Result):
-    """One logged conversation turn."""
+class _TurnFields(_Result):
+    """What a logged turn and a turn found by search both say, in the same order."""
 
     id: int = 0
     session_id: str = ""
     role: str = ""
     content: str = ""
     speaker: str = ""
+
+
+@dataclass
+class Turn(_TurnFields):
+    """One logged conversation turn."""
+
     context: str = "global"
     timestamp: datetime | None = None
     extraction_status: str = ""
 
 
 @dataclass
-class TurnHit(_Result):
+class TurnHit(_TurnFields):
     """A turn found by `search_conversations`."""
 
-    id: int = 0
-    session_id: str = ""
-    role: str = ""
-    content: str = ""
-    speaker: str = ""
     timestamp: datetime | None = None
     score: float = 0.0
     matched_by: str = ""
