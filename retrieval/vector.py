@@ -249,10 +249,13 @@ class VectorIndex:
 
     def _scan(self, query: np.ndarray, want: int) -> tuple[np.ndarray, np.ndarray]:
         """The best `want` (scores, rows) over the index and the rows beside it."""
-        scores, rows = self._index.search(query, min(want, self._index.ntotal))
         if self._tail is None or not self._tail.ntotal:
+            scores, rows = self._index.search(query, want)
             return scores[0], rows[0]
         more, tail_rows = self._tail.search(query, min(want, self._tail.ntotal))
+        if not self._index.ntotal:  # a snapshot of nobody's rows, caught up
+            return more[0], tail_rows[0]
+        scores, rows = self._index.search(query, min(want, self._index.ntotal))
         tail_rows = np.where(tail_rows[0] >= 0, tail_rows[0] + self._index.ntotal, -1)
         scores, rows = np.concatenate([scores[0], more[0]]), np.concatenate([rows[0], tail_rows])
         best = np.argsort(-scores, kind="stable")[:want]

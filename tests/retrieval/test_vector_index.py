@@ -121,3 +121,32 @@ def test_a_small_index_stores_half_floats_a_large_one_8_bit_codes_both_find_the_
     assert [i for i, _ in quantized.search(vectors[7], 3, allowed=np.array([7, 8]))][0] == 7
     quantized.remove([77])
     assert quantized.search(vectors[77], 1)[0][0] != 77
+
+
+def restored(index: VectorIndex) -> VectorIndex:
+    """`index` as a process reads it back from its snapshot (codes, row ids, generation)."""
+    stored, row_ids, generation = index.parts()
+    faiss_index = vector.faiss.deserialize_index(np.frombuffer(stored, dtype=np.uint8))
+    return VectorIndex.restored(index.dim, faiss_index, row_ids, generation)
+
+
+@pytest.mark.parametrize("ids", [[], [1, 2]], ids=["empty", "two rows"])
+def test_a_restored_index_answers_as_the_one_it_was_read_from_after_the_same_changes(ids):
+    vectors = [unit(1, 0, 0), unit(0, 1, 0)][: len(ids)]
+    built = VectorIndex(3, np.array(ids, dtype=np.int64), np.array(vectors).reshape(-1, 3), 1)
+    again = restored(built)
+    for index in (built, again):
+        index.upsert([3, *ids[1:]], np.stack([unit(0, 0, 1), *[unit(1, 1, 1)] * len(ids[1:])]))
+    assert again.mapped  # the new rows sit beside the restored codes
+    for query in (unit(0.2, 0.1, 1), unit(1, 0.9, 0.8), unit(1, 0.1, 0.3)):  # no ties
+        assert again.search(query, 5) == built.search(query, 5)
+        allowed = np.array([3, *ids])
+        assert again.search(query, 2, allowed=allowed) == built.search(query, 2, allowed=allowed)
+    assert sorted(again.ids()) == sorted(built.ids()) and again.size == built.size
+    assert restored(again).search(unit(0, 0, 1), 1)[0][0] == 3  # its snapshot holds them too
+    again.remove([3])
+    assert (
+        not again.mapped
+        and 3 not in again
+        and 3 not in [hit[0] for hit in again.search(unit(0, 0, 1), 5)]
+    )
