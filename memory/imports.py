@@ -1,5 +1,5 @@
 """The write path of imports (memory.portability): exported items come back through the
-same validation (`services._clean_fields`), dedup (`dedup.find_match`, `dedup.fold`)
+same validation (`services.fields.clean_fields`), dedup (`dedup.find_match`, `dedup.fold`)
 and lineage (`superseded_by`) as a write. `memory_import_clean` checks one record and
 writes nothing (the whole file is checked before anything is stored);
 `memory_import_many` stores a chunk of them inside the importer's transaction.
@@ -17,7 +17,7 @@ from core.jsonsafe import check_json
 from core.validation import clean_short
 from memory import dedup, notify, versions
 from memory.models import PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
-from memory.services import _check_enabled, _clean_fields
+from memory.services.fields import check_memory_enabled, clean_fields
 from retrieval import events
 
 _IMPORT_TIMES = ("created_at", "updated_at", "last_used", "due_at", "reminded_at", "forgotten_at")
@@ -31,7 +31,7 @@ _ITEM_FIELDS = (
 
 def memory_import_allowed(*, user: Any, trusted: bool) -> None:
     """Refuse an agent's import while memory is off for the user (a person may import)."""
-    _check_enabled(user, "user" if trusted else "tool")
+    check_memory_enabled(user, "user" if trusted else "tool")
 
 
 def _unit(value: Any, *, field: str, default: float) -> float:
@@ -63,7 +63,7 @@ def memory_import_clean(*, user: Any, fields: dict[str, Any], trusted: bool) -> 
                 code="privileged",
             )  # fmt: skip
     names = {"content", "domain", "context", "entity", "metadata"}
-    row = _clean_fields(
+    row = clean_fields(
         user, {"category": category, **{n: fields.get(n) for n in names}}, source=source
     )
     try:

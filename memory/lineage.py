@@ -13,7 +13,8 @@ from accounts.models import ApiToken
 from core.validation import clean_confidence
 from memory import notify, versions
 from memory.models import CONTENT_MAX, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
-from memory.services import _clean_fields, _own_turn, _revise, memory_update
+from memory.services import _own_turn, _revise, memory_update
+from memory.services.fields import clean_fields
 from retrieval import events
 
 RETRACTED_PREFIX = "Retracted: "
@@ -35,7 +36,7 @@ def memory_supersede(
         item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
         if not item.is_active:
             raise ValidationError("Only an active item can be corrected.", code="inactive")
-        cleaned = _clean_fields(user, {"content": content}, source=source)
+        cleaned = clean_fields(user, {"content": content}, source=source)
         turn = _own_turn(user, source_turn)
         cleaned.update(
             source=source,
@@ -64,7 +65,7 @@ def memory_retract(
         if not item.is_active:
             raise ValidationError("Only an active item can be retracted.", code="inactive")
         text = f"{RETRACTED_PREFIX}{item.content} (reason: {reason})"[:CONTENT_MAX]
-        cleaned = _clean_fields(user, {"content": text}, source=source)  # the reason too
+        cleaned = clean_fields(user, {"content": text}, source=source)  # the reason too
         turn = _own_turn(user, source_turn)
         cleaned.update(source=source, source_turn=turn)
         _revise(

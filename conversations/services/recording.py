@@ -14,6 +14,7 @@ from accounts.services import user_settings_get, user_zone
 from conversations import signals
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
 from core.chunks import write_in_chunks
+from core.entries import clean_entries
 from core.jsonsafe import check_json
 from core.secrets import mask_json, mask_secrets
 from core.validation import clean_short, clean_text, parse_when
@@ -182,16 +183,7 @@ def turns_append_many(*, user: Any, turns: list[dict[str, Any]], agent: Any = No
     turns are written in chunks, each its own short transaction (`core.chunks`), so a
     large batch never holds the write lock for long.
     """
-    fields: list[dict[str, Any]] = []
-    for index, entry in enumerate(turns):
-        if not isinstance(entry, dict):
-            raise ValidationError({str(index): "Each entry must be an object."})
-        try:
-            fields.append(_turn_fields(user, agent=agent, **entry))
-        except ValidationError as error:
-            raise ValidationError({str(index): error.messages}) from error
-        except TypeError as error:
-            raise ValidationError({str(index): f"Unknown field: {error}"}) from error
+    fields = clean_entries(turns, lambda _index, entry: _turn_fields(user, agent=agent, **entry))
     return write_in_chunks(
         fields,
         lambda chunk: [_turn_store(user, entry) for entry in chunk],

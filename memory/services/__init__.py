@@ -20,6 +20,7 @@ from accounts.agents import context_default, own_agent
 from accounts.models import ApiToken
 from conversations.models import Turn
 from core.chunks import write_in_chunks
+from core.entries import clean_entries
 from core.ownership import own_row
 from core.validation import clean_confidence
 from memory import notify, versions
@@ -66,9 +67,6 @@ __all__ = [
 ]
 
 BATCH_CHUNK, BATCH_CHUNK_MAX = 100, 500  # rows per write transaction of a batch
-# The names memory/lineage.py and memory/imports.py import these checks by (they validate
-# items as these services do).
-_clean_fields, _check_enabled = clean_fields, check_memory_enabled
 
 
 def memory_create(
@@ -213,21 +211,14 @@ def memory_create_many(
     The rows are written in chunks, each its own short transaction (`core.chunks`), so a
     large batch never holds the write lock for long.
     """
-    rows: list[dict[str, Any]] = []
-    for index, entry in enumerate(items):
-        if not isinstance(entry, dict):
-            raise ValidationError({str(index): "Each entry must be an object."})
-        try:
-            bound = _CREATE_ARGUMENTS.bind(
-                user=user, source=source, agent=agent, token=token, **entry
-            )
-            bound.apply_defaults()
-            # Memory being off refuses the first entry; the setting is read once.
-            rows.append(_new_row(user, bound.arguments, check_enabled=not rows))
-        except ValidationError as error:
-            raise ValidationError({str(index): error.messages}) from error
-        except TypeError as error:
-            raise ValidationError({str(index): f"Unknown field: {error}"}) from error
+
+    def clean(index: int, entry: dict[str, Any]) -> dict[str, Any]:
+        bound = _CREATE_ARGUMENTS.bind(user=user, source=source, agent=agent, token=token, **entry)
+        bound.apply_defaults()
+        # Memory being off refuses the first entry; the setting is read once.
+        return _new_row(user, bound.arguments, check_enabled=index == 0)
+
+    rows = clean_entries(items, clean)
 
     def store(chunk: list[dict[str, Any]]) -> list[KnowledgeItem]:
         stored = items_store(user=user, rows=chunk)
