@@ -162,6 +162,15 @@ def _secret_page(request: HttpRequest, token: AppToken, secret: str) -> HttpResp
     return response
 
 
+class _SecretOnceAdmin(admin.ModelAdmin):
+    """An add shows the new token's secret once; `save_model` leaves the token and its
+    secret on the request as `_new_token`."""
+
+    def response_add(self, request: HttpRequest, obj: Model, post_url_continue=None):
+        token, secret = request._new_token
+        return _secret_page(request, token, secret)
+
+
 class AppTokenInline(admin.TabularInline):
     model = AppToken
     fields = ("name", "prefix", "created_at", "last_used_at", "revoked_at")
@@ -175,7 +184,7 @@ class AppTokenInline(admin.TabularInline):
 
 
 @admin.register(App)
-class AppAdmin(admin.ModelAdmin):
+class AppAdmin(_SecretOnceAdmin):
     list_display = ("name", "people", "created_at", "disabled_at")
     search_fields = ("name", "description")
     inlines = (AppTokenInline,)
@@ -214,10 +223,6 @@ class AppAdmin(admin.ModelAdmin):
         obj.pk, obj.created_at = app.pk, app.created_at
         request._new_token = (token, secret)
 
-    def response_add(self, request: HttpRequest, obj: App, post_url_continue=None):
-        token, secret = request._new_token
-        return _secret_page(request, token, secret)
-
     @admin.action(description="Disable (its tokens answer 401)")
     def disable(self, request, queryset) -> None:
         for app in queryset:
@@ -232,7 +237,7 @@ class AppAdmin(admin.ModelAdmin):
 
 
 @admin.register(AppToken)
-class AppTokenAdmin(admin.ModelAdmin):
+class AppTokenAdmin(_SecretOnceAdmin):
     list_display = ("name", "app", "prefix", "created_at", "last_used_at", "revoked_at")
     list_filter = ("app",)
     search_fields = ("name", "prefix", "app__name")
@@ -253,10 +258,6 @@ class AppTokenAdmin(admin.ModelAdmin):
         token, secret = people.app_token_add(app=obj.app, name=form.cleaned_data["name"])
         obj.pk = token.pk
         request._new_token = (token, secret)
-
-    def response_add(self, request: HttpRequest, obj: AppToken, post_url_continue=None):
-        token, secret = request._new_token
-        return _secret_page(request, token, secret)
 
     @admin.action(description="Revoke")
     def revoke(self, request, queryset) -> None:

@@ -10,9 +10,7 @@ made it. An app never sees a person it did not create: another app's external id
 simply unknown to it.
 """
 
-import hashlib
 import secrets
-from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -22,19 +20,14 @@ from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from accounts.models import Agent, ApiToken, App, AppPerson, AppToken
-from accounts.services import agent_get_or_create, token_create
+from accounts.services import agent_get_or_create, secret_hash, token_create, token_mark_used
 from core.validation import clean_short
 
 APP_TOKEN_PREFIX = "gaia_app_"
-_LAST_USED_GRANULARITY = timedelta(minutes=1)
 
 
 class PersonNotFound(ObjectDoesNotExist):
     """No person of this app has that external id (or it belongs to another app)."""
-
-
-def _hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
 def clean_external_id(value: Any, *, field: str = "user_id") -> str:
@@ -70,7 +63,7 @@ def app_token_create(*, app: App, name: str = "default") -> tuple[AppToken, str]
         app=app,
         name=(clean_short(name, field="name", limit=100).strip() or "default"),
         prefix=secret[: len(APP_TOKEN_PREFIX) + 6],
-        key_hash=_hash(secret),
+        key_hash=secret_hash(secret),
     )
     return token, secret
 
@@ -92,13 +85,10 @@ def app_token_authenticate(secret: str) -> AppToken | None:
     """The usable app token for `secret` (not revoked, app not disabled), or None."""
     if not secret or len(secret) > 200 or not is_app_secret(secret):
         return None
-    token = AppToken.objects.select_related("app").filter(key_hash=_hash(secret)).first()
+    token = AppToken.objects.select_related("app").filter(key_hash=secret_hash(secret)).first()
     if token is None or not token.is_usable:
         return None
-    now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at > _LAST_USED_GRANULARITY:
-        AppToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
+    token_mark_used(token)
     return token
 
 
@@ -162,7 +152,7 @@ def acting_token(*, app_token: AppToken, user: Any) -> ApiToken:
         owner=user,
         name=f"{app_token.app.name}/{app_token.name}"[:100],
         prefix="app",
-        key_hash=_hash(APP_TOKEN_PREFIX + "acting:" + secrets.token_urlsafe(32)),
+        key_hash=secret_hash(APP_TOKEN_PREFIX + "acting:" + secrets.token_urlsafe(32)),
         agent=agent,
         app=app_token.app,
         app_token=app_token,

@@ -11,14 +11,24 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from accounts.models import Agent, ApiToken, UserSettings
+from accounts.models import Agent, ApiToken, AppToken, UserSettings
 
 TOKEN_PREFIX = "gaia_"
 _LAST_USED_GRANULARITY = timedelta(minutes=1)
 
 
-def _hash(secret: str) -> str:
+def secret_hash(secret: str) -> str:
+    """What is stored of a token's secret (ApiToken and AppToken `key_hash`)."""
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def token_mark_used(token: ApiToken | AppToken) -> None:
+    """Record that `token` was used now; written at most once a minute per token, so
+    every request does not write."""
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > _LAST_USED_GRANULARITY:
+        type(token).objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
 
 
 def agent_get_or_create(*, user, name: str) -> Agent:
@@ -43,7 +53,7 @@ def token_create(
         owner=user,
         name=name[:100],
         prefix=secret[: len(TOKEN_PREFIX) + 6],
-        key_hash=_hash(secret),
+        key_hash=secret_hash(secret),
         expires_at=expires_at,
         agent=agent,
     )
@@ -54,13 +64,14 @@ def token_authenticate(secret: str) -> ApiToken | None:
     """The usable token for `secret` (active user, not revoked, not expired), or None."""
     if not secret or len(secret) > 200:
         return None
-    token = ApiToken.objects.select_related("owner", "agent").filter(key_hash=_hash(secret)).first()
+    token = (
+        ApiToken.objects.select_related("owner", "agent")
+        .filter(key_hash=secret_hash(secret))
+        .first()
+    )
     if token is None or not token.is_usable or not token.owner.is_active:
         return None
-    now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at > _LAST_USED_GRANULARITY:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
+    token_mark_used(token)
     return token
 
 
