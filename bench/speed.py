@@ -7,7 +7,6 @@ on realistic sizes. Everything measured afterwards (recall, conversation search,
 writes) goes through the same services as the API, query embedding included.
 """
 
-import resource
 import statistics
 import time
 import uuid
@@ -22,6 +21,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from bench.chroma.timing import peak_rss_mb, timed_ms
 from bench.cold import ColdRow, measure_cold
 from bench.judging import time_judged
 from bench.synthetic import TextSource
@@ -171,15 +171,6 @@ def _announce_seeded(user) -> None:
             cursor.execute("ANALYZE conversations_turn")
 
 
-def _timed(calls: list[Callable[[], object]]) -> list[float]:
-    out = []
-    for call in calls:
-        started = time.perf_counter()
-        call()
-        out.append((time.perf_counter() - started) * 1000)
-    return out
-
-
 def measure(
     size: int,
     *,
@@ -208,7 +199,7 @@ def measure(
         searches = _search_figures(user, size, source, queries, progress)
         progress(f"N={size}: {single_writes} single and {batch_writes} batched writes ...")
         writes = _write_figures(user, size, source, single_writes, batch_writes)
-        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rss_mb = peak_rss_mb()
         return Row(
             size=size,
             seed_seconds=seed_seconds,
@@ -249,14 +240,14 @@ def _search_figures(
         recall(user=user, query=text)
         search_turns(user=user, query=text)
     embedder = get_embedder()  # the floor: the same questions, embedded one at a time
-    embeds = _timed([lambda t=t: embedder.embed_queries([t]) for t in asked[10 : 10 + queries]])
-    recalls = _timed(
+    embeds = timed_ms([lambda t=t: embedder.embed_queries([t]) for t in asked[10 : 10 + queries]])
+    recalls = timed_ms(
         [lambda t=t: recall(user=user, query=t, judge=False) for t in asked[10 : 10 + queries]]
     )
     cold = measure_cold(user, size, asked[10 : 10 + queries], min(queries, 20), progress)
     progress(f"N={size}: {queries} judged recalls, and the judge alone ...")
     judged = time_judged(user, asked[10 : 10 + queries])
-    turn_searches = _timed(
+    turn_searches = timed_ms(
         [lambda t=t: search_turns(user=user, query=t, judge=False) for t in asked[10 + queries :]]
     )
     return {

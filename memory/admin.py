@@ -13,30 +13,31 @@ from privacy import services as privacy_services
 MASK = "•••• sensitive ••••"
 
 
-class ForgottenFilter(admin.SimpleListFilter):
-    title = "forgotten"
-    parameter_name = "forgotten"
+class _SetFilter(admin.SimpleListFilter):
+    """Rows whose `field` is set ("yes") or empty ("no")."""
+
+    field = ""
+    labels = ("", "")  # the answers to "yes" and "no"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Forgotten"), ("no", "Not forgotten")]
+        return list(zip(("yes", "no"), self.labels, strict=True))
 
     def queryset(self, request, queryset):
         if self.value() in ("yes", "no"):
-            return queryset.filter(forgotten_at__isnull=self.value() == "no")
+            return queryset.filter(**{f"{self.field}__isnull": self.value() == "no"})
         return queryset
 
 
-class SupersededFilter(admin.SimpleListFilter):
-    title = "superseded"
-    parameter_name = "superseded"
+class ForgottenFilter(_SetFilter):
+    title = parameter_name = "forgotten"
+    labels = ("Forgotten", "Not forgotten")
+    field = "forgotten_at"
 
-    def lookups(self, request, model_admin):
-        return [("yes", "Superseded"), ("no", "Current")]
 
-    def queryset(self, request, queryset):
-        if self.value() in ("yes", "no"):
-            return queryset.filter(superseded_by__isnull=self.value() == "no")
-        return queryset
+class SupersededFilter(_SetFilter):
+    title = parameter_name = "superseded"
+    labels = ("Superseded", "Current")
+    field = "superseded_by"
 
 
 def _each(request: HttpRequest, queryset: QuerySet, action, verb: str) -> None:

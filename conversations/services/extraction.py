@@ -13,6 +13,16 @@ from django.utils import timezone
 from conversations import signals
 from conversations.models import Turn
 
+# A turn the owner sends back to extraction starts over: pending, no attempts, no error.
+_EXTRACT_AGAIN: dict[str, Any] = {
+    "extraction_status": "pending",
+    "extraction_attempts": 0,
+    "extraction_error": "",
+    "extraction_refused": 0,
+    "extraction_failing_since": None,
+    "extraction_retry_at": None,
+}
+
 
 def turn_extraction_skip(*, turn_id: int) -> int:
     """Mark a still-pending turn as skipped (extraction is off); returns rows changed."""
@@ -84,12 +94,7 @@ def turn_extraction_retry(*, user: Any, turn_id: int) -> Turn:
         return turn
     with transaction.atomic():
         Turn.objects.filter(pk=turn.pk, extraction_status=turn.extraction_status).update(
-            extraction_status="pending",
-            extraction_attempts=0,
-            extraction_error="",
-            extraction_refused=0,
-            extraction_failing_since=None,
-            extraction_retry_at=None,
+            **_EXTRACT_AGAIN
         )
         turn.refresh_from_db()
         if turn.extraction_status == "pending":
@@ -99,18 +104,7 @@ def turn_extraction_retry(*, user: Any, turn_id: int) -> Turn:
 
 def turns_extraction_retry_failed(*, user: Any) -> int:
     """Put all of the user's failed turns back to pending (the command's --retry-failed)."""
-    return (
-        Turn.objects.for_user(user)
-        .filter(extraction_status="failed")
-        .update(
-            extraction_status="pending",
-            extraction_attempts=0,
-            extraction_error="",
-            extraction_refused=0,
-            extraction_failing_since=None,
-            extraction_retry_at=None,
-        )
-    )
+    return Turn.objects.for_user(user).filter(extraction_status="failed").update(**_EXTRACT_AGAIN)
 
 
 def turns_batch_extraction_skip(*, user: Any, turn_id: int) -> int:

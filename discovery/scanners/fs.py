@@ -5,7 +5,7 @@ page contents)."""
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -54,24 +54,27 @@ def read_metadata(path: Path, base: Path, limit: int = MAX_METADATA_BYTES) -> st
 
 def subdirs(path: Path, state: ScanState, *, hidden: bool = False) -> list[Path]:
     """Real (non-symlink) subdirectories of `path`, sorted; [] when unreadable."""
-    found = []
-    for entry in entries(path, state):
-        if entry.name.startswith(".") and not hidden:
-            continue
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                found.append(Path(entry.path))
-        except OSError:
-            continue
-    return found
+    return _entries_where(
+        path,
+        state,
+        lambda entry: (
+            (hidden or not entry.name.startswith(".")) and entry.is_dir(follow_symlinks=False)
+        ),
+    )
 
 
 def files(path: Path, state: ScanState) -> list[Path]:
     """Regular (non-symlink) files directly in `path`, sorted."""
+    return _entries_where(path, state, lambda entry: entry.is_file(follow_symlinks=False))
+
+
+def _entries_where(path: Path, state: ScanState, keep: Callable[[os.DirEntry], bool]) -> list[Path]:
+    """The paths of the entries of `path` that `keep` accepts; an entry that cannot be
+    inspected (OSError) is passed over."""
     found = []
     for entry in entries(path, state):
         try:
-            if entry.is_file(follow_symlinks=False):
+            if keep(entry):
                 found.append(Path(entry.path))
         except OSError:
             continue

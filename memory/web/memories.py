@@ -173,6 +173,15 @@ def _context_options(user: Any) -> list[str]:
     return sorted(names)
 
 
+def _form_page(request: HttpRequest, form: Any, item: KnowledgeItem | None) -> HttpResponse:
+    """The add (`item` None) or edit form, offering the contexts the user has."""
+    return render(
+        request,
+        "web/memories/form.html",
+        {"form": form, "item": item, "contexts": _context_options(request.user)},
+    )
+
+
 @login_required
 def memory_add_page(request: HttpRequest) -> HttpResponse:
     form = MemoryForm(request.POST or None)
@@ -192,11 +201,7 @@ def memory_add_page(request: HttpRequest) -> HttpResponse:
             else:
                 messages.success(request, "Memory added.")
             return redirect("web-memory-detail", pk=item.pk)
-    return render(
-        request,
-        "web/memories/form.html",
-        {"form": form, "item": None, "contexts": _context_options(request.user)},
-    )
+    return _form_page(request, form, None)
 
 
 @login_required
@@ -224,11 +229,7 @@ def memory_edit_page(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, "Memory saved.")
             return redirect("web-memory-detail", pk=item.pk)
-    return render(
-        request,
-        "web/memories/form.html",
-        {"form": form, "item": item, "contexts": _context_options(request.user)},
-    )
+    return _form_page(request, form, item)
 
 
 def _act(request: HttpRequest, pk: int, action, done: str) -> HttpResponse:
