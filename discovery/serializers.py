@@ -6,6 +6,7 @@ Validation itself lives in discovery.services, shared with the command and web q
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
+from core.shapes import read_only_meta
 from discovery.models import STATUSES, Finding
 from discovery.scanners import SCANNERS
 from memory.models import CATEGORIES, KnowledgeItem
@@ -41,9 +42,7 @@ class KnowledgeBriefSerializer(serializers.ModelSerializer):
 class ApprovedFindingSerializer(FindingSerializer):
     knowledge = KnowledgeBriefSerializer(read_only=True)
 
-    class Meta(FindingSerializer.Meta):
-        fields = [*FindingSerializer.Meta.fields, "knowledge"]
-        read_only_fields = fields
+    Meta = read_only_meta(FindingSerializer, "knowledge")
 
 
 @extend_schema_serializer(component_name="FindingProposal")

@@ -4,6 +4,7 @@ deliveries with their attempts, and the bodies of create and change."""
 from rest_framework import serializers
 
 from core.serializers import StrictSerializer
+from core.shapes import read_only_meta
 from webhooks.models import EVENTS, Attempt, Delivery, Endpoint
 
 
@@ -29,9 +30,7 @@ class EndpointWithSecretSerializer(EndpointSerializer):
         help_text="Signs every delivery (X-Gaia-Signature). Shown only now: keep it."
     )
 
-    class Meta(EndpointSerializer.Meta):
-        fields = [*EndpointSerializer.Meta.fields, "secret"]
-        read_only_fields = fields
+    Meta = read_only_meta(EndpointSerializer, "secret")
 
 
 _DESCRIPTION = "What the endpoint is, for you (shown in lists)."

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from accounts.models import ApiToken, App, AppPerson, AppToken
 from core.serializers import JSONObjectField, StrictSerializer
+from core.shapes import read_only_meta
 
 
 class PersonSerializer(serializers.ModelSerializer):
@@ -58,9 +59,7 @@ class NewPersonTokenSerializer(PersonTokenSerializer):
         read_only=True, help_text="The token itself: shown only now, store it."
     )
 
-    class Meta(PersonTokenSerializer.Meta):
-        fields = [*PersonTokenSerializer.Meta.fields, "secret"]
-        read_only_fields = fields
+    Meta = read_only_meta(PersonTokenSerializer, "secret")
 
 
 class PersonTokenCreateSerializer(StrictSerializer):
@@ -91,9 +90,7 @@ class NewAppTokenSerializer(AppTokenSerializer):
         read_only=True, help_text="The app token itself: shown only now, store it."
     )
 
-    class Meta(AppTokenSerializer.Meta):
-        fields = [*AppTokenSerializer.Meta.fields, "secret"]
-        read_only_fields = fields
+    Meta = read_only_meta(AppTokenSerializer, "secret")
 
 
 class AppSerializer(serializers.ModelSerializer):
@@ -111,9 +108,7 @@ class AppSerializer(serializers.ModelSerializer):
 class MeSerializer(AppSerializer):
     token = AppTokenSerializer(read_only=True, help_text="The token this request came with.")
 
-    class Meta(AppSerializer.Meta):
-        fields = [*AppSerializer.Meta.fields, "token"]
-        read_only_fields = fields
+    Meta = read_only_meta(AppSerializer, "token")
 
 
 class AppCreateSerializer(StrictSerializer):
@@ -131,6 +126,4 @@ class AppCreateSerializer(StrictSerializer):
 class CreatedAppSerializer(AppSerializer):
     token = NewAppTokenSerializer(read_only=True, help_text="Its first token, with the secret.")
 
-    class Meta(AppSerializer.Meta):
-        fields = [*AppSerializer.Meta.fields, "token"]
-        read_only_fields = fields
+    Meta = read_only_meta(AppSerializer, "token")

@@ -20,6 +20,7 @@ from core.serializers import (
     StrictSerializer,
     WhenField,
 )
+from core.shapes import read_only_meta
 from memory.lineage import item_conflicts
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import MAX_TOP_K
@@ -87,9 +88,7 @@ class MemoryDetailSerializer(MemorySerializer):
         "(waiting for reconciliation; without a configured model they wait until one is)."
     )
 
-    class Meta(MemorySerializer.Meta):
-        fields = [*MemorySerializer.Meta.fields, "conflicts"]
-        read_only_fields = fields
+    Meta = read_only_meta(MemorySerializer, "conflicts")
 
     @extend_schema_field(
         {
@@ -120,9 +119,7 @@ class MemoryCreatedSerializer(MemorySerializer):
         "conflict (stored and linked by conflicts_with to an item it may contradict) or new.",
     )
 
-    class Meta(MemorySerializer.Meta):
-        fields = [*MemorySerializer.Meta.fields, "deduplicated", "outcome"]
-        read_only_fields = fields
+    Meta = read_only_meta(MemorySerializer, "deduplicated", "outcome")
 
 
 _CATEGORY = (
