@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from core.routes import actions
 from graph import web
 
 urlpatterns = [
@@ -12,5 +13,5 @@ urlpatterns = [
         web.entity_action,
         name="web-graph-entity-action",
     ),
-    path("graph/relations/<int:pk>/end/", web.relation_end_view, name="web-graph-relation-end"),
+    *actions("graph/relations/", "web-graph-relation", {"end": web.relation_end_view}),
 ]

@@ -1,13 +1,15 @@
 from django.urls import path
 
+from core.routes import actions
 from learning import api
 
 urlpatterns = [
     path("memories/extract/", api.ExtractView.as_view(), name="api-memories-extract"),
-    path(
-        "conversations/sessions/<str:session_id>/consolidate/",
-        api.ConsolidateView.as_view(),
-        name="api-session-consolidate",
+    *actions(
+        "conversations/sessions/",
+        "api-session",
+        {"consolidate": api.ConsolidateView},
+        key="<str:session_id>",
     ),
     path("prompt/profile/", api.ProfileView.as_view(), name="api-prompt-profile"),
 ]
