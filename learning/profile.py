@@ -22,8 +22,8 @@ from learning import prompts
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.models import ProfileCache
 from memory.agent_prompt import quoted
+from memory.changes import items_generation
 from memory.models import KnowledgeItem
-from retrieval import events
 
 MAX_BULLETS = 20
 SOURCE_ITEMS = 60
@@ -92,7 +92,7 @@ def profile_block(*, user: Any, context: str | None = None) -> tuple[dict[str, A
     shown = [item.pk for item in items]
     raw = _view([i.content[:300] for i in items], source="raw", stale=False, built_at=None)
     cached = ProfileCache.objects.filter(owner_id=user.pk, context=key).first()
-    if cached and cached.generation == events.generation_get(user.pk):
+    if cached and cached.generation == items_generation(user.pk):
         return _view(cached.bullets, source="llm", stale=False, built_at=cached.built_at), shown
     if llm_configured():
         in_context = (key,) if key else ()
@@ -110,7 +110,7 @@ def profile_block(*, user: Any, context: str | None = None) -> tuple[dict[str, A
 def profile_refresh(*, user: Any, context: str = "") -> dict[str, Any]:
     """Distil and cache the profile of `context` ("": every context) at the current
     generation (no-op when fresh)."""
-    generation = events.generation_get(user.pk)
+    generation = items_generation(user.pk)
     cached = ProfileCache.objects.filter(owner_id=user.pk, context=context).first()
     if cached and cached.generation == generation:
         return {"status": "fresh"}

@@ -9,7 +9,7 @@ the lookup would find). An entry that says what a row says is folded into it
 inserted with one `bulk_create`, each linked to the row it shares most words with
 when it says something else (`conflicts_with`: a possible conflict). The full-text
 index follows the rows (SQLite triggers, PostgreSQL generated column); the caller
-announces the change (`events.items_changed`), so the whole batch is embedded together
+announces the change (`memory.changes.items_changed`), so the whole batch is embedded together
 on commit.
 """
 

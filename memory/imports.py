@@ -16,9 +16,9 @@ from conversations.services.imports import stored_when
 from core.jsonsafe import check_json
 from core.validation import clean_short
 from memory import dedup, notify, versions
+from memory.changes import items_changed
 from memory.models import PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
 from memory.services.fields import check_memory_enabled, clean_fields
-from retrieval import events
 
 _IMPORT_TIMES = ("created_at", "updated_at", "last_used", "due_at", "reminded_at", "forgotten_at")
 _IMPORT_KEY = ("content", "category", "context", "entity", "created_at")
@@ -188,7 +188,7 @@ def memory_import_many(
     for row in rows:
         out.append(_import_row(user, row, keep=keep, upserted=upserted, removed=removed))
     if upserted or removed:
-        events.items_changed(user.pk, upserted=upserted, removed=removed)
+        items_changed(user.pk, upserted=upserted, removed=removed)
     _announce_written(user, out, changed=set(upserted))
     return out
 

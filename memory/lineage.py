@@ -12,10 +12,10 @@ from django.utils import timezone
 from accounts.models import ApiToken
 from core.validation import clean_confidence
 from memory import notify, versions
+from memory.changes import items_changed
 from memory.models import CONTENT_MAX, SOURCE_CONFIDENCE, KnowledgeItem, MemoryVersion
 from memory.services import _own_turn, _revise, memory_update
 from memory.services.fields import clean_fields
-from retrieval import events
 
 RETRACTED_PREFIX = "Retracted: "
 
@@ -50,7 +50,7 @@ def memory_supersede(
             reason=reason or "corrected in a conversation",
             agent_id=turn.agent_id if turn is not None else None,
         )
-        events.items_changed(user.pk, upserted=[item.pk])
+        items_changed(user.pk, upserted=[item.pk])
         notify.item_changed(user=user, kind="memory.updated", item=item)
     return item
 
@@ -77,7 +77,7 @@ def memory_retract(
         )
         item.forgotten_at = timezone.now()
         item.save(update_fields=["forgotten_at"])
-        events.items_changed(user.pk, removed=[item.pk])
+        items_changed(user.pk, removed=[item.pk])
         notify.item_changed(user=user, kind="memory.forgotten", item=item, reason="retracted")
     return item
 
@@ -118,7 +118,7 @@ def memory_supersede_by(*, user: Any, item_id: int, by_id: int) -> KnowledgeItem
         old.superseded_by = new
         old.updated_at = timezone.now()
         old.save(update_fields=["superseded_by", "updated_at"])
-        events.items_changed(user.pk, removed=[old.pk])
+        items_changed(user.pk, removed=[old.pk])
         notify.item_changed(
             user=user, kind="memory.forgotten", item=old, reason="superseded", superseded_by=new.pk
         )

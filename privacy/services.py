@@ -27,7 +27,7 @@ aliases, relations), their webhook endpoints and
 every webhook event about them (their app's endpoints are then sent `user.erased`). The
 account, its API tokens and its settings stay.
 
-Both announce the removed item ids through `memory.events.items_changed` (every
+Both announce the removed item ids through `memory.changes.items_changed` (every
 process's vector index drops them), delete the user's index snapshots on disk
 (`retrieval.snapshots`) once committed, and end with `storage.purge_after_commit` (SQLite:
 full-text segments merged, WAL checkpointed). On PostgreSQL the bytes of erased rows leave
@@ -42,6 +42,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import Q
 
+from conversations.changes import turns_changed
 from conversations.models import Session, ToolCall, Turn
 from conversations.services.extraction import turns_batch_extraction_skip
 from conversations.services.redaction import tool_call_redact, turns_redact
@@ -51,12 +52,12 @@ from graph.models import Entity, Relation
 from graph.services import graph_forget_items
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory import notify
+from memory.changes import items_changed
 from memory.lineage import RETRACTED_PREFIX
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
 from memory.versions import replaced_items
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
-from retrieval import events
 from retrieval.snapshots import snapshots_erase
 from skills.models import Skill, SkillContribution
 from skills.services import contributions_erase
@@ -156,9 +157,9 @@ def _erase_chunk(user: Any, name: str, size: int, erased: list[int]) -> int:
     model.objects.filter(pk__in=ids).delete()
     _admin_log_erase(model, ids)
     if name == "knowledge":
-        events.items_changed(user.pk, removed=ids)
+        items_changed(user.pk, removed=ids)
     elif name == "turns":
-        events.turns_changed(user.pk, removed=ids)
+        turns_changed(user.pk, removed=ids)
     erased.extend(ids)
     return len(ids)
 
@@ -204,8 +205,8 @@ def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
         )
     with transaction.atomic():
         # One more bump, whatever was found: every process's cached index starts over.
-        events.items_changed(user.pk)
-        events.turns_changed(user.pk)
+        items_changed(user.pk)
+        turns_changed(user.pk)
         for name in ("reconciled_pairs", "llm_counters", "profile"):
             counts[name] = scope[name].delete()[0]
         counts["relations"] = scope["relations"].count()
@@ -250,7 +251,7 @@ def memory_erase(*, user: Any, item_id: int) -> None:
         ids = [row.pk for row in erased]
         KnowledgeItem.objects.for_user(user).filter(pk__in=ids).update(superseded_by=None)
         KnowledgeItem.objects.for_user(user).filter(pk__in=ids).delete()
-        events.items_changed(user.pk, removed=[*ids, *also])
+        items_changed(user.pk, removed=[*ids, *also])
         graph_forget_items(user=user, item_ids=[*ids, *also])
         notify.items_erased(user=user, item_ids=[*ids, *also])
         # Only now: a merge before the delete keeps the words behind a delete marker.

@@ -12,12 +12,12 @@ from typing import Any
 
 from django.db import transaction
 
+from conversations.changes import turns_changed
 from conversations.models import Session, ToolCall, Turn
 from memory.models import KnowledgeItem
 from privacy import storage
 from privacy.services import memory_erase
 from privacy.task_records import Subjects, tasks_erase
-from retrieval import events
 
 
 def session_erase(*, user: Any, session_id: str) -> dict[str, int]:
@@ -41,7 +41,7 @@ def session_erase(*, user: Any, session_id: str) -> dict[str, int]:
     with transaction.atomic():
         counts["tool_calls"] = ToolCall.objects.for_user(user).filter(session=session).delete()[0]
         counts["turns"] = Turn.objects.for_user(user).filter(pk__in=turn_ids).delete()[0]
-        events.turns_changed(user.pk, removed=turn_ids)
+        turns_changed(user.pk, removed=turn_ids)
         tasks_erase(Subjects(turn=set(turn_ids), session={session.pk}, item=set(item_ids)))
         counts["sessions"] = Session.objects.for_user(user).filter(pk=session.pk).delete()[0]
         storage.purge_after_commit()  # after the last delete, as every erase

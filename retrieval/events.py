@@ -10,12 +10,11 @@ have their own counter, so logging turns does not invalidate knowledge indexes.
 
 from collections.abc import Callable, Iterable
 
-from retrieval.corpus import Corpus, named
+from retrieval.corpus import Corpus
 from retrieval.generations import generation_bump, generation_read
 
 Listener = Callable[[Corpus, int, list[int], list[int], int], None]
 _listeners: list[Listener] = []
-ITEMS, TURNS = "items", "turns"  # the corpora memory and conversations declare
 
 
 def listen(listener: Listener) -> None:
@@ -25,9 +24,9 @@ def listen(listener: Listener) -> None:
         _listeners.append(listener)
 
 
-def generation_get(owner_id: int) -> int:
-    """The owner's knowledge generation (0 before the first write)."""
-    return generation_read(named(ITEMS), owner_id)
+def generation(corpus: Corpus, owner_id: int) -> int:
+    """The owner's generation of `corpus` (0 before the first write)."""
+    return generation_read(corpus, owner_id)
 
 
 def changed(
@@ -40,17 +39,3 @@ def changed(
     for listener in _listeners:
         listener(corpus, owner_id, upserted, removed, generation)
     return generation
-
-
-def items_changed(
-    owner_id: int, *, upserted: Iterable[int] = (), removed: Iterable[int] = ()
-) -> int:
-    """Record that items of `owner_id` changed; returns the new generation."""
-    return changed(named(ITEMS), owner_id, upserted=upserted, removed=removed)
-
-
-def turns_changed(
-    owner_id: int, *, upserted: Iterable[int] = (), removed: Iterable[int] = ()
-) -> None:
-    """Record that turns of `owner_id` were added or deleted (inside the write's transaction)."""
-    changed(named(TURNS), owner_id, upserted=upserted, removed=removed)

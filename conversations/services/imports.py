@@ -11,12 +11,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.services import user_zone
+from conversations.changes import turns_changed
 from conversations.models import EXTRACTION_STATES, ROLES, Session, ToolCall, Turn
 from conversations.services.recording import turn_content_clean, turn_context_for
 from core.jsonsafe import check_json
 from core.secrets import mask_json, mask_secrets
 from core.validation import clean_short, clean_text, parse_when
-from retrieval import events
 
 
 def stored_when(value: Any, *, field: str, tz: Any) -> datetime | None:
@@ -143,7 +143,7 @@ def turns_import(
         new.append(turn.pk)
         out.append((turn, True))
     if new:
-        events.turns_changed(user.pk, upserted=new)
+        turns_changed(user.pk, upserted=new)
     return out
 
 

@@ -12,13 +12,13 @@ from django.utils import timezone
 from accounts.agents import context_default, own_agent
 from accounts.services import user_settings_get, user_zone
 from conversations import signals
+from conversations.changes import turns_changed
 from conversations.models import ROLES, TURN_CONTENT_MAX, Session, ToolCall, Turn
 from core.chunks import write_in_chunks
 from core.entries import clean_entries
 from core.jsonsafe import check_json
 from core.secrets import mask_json, mask_secrets
 from core.validation import clean_short, clean_text, parse_when
-from retrieval import events
 from retrieval.documents import turn_context, turn_text
 from retrieval.embedding.ahead import embedded_ahead
 
@@ -170,7 +170,7 @@ def _turn_store(user: Any, fields: dict[str, Any]) -> Turn:
     first = not Turn.objects.filter(session=session).exclude(pk=turn.pk).exists()
     if when > session.last_turn_at or first:
         Session.objects.filter(pk=session.pk).update(last_turn_at=when)
-    events.turns_changed(user.pk, upserted=[turn.pk])  # embedded and indexed on commit
+    turns_changed(user.pk, upserted=[turn.pk])  # embedded and indexed on commit
     if turn.extraction_status == "pending":
         signals.turn_pending.send(sender=Turn, turn=turn)  # learning queues extraction
     return turn

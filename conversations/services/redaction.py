@@ -7,8 +7,8 @@ from django.db import transaction
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from conversations.changes import turns_changed
 from conversations.models import ToolCall, Turn
-from retrieval import events
 from retrieval.documents import turn_context
 
 
@@ -23,7 +23,7 @@ def turns_prune(*, user: Any, before: Any, dry_run: bool = False) -> int:
         deleted = Turn.objects.filter(pk__in=ids).delete()[1].get(Turn._meta.label, 0)
         # A kept turn answering a deleted one loses its copy of it (as after a redaction).
         replies = _replies_recontext(user, [(session, text) for _, session, text in rows], "")
-        events.turns_changed(user.pk, upserted=replies, removed=ids)
+        turns_changed(user.pk, upserted=replies, removed=ids)
     return deleted
 
 
@@ -56,7 +56,7 @@ def turns_redact(*, user: Any, turn_ids: list[int], text: str) -> int:
     if changed:  # the redacted text must leave every process's turn index too
         # A reply's vector was computed with the old text as its context: dropped now,
         # embedded again from its new context once this commits.
-        events.turns_changed(user.pk, upserted=replies, removed=turn_ids)
+        turns_changed(user.pk, upserted=replies, removed=turn_ids)
     return changed
 
 

@@ -25,6 +25,7 @@ from core.ownership import own_row
 from core.validation import clean_confidence
 from memory import notify, versions
 from memory.batch_store import items_store
+from memory.changes import items_changed
 from memory.models import SESSION_ENTITY, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.services.fields import (
     AUTOMATIC_SOURCES,
@@ -41,7 +42,6 @@ from memory.services.usage import (
     memory_seen,
     memory_touch,
 )
-from retrieval import events
 from retrieval.documents import item_text
 from retrieval.embedding.ahead import embedded_ahead
 
@@ -123,7 +123,7 @@ def memory_create(
 def _store_one(user: Any, row: dict[str, Any]) -> KnowledgeItem:
     with embedded_ahead([item_text(content=row["content"])]), transaction.atomic():
         [item] = items_store(user=user, rows=[row])
-        events.items_changed(user.pk, upserted=[item.pk])
+        items_changed(user.pk, upserted=[item.pk])
         notify.items_written(user=user, items=[item])
     return item
 
@@ -223,7 +223,7 @@ def memory_create_many(
     def store(chunk: list[dict[str, Any]]) -> list[KnowledgeItem]:
         stored = items_store(user=user, rows=chunk)
         if stored:
-            events.items_changed(user.pk, upserted=list(dict.fromkeys(i.pk for i in stored)))
+            items_changed(user.pk, upserted=list(dict.fromkeys(i.pk for i in stored)))
             notify.items_written(user=user, items=stored)
         return stored
 
@@ -260,7 +260,7 @@ def memory_update(
     with embedded_ahead(texts), transaction.atomic():
         item = KnowledgeItem.objects.for_user(user).select_for_update().get(pk=item_id)
         _revise(item, cleaned, source=source, token=token, reason=reason)
-        events.items_changed(user.pk, upserted=[item.pk])
+        items_changed(user.pk, upserted=[item.pk])
         notify.item_changed(user=user, kind="memory.updated", item=item)
     return item
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from core.validation import parse_duration
 from memory import notify
+from memory.changes import items_changed
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, KnowledgeItem
-from retrieval import events
 
 
 def memory_forget(*, user: Any, item_id: int) -> KnowledgeItem:
@@ -21,7 +21,7 @@ def memory_forget(*, user: Any, item_id: int) -> KnowledgeItem:
         if item.forgotten_at is None:
             item.forgotten_at = timezone.now()
             item.save(update_fields=["forgotten_at"])
-            events.items_changed(user.pk, removed=[item.pk])
+            items_changed(user.pk, removed=[item.pk])
             notify.item_changed(user=user, kind="memory.forgotten", item=item, reason="forgotten")
     return item
 
@@ -33,7 +33,7 @@ def memory_restore(*, user: Any, item_id: int) -> KnowledgeItem:
         if item.forgotten_at is not None:
             item.forgotten_at = None
             item.save(update_fields=["forgotten_at"])
-            events.items_changed(user.pk, upserted=[item.pk])
+            items_changed(user.pk, upserted=[item.pk])
             notify.item_changed(user=user, kind="memory.updated", item=item, restored=True)
     return item
 
@@ -66,6 +66,6 @@ def memory_forget_bulk(
         ids = list(qs.values_list("pk", flat=True))
         KnowledgeItem.objects.filter(pk__in=ids).update(forgotten_at=timezone.now())
         if ids:
-            events.items_changed(user.pk, removed=ids)
+            items_changed(user.pk, removed=ids)
             notify.items_forgotten(user=user, item_ids=ids, reason="forgotten")
     return len(ids)

@@ -10,9 +10,9 @@ from django.test.utils import CaptureQueriesContext
 from accounts.services import user_settings_update
 from memory import services
 from memory.batch_store import BatchWords
+from memory.changes import items_generation
 from memory.dedup import DEDUP_THRESHOLD, word_overlap
 from memory.models import KnowledgeItem
-from retrieval.events import generation_get
 from tests.commits import rows_per_commit
 
 pytestmark = pytest.mark.django_db
@@ -150,7 +150,7 @@ def test_another_users_items_are_never_folded_into(alice, bob):
 )
 def test_a_bad_entry_stores_nothing_and_names_its_index(alice, bad, index):
     stored = services.memory_create(user=alice, content="Alice drinks oat milk in her coffee")
-    generation = generation_get(alice.pk)
+    generation = items_generation(alice.pk)
     items = [
         {"content": "Alice drinks oat milk in her coffee every day"},  # would fold
         {"content": "A new fact about tulips"},
@@ -162,7 +162,7 @@ def test_a_bad_entry_stores_nothing_and_names_its_index(alice, bad, index):
     assert list(error.value.message_dict) == [str(index)]
     assert list(KnowledgeItem.objects.for_user(alice)) == [stored]
     assert KnowledgeItem.objects.get(pk=stored.pk).content == stored.content
-    assert generation_get(alice.pk) == generation
+    assert items_generation(alice.pk) == generation
 
 
 def test_memory_turned_off_refuses_a_batch_at_its_first_entry_but_not_a_person(alice):
@@ -176,14 +176,14 @@ def test_memory_turned_off_refuses_a_batch_at_its_first_entry_but_not_a_person(a
 
 def test_a_batch_is_one_insert_and_one_generation_bump(alice):
     services.memory_create(user=alice, content="Already here")
-    generation = generation_get(alice.pk)
+    generation = items_generation(alice.pk)
     with CaptureQueriesContext(connection) as queries:
         items = services.memory_create_many(
             user=alice, items=[{"content": f"Batch fact number {n}"} for n in range(30)]
         )
     inserts = [q for q in queries if q["sql"].startswith('INSERT INTO "memory_knowledgeitem"')]
     assert len(inserts) == 1 and len({i.pk for i in items}) == 30
-    assert generation_get(alice.pk) == generation + 1
+    assert items_generation(alice.pk) == generation + 1
     assert [i.pk for i in items] == sorted(i.pk for i in items)  # ids in entry order
 
 

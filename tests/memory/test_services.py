@@ -223,12 +223,12 @@ def test_memory_disabled_refuses_agent_writes_but_not_people(alice):
 
 
 def test_writes_bump_the_index_generation(alice):
-    from retrieval.events import generation_get
+    from memory.changes import items_generation
 
-    start = generation_get(alice.pk)
+    start = items_generation(alice.pk)
     item = services.memory_create(user=alice, content="Plays chess")
     services.memory_forget(user=alice, item_id=item.pk)
-    assert generation_get(alice.pk) == start + 2
+    assert items_generation(alice.pk) == start + 2
 
 
 def test_an_item_links_only_to_a_turn_of_its_owner(alice, bob):

@@ -15,11 +15,11 @@ from learning import consolidation, extraction
 from learning.models import ReconciledPair
 from learning.tool_errors import tool_errors_sync
 from memory import lineage, services
+from memory.changes import items_generation
 from memory.models import KnowledgeItem, MemoryVersion
 from memory.recall import recall
 from privacy import services as privacy_services
 from privacy.services import REDACTED
-from retrieval import events
 from retrieval.documents import turn_text
 from retrieval.embedding import from_bytes, get_embedder
 from tests.learning import fake_llm as f
@@ -78,7 +78,7 @@ def test_an_erased_item_is_gone_from_answers_indexes_rows_and_its_source_turn(
     keep = services.memory_create(user=alice, content="User likes long walks", source_turn=turn)
     assert MARK in _answers(alice_api) and fulltext_holds(MARK)
     assert item.pk in [h.item.pk for h in recall(user=alice, query=f"dog {MARK}")]
-    generation = events.generation_get(alice.pk)
+    generation = items_generation(alice.pk)
 
     assert alice_api.post(reverse("api-memory-erase", args=[item.pk])).status_code == 204
 
@@ -88,7 +88,7 @@ def test_an_erased_item_is_gone_from_answers_indexes_rows_and_its_source_turn(
     assert item.pk not in [h.item.pk for h in recall(user=alice, query=f"dog {MARK}", top_k=100)]
     assert rows_pointing_at({item.pk}) == []
     assert item.pk in removed_for(announced, alice.pk)
-    assert events.generation_get(alice.pk) > generation
+    assert items_generation(alice.pk) > generation
     assert not ReconciledPair.objects.filter(high=item.pk).exists()
     turn.refresh_from_db()
     assert (turn.content, turn.extraction_status) == (REDACTED, "skipped")

@@ -18,13 +18,13 @@ from conversations.services.recording import turns_append_many
 from discovery.models import Finding
 from learning.llm.counters import llm_count
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
+from memory.changes import items_generation
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create_many
 from privacy import services as privacy_services
 from privacy.services import memory_erase_user
 from privacy.task_records import Subjects, queued_tasks_erase
-from retrieval import events
 from retrieval.tasks import embed_rows_task
 from skills.tasks import learn_skills
 from tests.api.conftest import assert_error
@@ -167,7 +167,7 @@ def test_the_command_shows_counts_and_erases_only_with_yes(twins, alice):
 
 def test_erasing_an_empty_memory_is_harmless(alice):
     assert set(memory_erase_user(user=alice).values()) == {0}
-    assert events.generation_get(alice.pk) >= 1
+    assert items_generation(alice.pk) >= 1
 
 
 def test_queued_payloads_are_removed_from_a_redis_broker_too(alice, bob):

@@ -60,7 +60,7 @@ def rows_pointing_at(item_ids: set[int]) -> list[str]:
 
 @pytest.fixture
 def announced(monkeypatch) -> list[tuple[int, list[int], list[int], int]]:
-    """Every items_changed announcement, as the vector index of any process hears it."""
+    """Every announcement of changed items, as the vector index of any process hears it."""
     heard: list[Any] = []
     monkeypatch.setattr(
         events,

@@ -17,8 +17,8 @@ from conversations.services.recording import tool_call_record, turn_append
 from discovery import services as discovery
 from discovery.models import Finding
 from memory import services as memory
+from memory.changes import items_generation
 from memory.models import KnowledgeItem
-from retrieval.events import generation_get
 
 pytestmark = pytest.mark.django_db
 
@@ -180,20 +180,20 @@ def knowledge_form(**changes) -> dict:
 
 def test_a_knowledge_admin_edit_bumps_the_owners_index_generation(staff_web, alice):
     item = memory.memory_create(user=alice, content="Prefers tea over coffee.", source="user")
-    before = generation_get(alice.pk)
+    before = items_generation(alice.pk)
     response = staff_web.post(
         f"/admin/memory/knowledgeitem/{item.pk}/change/",
         knowledge_form(content="Prefers green tea.", entity="  Tea  "),
     )
     assert response.status_code == 302
-    assert generation_get(alice.pk) > before  # searches see the edit at once
+    assert items_generation(alice.pk) > before  # searches see the edit at once
     item.refresh_from_db()
     assert (item.content, item.entity) == ("Prefers green tea.", "tea")  # cleaned as usual
 
 
 def test_the_knowledge_admin_refuses_a_credential_and_keeps_the_item(staff_web, alice):
     item = memory.memory_create(user=alice, content="Prefers tea over coffee.", source="user")
-    before = generation_get(alice.pk)
+    before = items_generation(alice.pk)
     url = f"/admin/memory/knowledgeitem/{item.pk}/change/"
     response = staff_web.post(url, knowledge_form(content="the wifi password is hunter2"))
     assert response.status_code == 302
@@ -203,7 +203,7 @@ def test_the_knowledge_admin_refuses_a_credential_and_keeps_the_item(staff_web, 
     assert "was changed successfully" not in page
     item.refresh_from_db()
     assert item.content == "Prefers tea over coffee."
-    assert generation_get(alice.pk) == before
+    assert items_generation(alice.pk) == before
     assert not LogEntry.objects.exists()
 
 
