@@ -18,13 +18,14 @@ import re
 import threading
 import time
 import unicodedata
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
 from django.db import connection
 
+from core.lru import Lru
 from retrieval import snapshots
 from retrieval.corpus import declared
 from retrieval.fulltext_schema import FullTextSpec
@@ -34,7 +35,6 @@ SAMPLE_ROWS = 400
 SAMPLE_SECONDS = 30.0
 MAX_ENTRIES = 4096
 _WORD = re.compile(r"\w+", re.UNICODE)
-_lock = threading.Lock()
 _local = threading.local()  # a snowball stemmer keeps its word in itself: one per thread
 
 
@@ -65,7 +65,7 @@ class OwnerTerms:
         return held if self.sampled >= self.rows else round(held * self.rows / self.sampled)
 
 
-_cache: OrderedDict[tuple[str, int], OwnerTerms] = OrderedDict()
+_cache: Lru[tuple[str, int], OwnerTerms] = Lru(MAX_ENTRIES)
 
 
 def _rows(spec: FullTextSpec, owner_id: int) -> int:
@@ -109,19 +109,13 @@ def _saved_or_sampled(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
 def owner_terms(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
     """The owner's word counts in `spec`'s table (cached, see the module's text)."""
     key = (spec.table, owner_id)
-    with _lock:
-        cached = _cache.get(key)
+    cached = _cache.get(key)
     if cached and cached.expires > time.monotonic():
         return cached
     fresh = _saved_or_sampled(spec, owner_id)
-    with _lock:
-        _cache[key] = fresh
-        _cache.move_to_end(key)
-        while len(_cache) > MAX_ENTRIES:
-            _cache.popitem(last=False)
+    _cache.put(key, fresh)
     return fresh
 
 
 def clear_cache() -> None:
-    with _lock:
-        _cache.clear()
+    _cache.clear()
