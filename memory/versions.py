@@ -11,7 +11,7 @@ why. Reconciliation's "contradict" is the one case where one item replaces anoth
 import copy
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from accounts.models import ApiToken
 from memory.models import KnowledgeItem, MemoryVersion
@@ -55,18 +55,19 @@ def version_build(
     )
 
 
+class VersionBy(TypedDict, total=False):
+    """Who made a change and why: `version_build`'s optional arguments."""
+
+    token: ApiToken | None
+    reason: str
+    agent_id: int | None
+
+
 def version_keep(
-    before: KnowledgeItem,
-    *,
-    change_source: str,
-    token: ApiToken | None = None,
-    reason: str = "",
-    agent_id: int | None = None,
+    before: KnowledgeItem, *, change_source: str, **by: Unpack[VersionBy]
 ) -> MemoryVersion:
     """Save the version keeping `before`; call inside the transaction of the change."""
-    version = version_build(
-        before, change_source=change_source, token=token, reason=reason, agent_id=agent_id
-    )
+    version = version_build(before, change_source=change_source, **by)
     version.save()
     return version
 
