@@ -3,12 +3,13 @@ services in short transactions, resumable through a `Journal`; `import_lines` ru
 passes in this process."""
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Model
 
 from accounts.agents import agent_by_name
 from accounts.services import agent_get_or_create
@@ -171,14 +172,7 @@ class _Store:
         for number, record in batch:
             row = self._cleaned("turn", number, record)
             rows.append((self._session(record.get("session_id"), row["timestamp"]), row))
-        out = []
-        stored = turns_import(user=self.user, rows=rows)
-        for (number, record), (turn, created) in zip(batch, stored, strict=True):
-            if record.get("id") is not None:
-                self.turns[record["id"]] = turn.pk
-            self._count("turn", created)
-            out.append((number, turn.pk))
-        return out
+        return self._stored("turn", batch, turns_import(user=self.user, rows=rows), self.turns)
 
     def _tool_calls(self, batch: Batch) -> list[tuple[int, int]]:
         rows = []
@@ -187,12 +181,7 @@ class _Store:
             session_id = record.get("session_id")
             session = self._session(session_id, row["timestamp"]) if session_id else None
             rows.append((session, row))
-        out = []
-        stored = tool_calls_import(user=self.user, rows=rows)
-        for (number, _), (call, created) in zip(batch, stored, strict=True):
-            self._count("tool_call", created)
-            out.append((number, call.pk))
-        return out
+        return self._stored("tool_call", batch, tool_calls_import(user=self.user, rows=rows))
 
     def _items(self, batch: Batch) -> list[tuple[int, int]]:
         rows = []
@@ -202,13 +191,24 @@ class _Store:
             row["superseded_by"] = self.items[successor] if successor is not None else None
             row["source_turn"] = self.turns.get(record.get("source_turn"))
             rows.append(row)
-        out = []
         stored = memory_import_many(user=self.user, rows=rows, keep=self.keep)
-        for (number, record), (item, outcome) in zip(batch, stored, strict=True):
-            if record.get("id") is not None:
-                self.items[record["id"]] = item.pk
-            self._count("knowledge", outcome == "created")
-            out.append((number, item.pk))
+        created = [(item, outcome == "created") for item, outcome in stored]
+        return self._stored("knowledge", batch, created, self.items)
+
+    def _stored(
+        self,
+        kind: str,
+        batch: Batch,
+        stored: Sequence[tuple[Model, bool]],
+        ids: dict[int, int] | None = None,
+    ) -> list[tuple[int, int]]:
+        """(line, row id) of each stored record, counted; `ids` maps the file's ids to rows."""
+        out = []
+        for (number, record), (row, created) in zip(batch, stored, strict=True):
+            if ids is not None and record.get("id") is not None:
+                ids[record["id"]] = row.pk
+            self._count(kind, created)
+            out.append((number, row.pk))
         return out
 
     def _knowledge(self, source: Source) -> None:
