@@ -112,11 +112,7 @@ class App(models.Model):
     description = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     disabled_at = models.DateTimeField(null=True, blank=True)
 
