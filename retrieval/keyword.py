@@ -105,69 +105,68 @@ def search_rows(
     ops = ("OR",) if len(terms) == 1 or any_term else ("AND", "OR")
     hits: list[tuple[int, float, tuple]] = []
     seen: set[int] = set()
-    for hit in run(spec, terms, ops, where, limit, columns):  # AND's rows first
+    for hit in run(_Query(spec, terms, ops, where, limit, columns)):  # AND's rows first
         if hit[0] not in seen and len(hits) < limit:
             seen.add(hit[0])
             hits.append(hit)
     return hits
 
 
+@dataclass(frozen=True)
+class _Query:
+    """One search as a backend runs it: each of `ops` (AND, OR) joins `terms`."""
+
+    spec: FullTextSpec
+    terms: list[str]
+    ops: tuple[str, ...]
+    where: Where
+    limit: int
+    columns: tuple
+
+
 def _extra(columns: tuple[str, ...]) -> str:
     return "".join(f", {c}" for c in columns)
 
 
-def _sqlite(
-    spec: FullTextSpec,
-    terms: list[str],
-    ops: tuple[str, ...],
-    where: Where,
-    limit: int,
-    columns: tuple,
-) -> list[tuple[int, float, tuple]]:
-    """Each op's best `limit` rows, the first op's first: (id, score, column values)."""
-    weights = ", ".join(str(w) for w in spec.bm25_weights())
+def _sqlite(q: _Query) -> list[tuple[int, float, tuple]]:
+    """Each op's best `q.limit` rows, the first op's first: (id, score, column values)."""
+    fts, table = q.spec.fts, q.spec.table
+    weights = ", ".join(str(w) for w in q.spec.bm25_weights())
     arms, params = [], []
-    for arm, op in enumerate(ops):
+    for arm, op in enumerate(q.ops):
         arms.append(
-            f"SELECT * FROM (SELECT {arm} AS arm, t.id, bm25({spec.fts}, {weights}) AS rank"
-            f"{_extra(columns)} FROM {spec.fts} JOIN {spec.table} t ON t.id = {spec.fts}.rowid "
-            f"WHERE {spec.fts} MATCH %s{where.sql()} ORDER BY rank LIMIT %s)"
+            f"SELECT * FROM (SELECT {arm} AS arm, t.id, bm25({fts}, {weights}) AS rank"
+            f"{_extra(q.columns)} FROM {fts} JOIN {table} t ON t.id = {fts}.rowid "
+            f"WHERE {fts} MATCH %s{q.where.sql()} ORDER BY rank LIMIT %s)"
         )
-        params += [f" {op} ".join(f'"{t}"' for t in terms), *where.params, limit]
+        params += [f" {op} ".join(f'"{t}"' for t in q.terms), *q.where.params, q.limit]
     sql = " UNION ALL ".join(arms) + (" ORDER BY arm, rank" if len(arms) > 1 else "")
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [(row[1], -float(row[2]), row[3:]) for row in cursor.fetchall()]
 
 
-def _postgres(
-    spec: FullTextSpec,
-    terms: list[str],
-    ops: tuple[str, ...],
-    where: Where,
-    limit: int,
-    columns: tuple,
-) -> list[tuple[int, float, tuple]]:
-    """Each op's best `limit` rows, the first op's first: (id, score, column values)."""
+def _postgres(q: _Query) -> list[tuple[int, float, tuple]]:
+    """Each op's best `q.limit` rows, the first op's first: (id, score, column values)."""
     # PostgreSQL's ts_rank knows no inverse document frequency: a name present in every
     # row would weigh as much as a rare word. Each term's ts_rank is therefore weighted
     # by its BM25 idf among the owner's rows.
-    text = " ".join(terms)
-    weights = _owner_idf(spec, terms, where)
+    text = " ".join(q.terms)
+    weights = _owner_idf(q.spec, q.terms, q.where)
     # The per-term queries are parsed once, in the subquery, not once per row.
     rank = " + ".join(f"%s * ts_rank(t.search_tsv, s.q{n}, 1)" for n in range(len(weights)))
     parts = "".join(f", plainto_tsquery('english', %s) AS q{n}" for n in range(len(weights)))
     arms, params = [], []
-    for arm, op in enumerate(ops):
+    for arm, op in enumerate(q.ops):
         query = "plainto_tsquery('english', %s)"
         if op == "OR":
             query = f"CAST(replace(CAST({query} AS text), ' & ', ' | ') AS tsquery)"
         arms.append(
-            f"(SELECT {arm} AS arm, t.id, ({rank or '0'}) AS rank{_extra(columns)} "
-            f"FROM {spec.table} t, (SELECT {query} AS q{parts}) s "
-            f"WHERE t.search_tsv @@ s.q{where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s)"
+            f"(SELECT {arm} AS arm, t.id, ({rank or '0'}) AS rank{_extra(q.columns)} "
+            f"FROM {q.spec.table} t, (SELECT {query} AS q{parts}) s "
+            f"WHERE t.search_tsv @@ s.q{q.where.sql()} ORDER BY rank DESC, t.id DESC LIMIT %s)"
         )
-        params += [*weights.values(), text, *weights.keys(), *where.params, limit]
+        params += [*weights.values(), text, *weights.keys(), *q.where.params, q.limit]
     sql = " UNION ALL ".join(arms)
     if len(arms) > 1:  # one arm is in order already (and may not be ordered twice)
         sql += " ORDER BY arm, rank DESC, id DESC"
