@@ -31,8 +31,16 @@ after it caught a loaded one up across REWRITE_AFTER generations or more. A chan
 the embedding model leaves the old model's files unused (their names carry the model)
 and the next write for that owner removes them. Erasing a person (privacy) deletes their
 folder; `memory_reclaim` deletes every snapshot.
+
+An erase also leaves a mark, `<dir>/.erased/<owner id>.json`: the owner's generations
+once it committed (or "gone" for a deleted account). Every process's writer renames a
+new set into place only under a lock the erase takes too (an flock on `<dir>/.erased/
+.lock`), and only when the set's generations are at or above the mark: an index or a
+sample read before the erase (in this process or another) is labelled below it, so it
+never lands on disk after the erase, and one read after it holds no erased row.
 """
 
+import fcntl
 import json
 import logging
 import re
@@ -40,7 +48,9 @@ import shutil
 import threading
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
@@ -49,6 +59,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from retrieval.generations import generations_read
 from retrieval.vector import VectorIndex
 
 log = logging.getLogger("gaia.retrieval")
@@ -57,7 +68,6 @@ REWRITE_AFTER = 16  # generations a loaded snapshot was behind before it is writ
 _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gaia-snapshot")
 _lock = threading.Lock()
 _pending: dict[tuple[str, int, str], Future] = {}
-_erased: dict[int, int] = {}  # owner -> erase count, so a write queued before one is dropped
 _serial = count()
 # How cold indexes came to be: "loaded" (a snapshot at the generation asked), "caught_up"
 # (a snapshot behind, brought current), "missing", "refused" (unreadable, inconsistent or
@@ -157,13 +167,14 @@ def snapshot_save_later(corpus_name: str, owner_id: int, model_id: str, index: V
             waiting = _pending.get(key)
             if waiting is not None and not waiting.done():
                 return
-            erased = _erased.get(int(owner_id), 0)
-            _pending[key] = _writer.submit(_save, folder, corpus_name, model_id, index, erased)
+            _pending[key] = _writer.submit(_save, folder, corpus_name, model_id, index)
 
     transaction.on_commit(submit, robust=True)
 
 
-def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex, erased: int) -> None:
+def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex) -> None:
+    if not _after_erases(folder, {corpus: index.generation}):  # checked again under the lock
+        return
     blob, ids, generation = index.parts()
     owner_id, stem = int(folder.name), _stem(corpus, model_id)
     files = f"{stem}-g{generation}-{next(_serial)}"
@@ -184,8 +195,8 @@ def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex, erased: 
         np.save(folder / f"{files}.ids.npy", ids, allow_pickle=False)
         temporary = folder / f"{files}.json.tmp"
         temporary.write_text(json.dumps(meta))
-        with _lock:  # not after an erase of this owner made since the write was queued
-            if _erased.get(owner_id, 0) != erased:
+        with _erase_lock(folder.parent):  # not over an erase made after the rows were read
+            if not _after_erases(folder, {corpus: generation}):
                 _remove(folder, files)
                 return
             temporary.replace(folder / f"{stem}.json")
@@ -200,7 +211,7 @@ def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex, erased: 
     _count("written")
 
 
-def sample_load(owner_id: int, name: str, stamp: list[int]) -> dict | None:
+def sample_load(owner_id: int, name: str, stamp: dict[str, int]) -> dict | None:
     """A sample of the owner's rows (word counts, vocabulary) saved at `stamp` (their
     generations), or None: a sample is a function of the rows, so it holds while they
     have not changed. A process that has not served the owner reads it instead of
@@ -219,7 +230,7 @@ def sample_load(owner_id: int, name: str, stamp: list[int]) -> dict | None:
     return None
 
 
-def sample_save_later(owner_id: int, name: str, stamp: list[int], data: dict) -> None:
+def sample_save_later(owner_id: int, name: str, stamp: dict[str, int], data: dict) -> None:
     """Write the sample in the background (the index snapshots' writer), once committed."""
     if not enabled():
         return
@@ -227,20 +238,21 @@ def sample_save_later(owner_id: int, name: str, stamp: list[int], data: dict) ->
 
     def submit() -> None:
         with _lock:
-            erased = _erased.get(int(owner_id), 0)
-            _writer.submit(_save_sample, folder, name, stamp, data, erased)
+            _writer.submit(_save_sample, folder, name, stamp, data)
 
     transaction.on_commit(submit, robust=True)  # as snapshot_save_later
 
 
-def _save_sample(folder: Path, name: str, stamp: list[int], data: dict, erased: int) -> None:
+def _save_sample(folder: Path, name: str, stamp: dict[str, int], data: dict) -> None:
+    if not _after_erases(folder, stamp):  # checked again under the lock
+        return
     saved = {"format": FORMAT, "owner": int(folder.name), "stamp": stamp, "data": data}
     temporary = folder / f"sample-{name}.json.{next(_serial)}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temporary.write_text(json.dumps(saved))
-        with _lock:
-            if _erased.get(int(folder.name), 0) != erased:
+        with _erase_lock(folder.parent):
+            if not _after_erases(folder, stamp):
                 temporary.unlink(missing_ok=True)
                 return
             temporary.replace(folder / f"sample-{name}.json")
@@ -249,17 +261,52 @@ def _save_sample(folder: Path, name: str, stamp: list[int], data: dict, erased: 
         temporary.unlink(missing_ok=True)
 
 
-def snapshots_erase(owner_id: int) -> None:
-    """Delete every snapshot of the owner (all corpora and models); writes of this process
-    queued before are dropped. Called by privacy's erase, retention and user deletion."""
-    with _lock:
-        _erased[int(owner_id)] = _erased.get(int(owner_id), 0) + 1
+def _marks(root: Path) -> Path:
+    return root / ".erased"
+
+
+@contextmanager
+def _erase_lock(root: Path) -> Iterator[None]:
+    """Held by an erase and around every rename into place, in every process."""
+    _marks(root).mkdir(parents=True, exist_ok=True)
+    with _lock, open(_marks(root) / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
+def _after_erases(folder: Path, generations: dict[str, int]) -> bool:
+    """Whether rows read at `generations` (corpus -> generation) postdate every erase of
+    the folder's owner (see the module's text); final only under _erase_lock."""
+    try:
+        mark = json.loads((_marks(folder.parent) / f"{folder.name}.json").read_text())
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False  # an unreadable mark: nothing is written for this owner
+    if not isinstance(mark, dict) or mark.get("gone", True):
+        return False
+    floors = mark.get("generations", {})
+    return all(at >= floors.get(corpus, 0) for corpus, at in generations.items())
+
+
+def snapshots_erase(owner_id: int, *, gone: bool = False) -> None:
+    """Delete every snapshot and sample of the owner (all corpora and models), and mark
+    the erase so that no process writes one read before it. Called by privacy's erase
+    and retention once they committed (their generations are read now), and for a
+    deleted account (`gone`: nothing is written for its id again)."""
+    root = Path(settings.GAIA_INDEX_SNAPSHOT_DIR)
+    mark = {"gone": True} if gone else {"gone": False, "generations": generations_read(owner_id)}
+    with _erase_lock(root):
+        path = _marks(root) / f"{int(owner_id)}.json"
+        temporary = path.with_suffix(f".{next(_serial)}.tmp")
+        temporary.write_text(json.dumps(mark))
+        temporary.replace(path)
         shutil.rmtree(owner_dir(owner_id), ignore_errors=True)
 
 
 def on_owner_deleted(sender: object, instance: object, **_: object) -> None:
-    """A deleted account's snapshots go with it (a later account may reuse its id)."""
-    snapshots_erase(instance.pk)
+    """A deleted account's snapshots go with it, and none is written for its id again."""
+    snapshots_erase(instance.pk, gone=True)
 
 
 def snapshots_erase_all() -> int:

@@ -93,7 +93,7 @@ def _saved_or_sampled(spec: FullTextSpec, owner_id: int) -> OwnerTerms:
     corpus = next((c.name for c in declared() if c.fts.table == spec.table), None)
     if corpus is None or not snapshots.enabled():
         return _sample(spec, owner_id, _rows(spec, owner_id))
-    stamp, name = [generations_read(owner_id)[corpus]], f"terms-{spec.table}"
+    stamp, name = {corpus: generations_read(owner_id)[corpus]}, f"terms-{spec.table}"
     saved = snapshots.sample_load(owner_id, name, stamp)
     if saved is not None:
         expires = time.monotonic() + SAMPLE_SECONDS

@@ -91,10 +91,9 @@ def _fresh_enough(owner_id: int, cached: Profile | None, now: float) -> bool:
 def _saved_or_read(owner_id: int) -> tuple[dict[str, float], frozenset[str], int]:
     """(common words, speakers, rows read): saved beside the owner's index snapshots at
     their current generations (retrieval/snapshots.py), else read and saved."""
-    stamp: list[int] = []
+    stamp: dict[str, int] = {}
     if snapshots.enabled():
-        generations = generations_read(owner_id)
-        stamp = [generations[corpus.name] for corpus in declared()]
+        stamp = generations_read(owner_id)
         saved = snapshots.sample_load(owner_id, "vocabulary", stamp)
         if saved is not None:
             return saved["common"], frozenset(saved["speakers"]), saved["rows"]

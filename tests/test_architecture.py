@@ -174,7 +174,7 @@ EDGES_OF_THEIR_APP = {
 ALLOWED_LATE_IMPORTS = {
     ("core/apps.py", "core.receivers"): "they import django-q2's models: only in ready()",
     ("learning/apps.py", "learning.receivers"): "they import models: only in ready()",
-    ("retrieval/apps.py", "retrieval.embedding.hooks"): "they import models: only in ready()",
+    ("retrieval/apps.py", "retrieval.receivers"): "they import models: only in ready()",
     ("skills/apps.py", "skills.receivers"): "they import models: only in ready()",
     ("learning/apps.py", "learning.agent_tools"): (
         "it registers extract with memory's agent surface and imports models: only in ready()"

@@ -26,7 +26,7 @@ from retrieval import snapshots, termstats, vocabulary
 from retrieval.caches import clear_process_caches
 from retrieval.embedding.base import from_bytes
 from retrieval.index_cache import IndexCache
-from retrieval.indexes import index_for
+from retrieval.indexes import build_index, index_for
 from tests.recall_fixtures import as_process
 
 pytestmark = pytest.mark.django_db
@@ -178,6 +178,34 @@ def test_erasing_a_person_deletes_their_snapshots_and_leaves_the_others(alice, b
     bob_pk = bob.pk
     bob.delete()  # an account deleted: its id may come back for someone else
     assert not snapshots.owner_dir(bob_pk).exists()
+
+
+def test_an_index_or_sample_read_before_an_erase_never_lands_on_disk_after_it(alice, bob, commit):
+    """Another process read Alice's rows (and word counts) before her erase and writes
+    its snapshot after it: the erase's mark refuses it; one read after the erase is
+    written as usual."""
+    forgotten, erased, kept = snapshotted(alice, commit)
+    stale = build_index(ITEMS, alice.pk, MODEL, DIM)
+    stale_stamp = {ITEMS.name: stale.generation}
+    with commit():
+        memory_erase(user=alice, item_id=erased)
+    assert files_of(alice) == []
+    snapshots.reset_counts()
+    with commit():  # queued once the erase committed, as another process would
+        snapshots.snapshot_save_later(ITEMS.name, alice.pk, MODEL, stale)
+        snapshots.sample_save_later(alice.pk, "terms-x", stale_stamp, {"counts": {"gym": 1}})
+    snapshots.flush()
+    assert files_of(alice) == [] and not snapshots.counts["written"]
+    index = index_in_new_process(alice, commit)  # read after the erase: written
+    assert snapshots.counts["written"] == 1 and erased not in index and kept in index
+    assert len(index_files_of(alice)) == 3
+    bob_id = snapshotted(bob, commit, ["Bob's sister lives in Oslo"])[0]
+    bob_stale, bob_pk = build_index(ITEMS, bob.pk, MODEL, DIM), bob.pk
+    bob.delete()
+    with commit():
+        snapshots.snapshot_save_later(ITEMS.name, bob_pk, MODEL, bob_stale)
+    snapshots.flush()
+    assert bob_id in bob_stale and not snapshots.owner_dir(bob_pk).exists()
 
 
 def test_pruning_old_turns_deletes_the_snapshots_that_hold_them(alice, commit):

@@ -47,7 +47,7 @@ def reclaim_printing(command: BaseCommand, *, wait: float = WAIT) -> None:
             f"Not reclaimed: {', '.join(incomplete)}; erased bytes may remain there "
             "(run it as the owner of the database, or again once what is named has ended)."
         )
-    people = snapshots_erase_all()  # a snapshot written beside an erase may hold its rows
+    people = snapshots_erase_all()  # rebuilt from what is left on the next recall
     command.stdout.write(f"  index snapshots of {people} people deleted (rebuilt on recall)")
     command.stdout.write("Done: rows erased so far are gone from these files (not from WAL).")
 
