@@ -148,14 +148,15 @@ def _pause_if_failing(endpoint_id: int, now: Any) -> None:
 
 
 def _lease(endpoint_id: int) -> bool:
-    """Take the endpoint's queue for this worker (False: paused, gone, or another has it)."""
+    """Take the endpoint's queue for this worker (False: paused, gone, its app disabled,
+    or another has it)."""
     now = timezone.now()
     free = Q(lease_until__isnull=True) | Q(lease_until__lt=now)
     until = now + timedelta(seconds=settings.GAIA_WEBHOOK_TIMEOUT + 30)
     return bool(
-        Endpoint.objects.filter(free, pk=endpoint_id, paused_at__isnull=True).update(
-            lease_until=until
-        )
+        Endpoint.objects.filter(free, pk=endpoint_id, paused_at__isnull=True)
+        .exclude(app__disabled_at__isnull=False)
+        .update(lease_until=until)
     )
 
 
@@ -216,6 +217,7 @@ def deliveries_sweep() -> int:
         )
         .filter(Q(endpoint__lease_until__isnull=True) | Q(endpoint__lease_until__lt=now))
         .exclude(event__kind=PING)
+        .exclude(endpoint__app__disabled_at__isnull=False)  # held until it is enabled
         .values_list("endpoint_id", flat=True)
         .distinct()
     )

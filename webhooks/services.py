@@ -168,8 +168,9 @@ def _orphans_delete(event_ids: Iterable[int]) -> int:
 
 
 def _listening(user: Any) -> list[Endpoint]:
-    """The endpoints that receive `user`'s events: their own and their app's."""
-    mine = Q(owner_id=user.pk) | Q(app__people__user_id=user.pk)
+    """The endpoints that receive `user`'s events: their own and their app's (not while
+    the app is disabled: it is told nothing of what happens meanwhile)."""
+    mine = Q(owner_id=user.pk) | Q(app__people__user_id=user.pk, app__disabled_at__isnull=True)
     return list(Endpoint.objects.filter(mine).only("pk", "events").order_by("pk"))
 
 

@@ -5,7 +5,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.people import app_create, person_create
+from accounts.people import app_create, app_set_disabled, person_create
 from memory.services import memory_create, memory_forget, memory_update
 from privacy.services import memory_erase
 from webhooks.delivery import deliveries_sweep, endpoint_deliver
@@ -195,3 +195,28 @@ def test_erasing_an_item_announces_it_without_its_text_and_scrubs_earlier_events
     assert [b["type"] for b in bodies] == ["memory.created", "memory.erased"]
     assert "Lund" not in str(receiver.requests)
     assert all(b["data"]["item"] == {"id": item.pk} for b in bodies)
+
+
+def test_a_disabled_app_is_told_nothing_and_gets_what_waited_once_enabled(receiver):
+    """While its app is disabled an endpoint gets no new event and its waiting deliveries
+    are held (not sent, not failed); enabled again, the held ones go out in order."""
+    tutor = app_create(name="tutor")
+    ada, _ = person_create(app=tutor, external_id="student-7")
+    endpoint, secret = endpoint_create(app=tutor, url=receiver.url, events="*")
+    waiting = memory_create(user=ada.user, content="Ada practises fractions on Mondays")
+    app_set_disabled(app=tutor, disabled=True)
+    memory_create(user=ada.user, content="Ada's exam is on the ninth of June")
+    assert deliveries_sweep() == 0
+    _deliver(endpoint)
+    assert receiver.requests == []
+    assert list(Delivery.objects.values_list("event__item_id", "status")) == [
+        (waiting.pk, "pending")
+    ]
+    app_set_disabled(app=tutor, disabled=False)
+    assert deliveries_sweep() == 1
+    _deliver(endpoint)
+    bodies = receiver.verified(secret)
+    assert [b["data"]["item"]["content"] for b in bodies] == ["Ada practises fractions on Mondays"]
+    memory_create(user=ada.user, content="Ada likes geometry puzzles")
+    _deliver(endpoint)
+    assert len(receiver.events()) == 2
