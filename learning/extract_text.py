@@ -5,9 +5,9 @@ from typing import Any
 from django.db import transaction
 
 from core.secrets import mask_secrets
-from learning import prompts
+from learning import asks
 from learning.facts import facts_store
-from learning.llm import LLMError, get_llm, shapes
+from learning.llm import LLMError, get_llm
 
 TEXT_MAX = 20_000
 
@@ -26,14 +26,7 @@ def text_extract(
     if llm is None:
         raise LLMError("not_configured", "No LLM is configured (GAIA_LLM_URL).")
     masked, _ = mask_secrets(text[:TEXT_MAX])
-    answer = llm.complete_json(
-        system=prompts.facts_system(),
-        prompt=f"DATA\nText:\n{prompts.data(masked)}",
-        schema=prompts.FACTS_SCHEMA,
-        read=shapes.facts,
-        user=user,
-        purpose="extract action",
-    )
+    answer = asks.FACTS.answer(llm, "Text", masked, user=user, purpose="extract action")
     with transaction.atomic():
         facts = facts_store(
             user=user,

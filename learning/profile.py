@@ -18,8 +18,8 @@ from typing import Any
 from django.utils import timezone
 
 from core.queue import enqueue_on_commit
-from learning import prompts
-from learning.llm import LLMError, get_llm, llm_configured, shapes
+from learning import asks
+from learning.llm import LLMError, get_llm, llm_configured
 from learning.models import ProfileCache
 from memory.agent_prompt import quoted
 from memory.changes import items_generation
@@ -122,11 +122,10 @@ def profile_refresh(*, user: Any, context: str = "") -> dict[str, Any]:
     if items:
         shown = [{"category": i.category, "content": i.content} for i in items]
         try:
-            answer = llm.complete_json(
-                system=prompts.profile_system(),
-                prompt=f"DATA\nMemories, most important first:\n{prompts.data(shown)}",
-                schema=prompts.PROFILE_SCHEMA,
-                read=shapes.bullets,
+            answer = asks.PROFILE.answer(
+                llm,
+                "Memories, most important first",
+                shown,
                 user=user,
                 purpose=f"profile ({context})" if context else "profile",
             )

@@ -19,8 +19,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 
 from core.queue import enqueue_now
-from learning import prompts
-from learning.llm import LLMError, get_llm, llm_configured, shapes
+from learning import asks, prompts
+from learning.llm import LLMError, get_llm, llm_configured
 from learning.models import ReconciledPair
 from memory.lineage import memory_conflict_settle, memory_supersede_by
 from memory.models import KnowledgeItem
@@ -137,14 +137,7 @@ def reconcile_user(*, user: Any, dry_run: bool = False) -> dict[str, Any]:
         for n, p in enumerate(pairs)
     ]
     try:
-        answer = llm.complete_json(
-            system=prompts.reconcile_system(),
-            prompt=f"DATA\nPairs:\n{prompts.data(shown)}",
-            schema=prompts.RECONCILE_SCHEMA,
-            read=shapes.judgements,
-            user=user,
-            purpose="reconciliation",
-        )
+        answer = asks.RECONCILE.answer(llm, "Pairs", shown, user=user, purpose="reconciliation")
     except LLMError as error:
         return {**counts, "status": "failed", "reason": f"{error.kind}: {error}"}
     with transaction.atomic():
