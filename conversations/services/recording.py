@@ -100,6 +100,9 @@ def turn_append(*, user: Any, **entry: Unpack[TurnEntry]) -> Turn:
     is never searched, extracted, summarised or exported. `agent` (the writer's Agent or
     its id) is recorded; with no `context` the turn is in the agent's default context.
     """
+    unknown = sorted(set(entry) - set(TurnEntry.__annotations__))
+    if unknown:  # named as the caller wrote it, not as the helper below would
+        raise TypeError(f"turn_append() got unexpected keyword arguments: {', '.join(unknown)}")
     fields = _turn_fields(user, **entry)
     with embedded_ahead([_turn_text_ahead(user, fields)]), transaction.atomic():
         return _turn_store(user, fields)

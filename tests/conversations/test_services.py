@@ -117,3 +117,11 @@ def test_tool_calls_are_recorded_with_their_outcome(alice):
         tool_call_record(user=alice, tool_name="x", duration_ms=-1)
     with pytest.raises(ValidationError):
         tool_call_record(user=alice, tool_name="")
+
+
+def test_an_unknown_keyword_is_named_as_turn_appends_own(alice):
+    with pytest.raises(
+        TypeError, match=r"^turn_append\(\) got unexpected keyword arguments: mood$"
+    ):
+        turn_append(user=alice, session_id="s1", role="user", content="Hi", mood="happy")
+    assert not Turn.objects.filter(owner=alice).exists()
