@@ -10,6 +10,12 @@ from memory import services
 from memory.models import KnowledgeItem, MemoryVersion
 from privacy import services as privacy_services
 
+# The fields an item added here takes from the form (the rest: the service's defaults).
+CREATED_FROM_FORM = (
+    "content", "category", "domain", "context", "entity", "sensitive", "pinned", "metadata",
+    "due_at",
+)  # fmt: skip
+
 MASK = "•••• sensitive ••••"
 
 
@@ -130,20 +136,7 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
         created = services.memory_create(
             user=form.cleaned_data["owner"] if "owner" in form.cleaned_data else request.user,
             source="user",
-            **{
-                k: form.cleaned_data.get(k)
-                for k in (
-                    "content",
-                    "category",
-                    "domain",
-                    "context",
-                    "entity",
-                    "sensitive",
-                    "pinned",
-                    "metadata",
-                    "due_at",
-                )
-            },
+            **{k: form.cleaned_data.get(k) for k in CREATED_FROM_FORM},
         )
         obj.pk = created.pk
 
