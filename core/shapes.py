@@ -1,10 +1,17 @@
-"""Read-only model serializers that show their base's fields and a few more.
+"""Read-only model serializers: the fields they show, and their base's fields and a few more.
 
 An answer that adds one field to a shape (a token with its secret, a memory with its
 conflicts) keeps every field of the base, in the base's order, read-only like the base.
 """
 
+from django.db.models import Model
 from rest_framework import serializers
+
+
+def shown_meta(model: type[Model], *fields: str) -> type:
+    """A `Meta` showing `fields` of `model`, all read-only."""
+    shown = list(fields)
+    return type("Meta", (), {"model": model, "fields": shown, "read_only_fields": shown})
 
 
 def read_only_meta(base: type[serializers.ModelSerializer], *extra: str) -> type:

@@ -4,7 +4,7 @@ deliveries with their attempts, and the bodies of create and change."""
 from rest_framework import serializers
 
 from core.serializers import StrictSerializer
-from core.shapes import read_only_meta
+from core.shapes import read_only_meta, shown_meta
 from webhooks.models import EVENTS, Attempt, Delivery, Endpoint
 
 
@@ -15,11 +15,11 @@ class EndpointSerializer(serializers.ModelSerializer):
         default=0, help_text="Deliveries waiting to be sent (in order)."
     )
 
-    class Meta:
-        model = Endpoint
-        fields = ["id", "url", "events", "description", "owner", "paused", "paused_at"]
-        fields += ["pause_reason", "failures", "failing_since", "waiting", "created_at"]
-        read_only_fields = fields
+    Meta = shown_meta(
+        Endpoint,
+        "id", "url", "events", "description", "owner", "paused", "paused_at", "pause_reason",
+        "failures", "failing_since", "waiting", "created_at",
+    )  # fmt: skip
 
     def get_owner(self, endpoint: Endpoint) -> str:
         return "app" if endpoint.app_id else "person"
@@ -56,10 +56,7 @@ class EndpointUpdateSerializer(StrictSerializer):
 
 
 class AttemptSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Attempt
-        fields = ["at", "status_code", "error", "duration_ms"]
-        read_only_fields = fields
+    Meta = shown_meta(Attempt, "at", "status_code", "error", "duration_ms")
 
 
 class DeliverySerializer(serializers.ModelSerializer):
@@ -68,11 +65,11 @@ class DeliverySerializer(serializers.ModelSerializer):
     item_id = serializers.IntegerField(source="event.item_id", allow_null=True)
     log = AttemptSerializer(many=True, help_text="Every attempt, oldest first.")
 
-    class Meta:
-        model = Delivery
-        fields = ["id", "event", "event_id", "item_id", "status", "attempts", "created_at"]
-        fields += ["next_attempt_at", "delivered_at", "last_status_code", "last_error", "log"]
-        read_only_fields = fields
+    Meta = shown_meta(
+        Delivery,
+        "id", "event", "event_id", "item_id", "status", "attempts", "created_at",
+        "next_attempt_at", "delivered_at", "last_status_code", "last_error", "log",
+    )  # fmt: skip
 
     def get_event_id(self, delivery: Delivery) -> str:
         return f"evt_{delivery.event_id}"
