@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.markdown import markdown_table
 from bench.scenario import NotAnAccount, memories_tell, read_scenario, throwaway_user
 from memory.recall import recall
 
@@ -68,16 +69,20 @@ def evaluate_account(path: Path, data: dict[str, Any], *, keep: bool = False) ->
     return score
 
 
+ACCOUNT_HEAD = [
+    "account", "questions", "right at rank 1", "in the top 5", "nonsense with hits",
+    "hits per nonsense question", "broad answered",
+]  # fmt: skip
+
+
 def account_table(scores: list[AccountScore]) -> list[str]:
-    rows = [
-        "| account | questions | right at rank 1 | in the top 5 | nonsense with hits "
-        "| hits per nonsense question | broad answered |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for s in scores:
-        rows.append(
-            f"| {s.name} | {s.questions} | {s.top1 / max(1, s.questions):.3f} "
-            f"| {s.top5 / max(1, s.questions):.3f} | {s.nonsense_answered} of {s.nonsense} "
-            f"| {s.nonsense_hits / max(1, s.nonsense):.2f} | {s.broad_answered} of {s.broad} |"
-        )
-    return rows
+    return markdown_table(ACCOUNT_HEAD, (_account_row(s) for s in scores))
+
+
+def _account_row(s: AccountScore) -> list[Any]:
+    n = max(1, s.questions)
+    return [
+        s.name, s.questions, f"{s.top1 / n:.3f}", f"{s.top5 / n:.3f}",
+        f"{s.nonsense_answered} of {s.nonsense}", f"{s.nonsense_hits / max(1, s.nonsense):.2f}",
+        f"{s.broad_answered} of {s.broad}",
+    ]  # fmt: skip

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench.markdown import markdown_table
 from bench.scenario import NotAnAccount, memories_tell, read_scenario, throwaway_user
 from graph.services import (
     entity_create,
@@ -100,17 +101,18 @@ def evaluate_graph(path: Path, data: dict[str, Any], *, keep: bool = False) -> G
     return score
 
 
+GRAPH_HEAD = [
+    "scenario", "questions", "R@5 with relations", "R@5 without", "R@1 with", "R@1 without",
+    "nonsense with hits (with / without)",
+]  # fmt: skip
+
+
 def graph_table(scores: list[GraphScore]) -> list[str]:
-    rows = [
-        "| scenario | questions | R@5 with relations | R@5 without | R@1 with | R@1 without "
-        "| nonsense with hits (with / without) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for s in scores:
-        n = max(1, s.questions)
-        rows.append(
-            f"| {s.name} | {s.questions} | {s.top5['graph'] / n:.3f} | {s.top5['plain'] / n:.3f} "
-            f"| {s.top1['graph'] / n:.3f} | {s.top1['plain'] / n:.3f} "
-            f"| {s.nonsense_answered['graph']} / {s.nonsense_answered['plain']} of {s.nonsense} |"
-        )
-    return rows
+    return markdown_table(GRAPH_HEAD, (_graph_row(s) for s in scores))
+
+
+def _graph_row(s: GraphScore) -> list[Any]:
+    n = max(1, s.questions)
+    shares = [f"{share[side] / n:.3f}" for share in (s.top5, s.top1) for side in ("graph", "plain")]
+    answered = f"{s.nonsense_answered['graph']} / {s.nonsense_answered['plain']} of {s.nonsense}"
+    return [s.name, s.questions, *shares, answered]
