@@ -11,6 +11,7 @@ from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
 from core.jsonsafe import check_json
 from core.serializers import JSONObjectField, JudgedHitsSerializer, StrictSerializer, WhenField
+from core.shapes import shown_meta
 
 INT32_MAX = 2**31 - 1
 
@@ -85,14 +86,12 @@ class TurnSerializer(serializers.ModelSerializer):
     session_id = serializers.CharField(source="session.session_id", read_only=True)
     agent = agent_name_field(_AGENT_OUT)
 
-    class Meta:
-        model = Turn
-        fields = [
-            "id", "session_id", "role", "speaker", "content", "context", "timestamp",
-            "extraction_status", "extraction_refused", "extraction_error", "secrets_masked",
-            "consolidated_at", "agent",
-        ]  # fmt: skip
-        read_only_fields = fields
+    Meta = shown_meta(
+        Turn,
+        "id", "session_id", "role", "speaker", "content", "context", "timestamp",
+        "extraction_status", "extraction_refused", "extraction_error", "secrets_masked",
+        "consolidated_at", "agent",
+    )  # fmt: skip
 
 
 class TurnSearchSerializer(StrictSerializer):
@@ -146,13 +145,11 @@ class TurnSearchResultSerializer(JudgedHitsSerializer):
 class SessionSerializer(serializers.ModelSerializer):
     turn_count = serializers.IntegerField(read_only=True)
 
-    class Meta:
-        model = Session
-        fields = [
-            "session_id", "context", "created_at", "last_turn_at", "consolidated_at", "summary",
-            "turn_count",
-        ]  # fmt: skip
-        read_only_fields = fields
+    Meta = shown_meta(
+        Session,
+        "session_id", "context", "created_at", "last_turn_at", "consolidated_at", "summary",
+        "turn_count",
+    )  # fmt: skip
 
 
 class SessionDetailSerializer(serializers.Serializer):
@@ -245,13 +242,11 @@ class ToolCallSerializer(serializers.ModelSerializer):
     args = serializers.JSONField()
     agent = agent_name_field(_AGENT_OUT)
 
-    class Meta:
-        model = ToolCall
-        fields = [
-            "id", "session_id", "tool_name", "args", "result_summary", "success", "error",
-            "duration_ms", "timestamp", "agent",
-        ]  # fmt: skip
-        read_only_fields = fields
+    Meta = shown_meta(
+        ToolCall,
+        "id", "session_id", "tool_name", "args", "result_summary", "success", "error",
+        "duration_ms", "timestamp", "agent",
+    )  # fmt: skip
 
 
 class ToolCallListQuerySerializer(serializers.Serializer):
