@@ -94,18 +94,23 @@ class Scores:
 LINKS = {"unlinked": "none", "linked": "all", "mixed": "half"}  # condition -> which facts link
 
 
-def _ask(
-    user: Any,
-    data: dict,
-    scores: Scores,
-    turn_dia: dict[int, str],
-    item_dias: dict[int, set[str]],
-    *,
-    facts_as: str,
-    turns: bool,
-) -> None:
+@dataclass(frozen=True)
+class _Stored:
+    """A conversation stored for `user`, the dia ids its turns and items hold, and the
+    scores its questions add to."""
+
+    user: Any
+    scores: Scores
+    turn_dia: dict[int, str]
+    item_dias: dict[int, set[str]]
+
+
+def _ask(stored: _Stored, data: dict, *, facts_as: str, turns: bool) -> None:
     """Recall@k of every question under one condition; with `turns`, also conversation
     search, and both again with a filter (`_ask_filtered`)."""
+    user, scores, turn_dia, item_dias = (
+        stored.user, stored.scores, stored.turn_dia, stored.item_dias
+    )  # fmt: skip
     reachable = set().union(*item_dias.values()) if item_dias else set()
     places = dia_places(data)
     for category, text, wanted in questions(data):
@@ -130,7 +135,7 @@ def _ask(
             category, f"facts {facts_as} floored", 10, len(wanted & found_items) / len(wanted)
         )
         if turns:
-            _ask_filtered(user, text, wanted, places, scores, turn_dia, item_dias, turn_hits, hits)
+            _ask_filtered(stored, text, wanted, places, turn_hits, hits)
             turn_found = [{turn_dia.get(h.turn.pk)} for h in turn_hits]
             floors.probe_evidence(
                 scores, "turns", wanted, turn_found, [h.relevance for h in turn_hits]
@@ -157,13 +162,10 @@ def _probe_recall(
 
 
 def _ask_filtered(
-    user: Any,
+    stored: _Stored,
     text: str,
     wanted: set[str],
     places: dict[str, tuple[str, str]],
-    scores: Scores,
-    turn_dia: dict[int, str],
-    item_dias: dict[int, set[str]],
     turn_hits: list,
     item_hits: list,
 ) -> None:
@@ -171,6 +173,9 @@ def _ask_filtered(
     beside the same question's unfiltered hits (`turn_hits`, `item_hits`): conversation
     search within the one session holding all the evidence, recall within the one entity
     (person) all the evidence's facts are about."""
+    user, scores, turn_dia, item_dias = (
+        stored.user, stored.scores, stored.turn_dia, stored.item_dias
+    )  # fmt: skip
     sessions = {places[d][0] for d in wanted if d in places}
     if len(sessions) == 1:
         filtered = search_turns(
@@ -237,19 +242,12 @@ def evaluate_conversation(
             if distractors:
                 rng = np.random.default_rng(distractors)
                 seed(user, distractors, TextSource(seed=distractors), DISTRACTOR_POOL, rng)
-            turn_dia, item_dias = load_conversation(user, data, link=link)
+            counted = Scores()  # questions are counted once, in the linked condition
+            asked = scores if condition == "linked" else counted
+            stored = _Stored(user, asked, *load_conversation(user, data, link=link))
             if settled:
                 keyword.clear_caches()
-            counted = Scores()  # questions are counted once, in the linked condition
-            _ask(
-                user,
-                data,
-                scores if condition == "linked" else counted,
-                turn_dia,
-                item_dias,
-                facts_as=condition,
-                turns=condition == "linked",
-            )
+            _ask(stored, data, facts_as=condition, turns=condition == "linked")
             if condition != "linked":
                 scores.merge_sums(counted)
             if condition == "linked" and scenarios:
