@@ -5,10 +5,8 @@ spaces, '@', '.', and even '/' (as %2F or plain). The token routes come first: a
 itself ends in `/tokens` or `/tokens/<n>` would reach them instead (docs/apps.md).
 """
 
-from django.urls import path
-
 from accounts.api import agents, people, staff
-from core.routes import resource
+from core.routes import resource, segments
 
 urlpatterns = [
     *resource(
@@ -17,8 +15,7 @@ urlpatterns = [
         agents.AgentDetailView,
         names=("api-agents", "api-agent-detail"),
     ),
-    path("app/", people.AppMeView.as_view(), name="api-app"),
-    path("apps/", staff.AppsView.as_view(), name="api-apps"),
+    *segments("", "api", {"app": people.AppMeView, "apps": staff.AppsView}),
     *resource(
         "people/<path:user_id>/tokens/",
         people.PersonTokensView,

@@ -2,7 +2,8 @@
 
 Names stay whole strings where a reader greps for them (the list and the row); an action
 is named after its row's stem and its path segment, so `api-webhook` with `pause` is
-`webhooks/<int:pk>/pause/` named `api-webhook-pause`.
+`webhooks/<int:pk>/pause/` named `api-webhook-pause`. Views side by side under one prefix
+(`segments`) are named the same way: `prompt/` with `system` is `api-prompt-system`.
 """
 
 from collections.abc import Callable, Mapping
@@ -34,12 +35,17 @@ def resource(
     ]
 
 
+def segments(prefix: str, stem: str, views: Mapping[str, ViewLike]) -> list[URLPattern]:
+    """`prefix<segment>/` for each view, named `<stem>-<segment>`, in the order given."""
+    return [
+        path(f"{prefix}{segment}/", _view(view), name=f"{stem}-{segment}")
+        for segment, view in views.items()
+    ]
+
+
 def actions(
     prefix: str, stem: str, views: Mapping[str, ViewLike], *, key: str = "<int:pk>"
 ) -> list[URLPattern]:
     """`prefix<key>/<action>/` for each action on one row, named `<stem>-<action>`, in the
     order given."""
-    return [
-        path(f"{prefix}{key}/{action}/", _view(view), name=f"{stem}-{action}")
-        for action, view in views.items()
-    ]
+    return segments(f"{prefix}{key}/", stem, views)

@@ -6,7 +6,7 @@ cross-user test for each.
 
 from django.urls import path
 
-from core.routes import actions, resource
+from core.routes import actions, resource, segments
 from memory.api import account, history, memories, prompt
 
 urlpatterns = [
@@ -16,9 +16,15 @@ urlpatterns = [
         memories.MemoryDetailView,
         names=("api-memories", "api-memory-detail"),
     ),
-    path("memories/search/", memories.MemorySearchView.as_view(), name="api-memory-search"),
-    path("memories/forget/", memories.MemoryForgetBulkView.as_view(), name="api-memory-forget"),
-    path("memories/upcoming/", memories.MemoryUpcomingView.as_view(), name="api-memory-upcoming"),
+    *segments(
+        "memories/",
+        "api-memory",
+        {
+            "search": memories.MemorySearchView,
+            "forget": memories.MemoryForgetBulkView,
+            "upcoming": memories.MemoryUpcomingView,
+        },
+    ),
     *actions(
         "memories/",
         "api-memory",
@@ -37,16 +43,25 @@ urlpatterns = [
         {"restore": history.MemoryVersionRestoreView},
         key="<int:pk>/history/<int:version_id>",
     ),
-    path("prompt/system/", prompt.SystemPromptView.as_view(), name="api-prompt-system"),
-    path("prompt/context/", prompt.DynamicContextView.as_view(), name="api-prompt-context"),
+    *segments(
+        "prompt/",
+        "api-prompt",
+        {"system": prompt.SystemPromptView, "context": prompt.DynamicContextView},
+    ),
     path("tools/", prompt.ToolListView.as_view(), name="api-tools"),
     path("tools/call/", prompt.ToolCallView.as_view(), name="api-tool-call"),
-    path("stats/", account.StatsView.as_view(), name="api-stats"),
-    path("entities/", account.EntitiesView.as_view(), name="api-entities"),
-    path("contexts/", account.ContextsView.as_view(), name="api-contexts"),
-    path("activity/", account.ActivityView.as_view(), name="api-activity"),
-    path("export/", account.ExportView.as_view(), name="api-export"),
-    path("import/", account.ImportView.as_view(), name="api-import"),
+    *segments(
+        "",
+        "api",
+        {
+            "stats": account.StatsView,
+            "entities": account.EntitiesView,
+            "contexts": account.ContextsView,
+            "activity": account.ActivityView,
+            "export": account.ExportView,
+            "import": account.ImportView,
+        },
+    ),
     *resource(
         "imports/",
         account.ImportJobListView,
