@@ -20,7 +20,7 @@ from graph.vocabulary import HOLDER_NAMES, KINDS, RELATION_TYPES, SINGLE_VALUED,
 MAX_NAME = 200
 
 
-def _name(value: Any, field: str = "name") -> str:
+def clean_name(value: Any, field: str = "name") -> str:
     text = " ".join(value.split()) if isinstance(value, str) else ""
     if not text:
         raise ValidationError({field: "A name is required."}, code="required")
@@ -30,7 +30,7 @@ def _name(value: Any, field: str = "name") -> str:
     return text
 
 
-def _kind(kind: str) -> str:
+def clean_kind(kind: str) -> str:
     if kind not in KINDS:
         raise ValidationError({"kind": f"One of: {', '.join(KINDS)}."}, code="invalid")
     return kind
@@ -55,7 +55,7 @@ def _add_aliases(user: Any, entity: Entity, names: Iterable[str]) -> list[str]:
     another entity already has are returned (they stay with it)."""
     taken = []
     for name in names:
-        text = _name(name, "aliases")
+        text = clean_name(name, "aliases")
         with transaction.atomic():
             alias, created = Alias.objects.get_or_create(
                 owner=user, key=key(text), defaults={"entity": entity, "text": text}
@@ -77,7 +77,7 @@ def entity_create(
     """The user's entity called `name`: an existing one that goes by `name` or any of
     `aliases` (merged by exact alias, without a model), given the new aliases, or a new one.
     "me", "myself" and "I" name the person themselves."""
-    text, kind = _name(name), _kind(kind)
+    text, kind = clean_name(name), clean_kind(kind)
     if key(text) in HOLDER_NAMES:
         return entity_holder(user=user)
     names = [text, *aliases]
@@ -168,11 +168,11 @@ def entity_split(
     """Part of `entity` is someone else: a new entity `name` takes the given aliases, items
     and relations (those of `entity` among them; the rest stay)."""
     entity = own_row(user, Entity, entity, field="entity")
-    text = _name(name)
+    text = clean_name(name)
     moving = {key(a) for a in (text, *aliases)}
     if key(entity.name) in moving:
         raise ValidationError({"name": "The entity keeps its own name."}, code="invalid")
-    new = Entity.objects.create(owner=user, kind=_kind(kind or entity.kind), name=text)
+    new = Entity.objects.create(owner=user, kind=clean_kind(kind or entity.kind), name=text)
     Alias.objects.for_user(user).filter(entity=entity, key__in=moving).update(entity=new)
     _add_aliases(user, new, [text, *aliases])
     ids = {int(i) for i in item_ids}
@@ -253,6 +253,84 @@ def relation_end(*, user: Any, relation: Relation | int, at: datetime | None = N
         relation.valid_to = end
         relation.save(update_fields=["valid_to"])
     return relation
+
+
+# --- Import (graph.imports checks the rows; memory.portability maps the file's ids).
+
+
+@transaction.atomic
+def entity_import(
+    *, user: Any, row: dict[str, Any], item_ids: Iterable[int]
+) -> tuple[Entity, bool]:
+    """The account's entity for an exported one (see graph.imports), linked to the
+    items about it (ids the caller mapped to the user's items); and whether it is new."""
+    holder = row["holder"] or key(row["name"]) in HOLDER_NAMES  # "me" is the person
+    if holder:
+        created = not Entity.objects.for_user(user).filter(holder=True).exists()
+        entity = entity_holder(user=user)
+    else:
+        names = (entity_by_name(user=user, name=n) for n in [row["name"], *row["aliases"]])
+        found = next((e for e in names if e is not None), None)
+        created = found is None
+        entity = found or Entity.objects.create(
+            owner=user,
+            kind=row["kind"],
+            name=row["name"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+        )
+        if found is not None and found.kind == "thing" and row["kind"] != "thing":
+            found.kind = row["kind"]
+            found.save(update_fields=["kind"])
+    _add_aliases(user, entity, row["aliases"] if holder else [row["name"], *row["aliases"]])
+    for item_id in sorted({int(i) for i in item_ids}):
+        Mention.objects.get_or_create(owner=user, entity=entity, item_id=item_id)
+    return entity, created
+
+
+@transaction.atomic
+def relation_import(
+    *,
+    user: Any,
+    row: dict[str, Any],
+    subject: Entity | int,
+    object: Entity | int,  # noqa: A002 (the relation's own word)
+    item_ids: Iterable[int],
+    turn_ids: Iterable[int],
+) -> tuple[Relation, bool]:
+    """The account's relation for an exported one (see graph.imports), with the
+    sources the caller mapped to the user's rows; and whether it is new."""
+    subject = own_row(user, Entity, subject, field="subject")
+    obj = own_row(user, Entity, object, field="object")
+    if subject.pk == obj.pk:
+        raise ValidationError({"object": "An entity relates to another."}, code="invalid")
+    mine = Relation.objects.for_user(user)
+    same = {"subject": subject, "type": row["type"], "object": obj}
+    relation = mine.filter(**same, valid_from=row["valid_from"]).first()
+    created = relation is None
+    if relation is None:
+        relation = Relation.objects.create(owner=user, **same, **_times(row))
+    sources = [i for i in dict.fromkeys(int(i) for i in item_ids) if i not in relation.item_ids]
+    if sources:
+        relation.item_ids = [*relation.item_ids, *sources]
+        relation.save(update_fields=["item_ids"])
+    relation.turns.add(*Turn.objects.for_user(user).filter(pk__in=list(turn_ids)))
+    return relation, created
+
+
+def _times(row: dict[str, Any]) -> dict[str, Any]:
+    return {name: row[name] for name in ("valid_from", "valid_to", "created_at")}
+
+
+def relations_import_ends(*, user: Any, ends: Iterable[tuple[int, int]]) -> int:
+    """Link each imported relation to the relation that ended it: (relation, ended by),
+    both the user's; one already linked keeps its link. Returns how many were linked."""
+    linked = 0
+    mine = Relation.objects.for_user(user)
+    for relation_id, ended_by in ends:
+        if mine.filter(pk=ended_by).exists():
+            linked += mine.filter(pk=relation_id, ended_by__isnull=True).update(ended_by=ended_by)
+    return linked
 
 
 def graph_forget_items(*, user: Any, item_ids: Iterable[int]) -> None:

@@ -16,12 +16,15 @@ from conversations.services.imports import (
     turn_import_clean,
 )
 from core.validation import clean_short
+from graph.imports import entity_import_clean, relation_import_clean
 from memory.imports import memory_import_allowed, memory_import_clean
 from memory.portability.format import (
     COUNTED,
     FIELDS,
     FORMAT,
     KINDS,
+    REFERENCES,
+    REFERENCES_MAX,
     VERSION,
     VERSIONS,
     is_id,
@@ -51,10 +54,36 @@ def _clean_kind(user: Any, kind: str, record: dict[str, Any], trusted: bool) -> 
         if record.get("session_id") is not None:
             session_import_clean(user=user, fields={"session_id": record["session_id"]})
         return tool_call_import_clean(user=user, fields=record)
+    if kind in REFERENCES:
+        references_of(kind, record)  # that they are of the file: _Checker.finish
+        clean = entity_import_clean if kind == "entity" else relation_import_clean
+        return clean(user=user, fields=record)
     for name in ("id", "superseded_by", "source_turn"):
         if record.get(name) is not None and not is_id(record[name]):
             raise ValidationError({name: "Must be a record id (a positive integer)."})
     return memory_import_clean(user=user, fields=record, trusted=trusted)
+
+
+def references_of(kind: str, record: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """(field, kind named, id) of each link of a graph record to another record of the
+    file; ValidationError when a field is not an id (or a list of them)."""
+    found = []
+    for name, target, many in REFERENCES[kind]:
+        value = record.get(name)
+        if many:
+            value = [] if value is None else value
+            if not isinstance(value, list) or len(value) > REFERENCES_MAX:
+                raise ValidationError({name: f"A list of at most {REFERENCES_MAX} record ids."})
+        elif value is None:
+            if name != "ended_by":
+                raise ValidationError({name: "Required: the id of a record of this file."})
+            value = []
+        else:
+            value = [value]
+        if not all(is_id(i) for i in value):
+            raise ValidationError({name: "Must be record ids (positive integers)."})
+        found.extend((name, target, i) for i in value)
+    return found
 
 
 @dataclass
@@ -78,6 +107,7 @@ class _Checker:
         self.ids: dict[str, dict[int, int]] = defaultdict(dict)  # kind -> id -> line
         self.successors: dict[int, tuple[int, int]] = {}  # item id -> (its successor, line)
         self.links: list[tuple[int, int]] = []  # (line, successor) of every superseded item
+        self.references: list[tuple[int, str, str, int]] = []  # graph: (line, field, kind, id)
         self.have: set[str] | None = None  # the account's agents (read at the first name)
         self.new_agents: set[str] = set()  # names of agents the owner's import creates
 
@@ -108,6 +138,8 @@ class _Checker:
             seen = self.ids[kind].setdefault(record["id"], number)
             if seen != number:
                 raise line_error(number, f"Id {record['id']} is used by line {seen} already.")
+        if kind in REFERENCES:
+            self.references.extend((number, *ref) for ref in references_of(kind, record))
         if kind == "knowledge" and record.get("superseded_by") is not None:
             self.links.append((number, record["superseded_by"]))
             if record.get("id") is not None:
@@ -152,6 +184,11 @@ class _Checker:
                 raise line_error(
                     number, f"superseded_by: no knowledge record of this file has id {successor}."
                 )
+        for number, name, target, record_id in self.references:
+            if record_id not in self.ids[target]:
+                raise line_error(
+                    number, f"{name}: no {target} record of this file has id {record_id}."
+                )
         self._refuse_cycles()
         return self.checked
 
@@ -195,6 +232,7 @@ def _checker_state(checker: _Checker, reached: int) -> dict[str, Any]:
         "ids": {kind: list(ids.items()) for kind, ids in checker.ids.items()},
         "successors": [[item, *link] for item, link in checker.successors.items()],
         "links": checker.links,
+        "references": checker.references,
         "new_agents": sorted(checker.new_agents),
     }
 
@@ -207,6 +245,7 @@ def _checker_from(user: Any, trusted: bool, state: dict[str, Any]) -> _Checker:
         checker.ids[kind] = {item: line for item, line in pairs}
     checker.successors = {item: (successor, line) for item, successor, line in state["successors"]}
     checker.links = [(line, successor) for line, successor in state["links"]]
+    checker.references = [tuple(ref) for ref in state.get("references", [])]
     checker.new_agents = set(state["new_agents"])
     return checker
 

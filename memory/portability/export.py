@@ -11,6 +11,7 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
+from graph.imports import graph_records
 from memory.models import KnowledgeItem, MemoryVersion
 from memory.portability.format import (
     COUNTED,
@@ -50,7 +51,22 @@ def _encode(record: dict[str, Any]) -> tuple[bytes, bool]:
 
 
 def _records(user: Any) -> Iterator[dict[str, Any]]:
-    """The user's rows as export records: sessions, turns, tool calls, knowledge."""
+    """The user's rows as export records: sessions, turns, tool calls, knowledge, and
+    the graph (its links to items and turns only to records of the file)."""
+    exported: dict[str, set[int]] = {"turn": set(), "knowledge": set()}
+    for record in _memory_records(user):
+        if record["type"] in exported:
+            exported[record["type"]].add(record["id"])
+        yield record
+    for record in graph_records(user):
+        record["items"] = [i for i in record["items"] if i in exported["knowledge"]]
+        if record["type"] == "relation":
+            record["turns"] = [i for i in record["turns"] if i in exported["turn"]]
+        yield record
+
+
+def _memory_records(user: Any) -> Iterator[dict[str, Any]]:
+    """Sessions, turns, tool calls and knowledge as export records."""
     for session in Session.objects.for_user(user).order_by("pk").iterator(chunk_size=500):
         yield {
             "type": "session",
@@ -124,8 +140,8 @@ def _version(version: MemoryVersion) -> dict[str, Any]:
 
 def export_lines(*, user: Any) -> Iterator[bytes]:
     """The user's memory as JSON Lines (UTF-8), streamed: the header, sessions, turns,
-    tool calls, knowledge (forgotten and superseded items included, with lineage), and a
-    last line counting the records."""
+    tool calls, knowledge (forgotten and superseded items included, with lineage), the
+    graph's entities and relations, and a last line counting the records."""
     header = {
         "type": "header",
         "format": FORMAT,

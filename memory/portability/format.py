@@ -10,13 +10,13 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 FORMAT = "gaia-memory-export"
-VERSION = 2
-VERSIONS = (1, 2)
+VERSION = 3
+VERSIONS = (1, 2, 3)
 LINE_MAX = 1_000_000  # bytes (characters) per line
 DEPTH_MAX = 32
-KINDS = ("session", "turn", "tool_call", "knowledge")
+KINDS = ("session", "turn", "tool_call", "knowledge", "entity", "relation")
 COUNTED = {"session": "sessions", "turn": "turns", "tool_call": "tool_calls",
-           "knowledge": "knowledge"}  # fmt: skip
+           "knowledge": "knowledge", "entity": "entities", "relation": "relations"}  # fmt: skip
 ITEM_FIELDS = [
     "id", "category", "content", "domain", "context", "entity", "sensitive", "pinned", "source",
     "confidence", "importance", "metadata", "use_count", "created_at", "updated_at",
@@ -36,7 +36,19 @@ FIELDS = {
     "tool_call": {"type", "id", "session_id", "tool_name", "args", "result_summary",
                   "success", "error", "duration_ms", "timestamp", "agent"},
     "knowledge": {"type", *ITEM_FIELDS, "superseded_by", "source_turn", "versions", "agent"},
+    "entity": {"type", "id", "name", "kind", "holder", "aliases", "items", "created_at",
+               "updated_at"},
+    "relation": {"type", "id", "subject", "relation", "object", "valid_from", "valid_to",
+                 "ended_by", "items", "turns", "created_at"},
 }  # fmt: skip
+# Fields of graph records naming other records of the file: (field, kind it names, many).
+REFERENCES = {
+    "entity": [("items", "knowledge", True)],
+    "relation": [("subject", "entity", False), ("object", "entity", False),
+                 ("ended_by", "relation", False), ("items", "knowledge", True),
+                 ("turns", "turn", True)],
+}  # fmt: skip
+REFERENCES_MAX = 10_000  # ids in one list field
 
 
 # --- Text validity. Private for now: the shared rule of every door will replace it.

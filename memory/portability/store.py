@@ -21,11 +21,13 @@ from conversations.services.imports import (
     turns_import,
 )
 from core.chunks import Sizer, pause
+from graph.services import entity_import, relation_import, relations_import_ends
 from memory.imports import memory_import_many
 from memory.portability.check import check_lines, record_clean
 from memory.portability.format import COUNTED, KINDS, line_error, parse
 
 CHUNK_FIRST, CHUNK_MAX = 50, 500  # records per write transaction
+_WRITTEN_BY_AGENTS = {"turn", "tool_call", "knowledge"}
 
 
 class Journal(Protocol):
@@ -59,6 +61,8 @@ class _Store:
         self.agents: dict[str, int | None] = {}
         self.turns: dict[int, int] = {}
         self.items: dict[int, int] = {}
+        self.entities: dict[int, int] = {}
+        self.relations: dict[int, int] = {}
         self.keep: set[int] = set()  # item ids of this file's records: never folded into
         self.created = {COUNTED[k]: 0 for k in KINDS}
         self.skipped = {COUNTED[k]: 0 for k in KINDS}
@@ -73,6 +77,9 @@ class _Store:
         self._phase(source, "turn", self._turns)
         self._phase(source, "tool_call", self._tool_calls)
         self._knowledge(source)
+        self._phase(source, "entity", self._entities)
+        self._phase(source, "relation", self._relations)
+        self._ends(source)
         return {"created": self.created, "skipped": self.skipped}
 
     def _scan(self, source: Source, kind: str) -> Iterator[tuple[int, dict, int | None]]:
@@ -120,6 +127,8 @@ class _Store:
             self.keep.add(row)
             if record.get("id") is not None:
                 self.items[record["id"]] = row
+        elif kind in ("entity", "relation") and record.get("id") is not None:
+            (self.entities if kind == "entity" else self.relations)[record["id"]] = row
 
     def _count(self, kind: str, created: bool) -> None:
         (self.created if created else self.skipped)[COUNTED[kind]] += 1
@@ -130,7 +139,7 @@ class _Store:
         except ValidationError as error:
             raise line_error(number, error) from None
         name = row.pop("agent_name", None)
-        if kind != "session":  # the writer comes along under its name
+        if kind in _WRITTEN_BY_AGENTS:  # the writer comes along under its name
             row["agent_id"] = self._agent(name) if name else None
         return row
 
@@ -194,6 +203,48 @@ class _Store:
         stored = memory_import_many(user=self.user, rows=rows, keep=self.keep)
         created = [(item, outcome == "created") for item, outcome in stored]
         return self._stored("knowledge", batch, created, self.items)
+
+    def _entities(self, batch: Batch) -> list[tuple[int, int]]:
+        stored = []
+        for number, record in batch:
+            row = self._cleaned("entity", number, record)
+            items = self._mapped(self.items, record.get("items"))
+            stored.append(entity_import(user=self.user, row=row, item_ids=items))
+        return self._stored("entity", batch, stored, self.entities)
+
+    def _relations(self, batch: Batch) -> list[tuple[int, int]]:
+        stored = []
+        for number, record in batch:
+            row = self._cleaned("relation", number, record)
+            ends = [self.entities.get(record.get(name)) for name in ("subject", "object")]
+            if None in ends:  # check_lines refuses such files: a file changed since
+                raise line_error(number, "subject, object: their entities were not imported.")
+            relation = relation_import(
+                user=self.user,
+                row=row,
+                subject=ends[0],
+                object=ends[1],
+                item_ids=self._mapped(self.items, record.get("items")),
+                turn_ids=self._mapped(self.turns, record.get("turns")),
+            )
+            stored.append(relation)
+        return self._stored("relation", batch, stored, self.relations)
+
+    @staticmethod
+    def _mapped(rows: dict[int, int], ids: list[int] | None) -> list[int]:
+        """The account's rows for the file's `ids` that were imported."""
+        return [rows[i] for i in ids or () if i in rows]
+
+    def _ends(self, source: Source) -> None:
+        """Each relation linked to the one that ended it, once both are stored."""
+        ends = [
+            (self.relations[record["id"]], self.relations[record["ended_by"]])
+            for _, record, _ in self._scan(source, "relation")
+            if record.get("ended_by") in self.relations and record.get("id") in self.relations
+        ]
+        if ends:
+            with transaction.atomic():
+                relations_import_ends(user=self.user, ends=ends)
 
     def _stored(
         self,

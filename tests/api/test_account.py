@@ -9,6 +9,7 @@ from memory.models import KnowledgeItem
 from tests.api.conftest import assert_error
 
 pytestmark = pytest.mark.django_db
+NO_GRAPH = {"entities": 0, "relations": 0}
 JSONL = "application/x-ndjson"
 
 
@@ -96,10 +97,28 @@ def test_an_import_recreates_the_memory_and_a_second_import_adds_nothing(
 
     first = bob_api.post("/api/v1/import/", body, content_type=JSONL)
     assert first.status_code == 200, first.content
-    assert first.json()["created"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 2}
+    assert first.json()["created"] == {
+        "sessions": 1,
+        "turns": 1,
+        "tool_calls": 1,
+        "knowledge": 2,
+        **NO_GRAPH,
+    }
     second = bob_api.post("/api/v1/import/", body, content_type=JSONL).json()
-    assert second["created"] == {"sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 0}
-    assert second["skipped"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 2}
+    assert second["created"] == {
+        "sessions": 0,
+        "turns": 0,
+        "tool_calls": 0,
+        "knowledge": 0,
+        **NO_GRAPH,
+    }
+    assert second["skipped"] == {
+        "sessions": 1,
+        "turns": 1,
+        "tool_calls": 1,
+        "knowledge": 2,
+        **NO_GRAPH,
+    }
 
     items = {i.content: i for i in KnowledgeItem.objects.for_user(bob)}
     assert [v.content for v in items["Lives in Lisbon"].versions.all()] == ["Lives in Berlin"]

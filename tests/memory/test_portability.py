@@ -92,7 +92,9 @@ def test_export_then_import_into_an_empty_account_reproduces_every_item_with_its
 
     first = store.import_lines(user=bob, lines=lines, trusted=True)
 
-    assert first["created"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 7}
+    assert first["created"] == {
+        "sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 7, "entities": 0, "relations": 0
+    }  # fmt: skip
     assert active(bob) == active(rich)
     assert "Alice's phone number is 555 0142 at home" in active(bob)
     assert history(bob) == history(rich)
@@ -103,7 +105,9 @@ def test_export_then_import_into_an_empty_account_reproduces_every_item_with_its
     second = store.import_lines(user=bob, lines=lines, trusted=True)
 
     assert sum(second["created"].values()) == 0
-    assert second["skipped"] == {"sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 7}
+    assert second["skipped"] == {
+        "sessions": 1, "turns": 1, "tool_calls": 1, "knowledge": 7, "entities": 0, "relations": 0
+    }  # fmt: skip
     assert history(bob) == history(rich)
 
 
@@ -205,8 +209,11 @@ def test_the_export_repairs_bad_text_of_stored_rows_and_counts_it(alice, bob):
         "type": "end",
         "records": 1,
         "repaired": 1,
-        "counts": {"sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 1},
-    }
+        "counts": {
+            "sessions": 0, "turns": 0, "tool_calls": 0, "knowledge": 1, "entities": 0,
+            "relations": 0,
+        },
+    }  # fmt: skip
     assert store.import_lines(user=bob, lines=lines)["created"]["knowledge"] == 1
 
 
