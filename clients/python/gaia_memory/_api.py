@@ -17,8 +17,6 @@ class _Api(_GraphApi):
 
     _send: Callable[[_Call], Any]
 
-    _send: Callable[[_Call], Any]
-
     def remember(
         self,
         content: str,

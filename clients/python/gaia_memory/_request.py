@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import httpx
 
@@ -88,6 +89,15 @@ def _request_args(
     return {"method": call.method, "url": root + call.path, **args}
 
 
+@contextmanager
+def _reaching(api_url: str, call: _Call) -> Iterator[None]:
+    """Sends `call` inside: a transport failure becomes a `GaiaConnectionError`."""
+    try:
+        yield
+    except httpx.TransportError as error:
+        raise _unreachable(api_url, call, error) from error
+
+
 def _unreachable(api_url: str, call: _Call, error: httpx.TransportError) -> GaiaConnectionError:
     """A request that got no answer; a write that timed out waiting may well be stored."""
     if isinstance(error, httpx.ReadTimeout) and call.method != "GET":
@@ -105,3 +115,28 @@ def _settings(base_url: str | None, token: str | None) -> tuple[str, dict[str, s
     if token:
         headers["Authorization"] = f"Bearer {token}"
     return root, headers
+
+
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+class _Connection(Generic[H]):
+    """Where a client sends its calls and with which httpx client (`H`, sync or async)."""
+
+    _http_class: type[H]
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout: float = 30.0,
+        batch_timeout: float = BATCH_TIMEOUT,
+        http_client: H | None = None,
+    ) -> None:
+        self.api_url, self._headers = _settings(base_url, token)
+        self._batch_timeout = max(batch_timeout, timeout)
+        self._http: H = http_client or self._http_class(timeout=timeout)
+
+    def _args(self, call: _Call) -> dict[str, Any]:
+        return _request_args(self.api_url, self._headers, call, self._batch_timeout)

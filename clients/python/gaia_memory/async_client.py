@@ -11,38 +11,17 @@ from typing import Any
 import httpx
 
 from gaia_memory._api import _Api
-from gaia_memory._request import (
-    BATCH_TIMEOUT,
-    _answer,
-    _Call,
-    _request_args,
-    _settings,
-    _unreachable,
-)
+from gaia_memory._request import _answer, _Call, _Connection, _reaching
 
 
-class AsyncMemoryClient(_Api):
+class AsyncMemoryClient(_Api, _Connection[httpx.AsyncClient]):
     """The agent API over HTTP, asynchronously: every method is awaited."""
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        token: str | None = None,
-        *,
-        timeout: float = 30.0,
-        batch_timeout: float = BATCH_TIMEOUT,
-        http_client: httpx.AsyncClient | None = None,
-    ) -> None:
-        self.api_url, self._headers = _settings(base_url, token)
-        self._batch_timeout = max(batch_timeout, timeout)
-        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+    _http_class = httpx.AsyncClient
 
     async def _send(self, call: _Call) -> Any:
-        args = _request_args(self.api_url, self._headers, call, self._batch_timeout)
-        try:
-            response = await self._http.request(**args)
-        except httpx.TransportError as error:
-            raise _unreachable(self.api_url, call, error) from error
+        with _reaching(self.api_url, call):
+            response = await self._http.request(**self._args(call))
         return _answer(response, call)
 
     async def aclose(self) -> None:

@@ -32,9 +32,8 @@ from gaia_memory._request import (
     TURN_MAX_CHARS,
     _answer,
     _Call,
-    _request_args,
-    _settings,
-    _unreachable,
+    _Connection,
+    _reaching,
     api_root,
 )
 from gaia_memory.async_client import AsyncMemoryClient
@@ -50,28 +49,14 @@ __all__ = [
 ]
 
 
-class MemoryClient(_Api):
+class MemoryClient(_Api, _Connection[httpx.Client]):
     """The agent API over HTTP, synchronously (one httpx.Client, reused)."""
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        token: str | None = None,
-        *,
-        timeout: float = 30.0,
-        batch_timeout: float = BATCH_TIMEOUT,
-        http_client: httpx.Client | None = None,
-    ) -> None:
-        self.api_url, self._headers = _settings(base_url, token)
-        self._batch_timeout = max(batch_timeout, timeout)
-        self._http = http_client or httpx.Client(timeout=timeout)
+    _http_class = httpx.Client
 
     def _send(self, call: _Call) -> Any:
-        args = _request_args(self.api_url, self._headers, call, self._batch_timeout)
-        try:
-            response = self._http.request(**args)
-        except httpx.TransportError as error:
-            raise _unreachable(self.api_url, call, error) from error
+        with _reaching(self.api_url, call):
+            response = self._http.request(**self._args(call))
         return _answer(response, call)
 
     def close(self) -> None:
