@@ -76,6 +76,18 @@ def _condition(corpus: Corpus, f: Filter) -> tuple[str, list]:
 def scoped(corpus: Corpus, owner_id: int, filters: Filters = ()) -> Where:
     """SQL conditions for the owner's rows under `filters` (not yet the active-row ones)."""
     where = Where(owner_id=owner_id).add(f"t.{corpus.owner} = %s", owner_id)
+    return _with_filters(corpus, where, filters)
+
+
+def narrowed(corpus: Corpus, where: Where, filters: Filters) -> Where:
+    """A copy of `where` (already scoped to its owner) with `filters` added."""
+    if where.owner_id is None:
+        raise ValueError("only conditions scoped to one owner are narrowed")
+    copy = Where(list(where.clauses), list(where.params), where.owner_id)
+    return _with_filters(corpus, copy, filters)
+
+
+def _with_filters(corpus: Corpus, where: Where, filters: Filters) -> Where:
     for f in filters:
         if isinstance(f, AnyOf):
             parts = [_condition(corpus, option) for option in f.options]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from retrieval import fusion
 from retrieval.corpus import Corpus, named
-from retrieval.filters import Filters, scoped
+from retrieval.filters import Filters, narrowed, scoped
 from retrieval.generations import Snapshot
 from retrieval.keyword import Where
 
@@ -86,15 +86,11 @@ def narrower(
 ) -> Linked | None:
     """The rows `also` finds within `where` narrowed by its filters, as evidence for
     themselves (stage `also.stage`)."""
-    extra = scoped(corpus, owner_id, also.filters)
-    narrowed = Where(
-        [*where.clauses, *extra.clauses[1:]], [*where.params, *extra.params[1:]], owner_id
-    )
     found = rank(
         corpus,
         owner_id=owner_id,
         query=also.query,
-        where=narrowed,
+        where=narrowed(corpus, where, also.filters),
         limit=ALSO_CANDIDATES,
         state=state,
     )[:ALSO_CANDIDATES]
