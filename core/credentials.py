@@ -12,8 +12,19 @@ holds the table of both sides.
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 Check = Callable[[re.Match], bool] | None
+
+
+class Rule(NamedTuple):
+    """One shape of secret: what it is, its pattern (group "value", when present, is the
+    part masked; otherwise the whole match is) and an optional check of the match."""
+
+    kind: str
+    pattern: re.Pattern
+    check: Check = None
+
 
 # Between the subject and its value: "for the front door", "from the bank", then
 # "is", "was", ":", "=", "->", "changed to", "is now" (a few, in any order).
@@ -181,10 +192,10 @@ _USER_THEN_PASS = (
 )
 
 
-RULES: list[tuple[str, re.Pattern, Check]] = [
-    ("a door or alarm code", re.compile(_DOOR + _JOINT + _DIGITS), _not_a_date),
-    ("a one-time code", re.compile(_ONE_TIME + _JOINT + _DIGITS), _not_a_date),
-    (
+RULES: list[Rule] = [
+    Rule("a door or alarm code", re.compile(_DOOR + _JOINT + _DIGITS), _not_a_date),
+    Rule("a one-time code", re.compile(_ONE_TIME + _JOINT + _DIGITS), _not_a_date),
+    Rule(
         "a one-time code",  # recovery codes: "abcd-efgh-2345", "8F3K-2M9Q"
         re.compile(
             _ONE_TIME
@@ -193,36 +204,35 @@ RULES: list[tuple[str, re.Pattern, Check]] = [
         ),
         lambda m: bool(re.search(r"\d", m.group("value"))) and _not_a_date(m),
     ),
-    ("a one-time code", re.compile(_ONE_TIME + _JOINT + _OTP_VALUE), _not_a_date),
-    ("a one-time code", re.compile(_OTP_BEFORE_USE), None),
-    ("a one-time code", re.compile(_OTP_IS_YOUR), None),
-    ("a passphrase", re.compile(_PASSPHRASE + _JOINT + _WORDS), _passphrase),
-    (
+    Rule("a one-time code", re.compile(_ONE_TIME + _JOINT + _OTP_VALUE), _not_a_date),
+    Rule("a one-time code", re.compile(_OTP_BEFORE_USE)),
+    Rule("a one-time code", re.compile(_OTP_IS_YOUR)),
+    Rule("a passphrase", re.compile(_PASSPHRASE + _JOINT + _WORDS), _passphrase),
+    Rule(
         "a passphrase",
         re.compile(
             _PASSWORD + r"\s*(?:(?i:is|was|:|=)\s*){1,2}(?P<value>[a-z]+(?:[ \t]+[a-z]+){2,7})"
         ),
         _no_sentence_words,
     ),
-    (
+    Rule(
         "a login and password",
         re.compile(_LOGIN + r"[^\n:=]{0,40}?(?:[:=]|\b(?i:is|was)\b)\s*" + _PAIR),
         _login_pair,
     ),
-    (
+    Rule(
         "a login and password",
         re.compile(_USER_THEN_PASS),
         lambda m: bool(re.search(r"[^A-Za-z]", m.group("value")) or not m.group("value").islower()),
     ),
-    (
+    Rule(
         "a national id number",
         re.compile(r"(?<![\d\-])(?P<value>\d{3}-\d{2}-\d{4})(?![\d\-])"),
         _us_ssn,
     ),
-    (
+    Rule(
         "a national id number",
         re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"),
-        None,
     ),
-    ("a national id number", re.compile(_NATIONAL_ID + _JOINT + _ID_VALUE), _id_number),
+    Rule("a national id number", re.compile(_NATIONAL_ID + _JOINT + _ID_VALUE), _id_number),
 ]

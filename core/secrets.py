@@ -16,13 +16,14 @@ a national id number) is found by the rules in core.credentials, on the same pat
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
 
 from core import credentials
+from core.credentials import Rule
 
 MARK = "[secret masked: {}]"
 _MARKED = re.compile(r"\[secret masked: [^\]]{1,80}\]")
@@ -99,20 +100,17 @@ _KEYISH = (
     r"credentials?|private[\s_-]?key|client[\s_-]?secret|bearer|apikey|key)"
 )
 
-# (what it is, pattern, optional check of the match). Group "value", when present, is the
-# part masked; otherwise the whole match is.
-RULES: list[tuple[str, re.Pattern, Callable[[re.Match], bool] | None]] = [
-    (
+RULES: list[Rule] = [
+    Rule(
         "a private key",
         re.compile(
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
             re.S,
         ),
-        None,
     ),
-    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), None),
-    (
+    Rule("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
+    Rule(
         "an AWS secret access key",
         re.compile(
             r"(?i:aws|secret[\s_-]?access|secret)[^\n]{0,40}?"
@@ -120,39 +118,31 @@ RULES: list[tuple[str, re.Pattern, Callable[[re.Match], bool] | None]] = [
         ),
         _aws_secret,
     ),
-    (
-        "an API key (sk-...)",
-        re.compile(r"\bsk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_\-]{16,}"),
-        None,
+    Rule(
+        "an API key (sk-...)", re.compile(r"\bsk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_\-]{16,}")
     ),
-    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})"), None),
-    ("a GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"), None),
-    ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), None),
-    (
-        "a Slack webhook",
-        re.compile(r"https://hooks\.slack\.com/services/T\w+/B\w+/\w+"),
-        None,
-    ),
-    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), None),
-    ("a Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_\-]{20,}"), None),
-    ("a Stripe secret key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), None),
-    ("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), None),
-    ("an npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), None),
-    ("a PyPI token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"), None),
-    ("a SendGrid key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), None),
-    ("a DigitalOcean token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b"), None),
-    ("a Gaia API token", re.compile(r"\bgaia_[A-Za-z0-9_\-]{40,}"), None),
-    (
+    Rule("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})")),
+    Rule("a GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    Rule("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
+    Rule("a Slack webhook", re.compile(r"https://hooks\.slack\.com/services/T\w+/B\w+/\w+")),
+    Rule("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
+    Rule("a Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_\-]{20,}")),
+    Rule("a Stripe secret key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    Rule("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    Rule("an npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    Rule("a PyPI token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}")),
+    Rule("a SendGrid key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}")),
+    Rule("a DigitalOcean token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    Rule("a Gaia API token", re.compile(r"\bgaia_[A-Za-z0-9_\-]{40,}")),
+    Rule(
         "an Azure storage key",
         re.compile(r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/=]{20,})"),
-        None,
     ),
-    (
+    Rule(
         "a JSON Web Token",
         re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-        None,
     ),
-    (
+    Rule(
         "a connection string with a password",
         re.compile(
             r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@]{1,100}:(?P<value>[^\s@/]{1,200})@[\w.\-\[\]]",
@@ -160,17 +150,13 @@ RULES: list[tuple[str, re.Pattern, Callable[[re.Match], bool] | None]] = [
         ),
         lambda m: m.group("value") not in {"***", "*", "password", "PASSWORD", "<password>"},
     ),
-    (
-        "a bearer token",
-        re.compile(r"\bbearer\s+(?P<value>[A-Za-z0-9._\-~+/]{20,}=*)", re.I),
-        None,
-    ),
-    (
+    Rule("a bearer token", re.compile(r"\bbearer\s+(?P<value>[A-Za-z0-9._\-~+/]{20,}=*)", re.I)),
+    Rule(
         "a card number",
         re.compile(r"(?<![\d.\-/])(?:\d[ \-]?){12,18}\d(?![\d.\-/])"),
         _card,
     ),
-    (
+    Rule(
         "a PIN or card security code",
         re.compile(
             # "pin" is also a verb: lower case only when the sentence says what it is
@@ -180,7 +166,7 @@ RULES: list[tuple[str, re.Pattern, Callable[[re.Match], bool] | None]] = [
         ),
         lambda m: len(m.group("value")) >= (3 if m.group(0)[:2].lower() in {"cv", "se"} else 4),
     ),
-    (
+    Rule(
         "a password",
         re.compile(
             r"\b(?i:pass(?:word|wd|phrase)|pwd|pw)\b\s*(?:(?i:is|was|was set to|"
@@ -188,7 +174,7 @@ RULES: list[tuple[str, re.Pattern, Callable[[re.Match], bool] | None]] = [
         ),
         _password,
     ),
-    (
+    Rule(
         "a secret value",
         re.compile(
             r"\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD)[A-Z0-9_]*\s*[=:]\s*"
@@ -199,7 +185,7 @@ RULES: list[tuple[str, re.Pattern, Callable[[re.Match], bool] | None]] = [
             or not re.fullmatch(r"[a-z_\-.]+", m.group("value"))
         ),
     ),
-    (
+    Rule(
         "a token",
         re.compile(
             rf"(?i:\b{_KEYISH})\b[^\n]{{0,30}}?(?<![\w/+\-.:])(?P<value>[A-Za-z0-9_\-+/=.]{{16,}})"
