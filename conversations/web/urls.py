@@ -1,7 +1,7 @@
 from django.urls import path
 
 from conversations.web import views
-from core.routes import resource
+from core.routes import actions, resource
 
 urlpatterns = [
     *resource(
@@ -12,9 +12,5 @@ urlpatterns = [
     ),
     path("search/", views.turn_search, name="web-turn-search"),
     path("tools/", views.tool_calls, name="web-tool-calls"),
-    path(
-        "turns/<int:pk>/retry/",
-        views.turn_extraction_retry_view,
-        name="web-turn-extraction-retry",
-    ),
+    *actions("turns/", "web-turn-extraction", {"retry": views.turn_extraction_retry_view}),
 ]
