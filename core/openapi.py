@@ -8,7 +8,8 @@ with `extend_schema(summary=, description=)`, fields with `help_text`.
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import get_override
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
+from rest_framework import serializers
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -33,3 +34,40 @@ SESSION_ID = OpenApiParameter(
     OpenApiParameter.PATH,
     description="The session id the agent chose when it logged the session's turns.",
 )
+
+
+_ERROR_BODY = inline_serializer(
+    "Error",
+    {
+        "error": inline_serializer(
+            "ErrorDetail",
+            {
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "fields": serializers.DictField(
+                    child=serializers.ListField(child=serializers.CharField()), required=False
+                ),
+            },
+        )
+    },
+)
+_ERROR_TEXT = {
+    400: "Invalid input (fields name what is wrong).",
+    401: "Missing, malformed, revoked or expired token.",
+    403: "Not allowed for this caller (staff only; an app token with or without user_id).",
+    404: "Not found (also for another user's ids).",
+    413: "Request body too large.",
+    415: "Unsupported media type.",
+    429: "Too many requests for this token.",
+    503: "No language model is configured, or it gave no usable answer.",
+}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """OpenAPI responses for the given error statuses (401 and 429 are always possible)."""
+    wanted = sorted({*codes, 401, 429})
+    return {code: OpenApiResponse(_ERROR_BODY, description=_ERROR_TEXT[code]) for code in wanted}
+
+
+def public_errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: OpenApiResponse(_ERROR_BODY, description=_ERROR_TEXT[code]) for code in codes}

@@ -15,14 +15,13 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
-    OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema_field,
-    inline_serializer,
 )
 from rest_framework import serializers
 
 from core.jsonsafe import check_json
+from core.openapi import errors, public_errors  # noqa: F401 (callers import them from here)
 from core.text import data_problem
 from core.validation import parse_when
 
@@ -162,40 +161,3 @@ def one_or_many(name: str, serializer_class: type) -> PolymorphicProxySerializer
         resource_type_field_name=None,
         many=False,
     )
-
-
-_ERROR_BODY = inline_serializer(
-    "Error",
-    {
-        "error": inline_serializer(
-            "ErrorDetail",
-            {
-                "code": serializers.CharField(),
-                "message": serializers.CharField(),
-                "fields": serializers.DictField(
-                    child=serializers.ListField(child=serializers.CharField()), required=False
-                ),
-            },
-        )
-    },
-)
-_ERROR_TEXT = {
-    400: "Invalid input (fields name what is wrong).",
-    401: "Missing, malformed, revoked or expired token.",
-    403: "Not allowed for this caller (staff only; an app token with or without user_id).",
-    404: "Not found (also for another user's ids).",
-    413: "Request body too large.",
-    415: "Unsupported media type.",
-    429: "Too many requests for this token.",
-    503: "No language model is configured, or it gave no usable answer.",
-}
-
-
-def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    """OpenAPI responses for the given error statuses (401 and 429 are always possible)."""
-    wanted = sorted({*codes, 401, 429})
-    return {code: OpenApiResponse(_ERROR_BODY, description=_ERROR_TEXT[code]) for code in wanted}
-
-
-def public_errors(*codes: int) -> dict[int, OpenApiResponse]:
-    return {code: OpenApiResponse(_ERROR_BODY, description=_ERROR_TEXT[code]) for code in codes}
