@@ -1,7 +1,6 @@
 """The agents endpoints: list the caller's agents, read one, change its description,
 default context or type. Which agent a request acts as comes from its token."""
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -10,8 +9,8 @@ from rest_framework.views import APIView
 from accounts import agents
 from accounts.models import Agent
 from core.api_views import PagedListView, valid_body
-from core.openapi import path_id
-from core.serializers import StrictSerializer, errors, object_id
+from core.openapi import operation, path_id, row_answer, row_change
+from core.serializers import StrictSerializer, object_id
 
 TAG = ["agents"]
 AGENT_ID = path_id("The agent's id; another user's id answers 404 like a missing one.")
@@ -65,36 +64,33 @@ def _shown(request: Request) -> dict:
 class AgentListView(PagedListView):
     serializer_class = AgentSerializer
 
-    @extend_schema(
-        operation_id="agents_list",
+    @operation(
+        "agents_list",
+        AgentSerializer(many=True),
         tags=TAG,
         summary="List your agents",
         description="Every token acts as one of these; `current` marks the caller's.",
-        responses={200: AgentSerializer(many=True), **errors(404)},
+        failures=(404,),
     )
     def get(self, request: Request) -> Response:
         return self.paged(agents.agent_list(user=request.user), context=_shown(request))
 
 
 class AgentDetailView(APIView):
-    @extend_schema(
-        operation_id="agents_get",
-        tags=TAG,
-        parameters=[AGENT_ID],
-        summary="Get one agent",
-        responses={200: AgentSerializer, **errors(404)},
+    @row_answer(
+        "agents_get", AgentSerializer, tags=TAG, parameters=[AGENT_ID], summary="Get one agent"
     )
     def get(self, request: Request, pk: int) -> Response:
         agent = agents.agent_get(user=request.user, agent_id=object_id(pk))
         return Response(AgentSerializer(agent, context=_shown(request)).data)
 
-    @extend_schema(
-        operation_id="agents_update",
+    @row_change(
+        "agents_update",
+        AgentUpdateSerializer,
+        AgentSerializer,
         tags=TAG,
         parameters=[AGENT_ID],
         summary="Change an agent's description, default context or type",
-        request=AgentUpdateSerializer,
-        responses={200: AgentSerializer, **errors(400, 404, 413, 415)},
     )
     def patch(self, request: Request, pk: int) -> Response:
         changes = valid_body(AgentUpdateSerializer, request)
