@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 from accounts.services import user_context
 from conversations.models import Turn
 from core.api_views import PagedListView, valid_body
-from core.openapi import path_id
-from core.serializers import errors, object_id
+from core.openapi import body_action, errors, operation, path_id, row_answer, row_change
+from core.serializers import object_id
 from graph import selectors, services
 from graph.models import Entity, Relation
 from graph.serializers import (
@@ -83,14 +83,15 @@ class _Base(APIView):
 class EntityListView(_Base, PagedListView):
     serializer_class = GraphEntitySerializer  # what OPTIONS describes
 
-    @extend_schema(
-        operation_id="graph_entities_list",
+    @operation(
+        "graph_entities_list",
+        GraphEntitySerializer(many=True),
         tags=TAG,
         summary="List your entities",
         description="People, organisations, teams, projects, places... by name, each with "
         "its aliases. `kind` keeps one kind; `q` those with a name containing it.",
         parameters=[GraphEntityQuerySerializer],
-        responses={200: GraphEntitySerializer(many=True), **errors(400)},
+        failures=(400,),
     )
     def get(self, request: Request) -> Response:
         query = GraphEntityQuerySerializer(data=request.query_params.dict())
@@ -123,12 +124,12 @@ class EntityListView(_Base, PagedListView):
 
 
 class EntityDetailView(_Base):
-    @extend_schema(
-        operation_id="graph_entities_get",
+    @row_answer(
+        "graph_entities_get",
+        GraphEntityPageSerializer,
         tags=TAG,
         parameters=[ENTITY_ID],
         summary="An entity's page: aliases, relations now and before, memories",
-        responses={200: GraphEntityPageSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
         entity = _entity(request, pk)
@@ -136,16 +137,16 @@ class EntityDetailView(_Base):
 
 
 class EntityAliasesView(_Base):
-    @extend_schema(
-        operation_id="graph_entities_aliases",
+    @row_change(
+        "graph_entities_aliases",
+        GraphAliasesSerializer,
+        GraphAliasesAnswerSerializer,
         tags=TAG,
         parameters=[ENTITY_ID],
         summary="Add or remove an entity's aliases",
         description='`add` names it goes by from now on ("Rui Costa", "my partner"); '
         "a name another entity goes by stays with it and is listed in `taken`. `remove` "
         "names it no longer goes by (not its own name).",
-        request=GraphAliasesSerializer,
-        responses={200: GraphAliasesAnswerSerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
         entity = _entity(request, pk)
@@ -160,15 +161,15 @@ class EntityAliasesView(_Base):
 
 
 class EntityMergeView(_Base):
-    @extend_schema(
-        operation_id="graph_entities_merge",
+    @row_change(
+        "graph_entities_merge",
+        GraphMergeSerializer,
+        GraphEntitySerializer,
         tags=TAG,
         parameters=[ENTITY_ID],
         summary="Merge another entity into this one",
         description="`other` is the same as this entity: its aliases, memories and "
         "relations move here and it is gone. Both must be yours.",
-        request=GraphMergeSerializer,
-        responses={200: GraphEntitySerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
         entity = _entity(request, pk)
@@ -178,15 +179,16 @@ class EntityMergeView(_Base):
 
 
 class EntitySplitView(_Base):
-    @extend_schema(
-        operation_id="graph_entities_split",
+    @row_change(
+        "graph_entities_split",
+        GraphSplitSerializer,
+        GraphEntitySerializer,
+        status=201,
         tags=TAG,
         parameters=[ENTITY_ID],
         summary="Split part of an entity off as a new one",
         description="A new entity `name` takes the given aliases, memories and relations "
         "of this one (it keeps the rest).",
-        request=GraphSplitSerializer,
-        responses={201: GraphEntitySerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
         entity = _entity(request, pk)
@@ -206,8 +208,9 @@ class EntitySplitView(_Base):
 class RelationListView(_Base, PagedListView):
     serializer_class = GraphRelationSerializer
 
-    @extend_schema(
-        operation_id="graph_relations_list",
+    @operation(
+        "graph_relations_list",
+        GraphRelationSerializer(many=True),
         tags=TAG,
         summary="List your relations, newest first",
         parameters=[
@@ -216,7 +219,7 @@ class RelationListView(_Base, PagedListView):
                 "current", OpenApiTypes.BOOL, description="true: those that hold; false: ended."
             ),
         ],
-        responses={200: GraphRelationSerializer(many=True), **errors(404)},
+        failures=(404,),
     )
     def get(self, request: Request) -> Response:
         entity, current = request.query_params.get("entity"), request.query_params.get("current")
@@ -229,16 +232,17 @@ class RelationListView(_Base, PagedListView):
         found = selectors.relations(user=request.user, entity=of, current=held)
         return self.paged(found.prefetch_related("turns"))
 
-    @extend_schema(
-        operation_id="graph_relations_add",
+    @body_action(
+        "graph_relations_add",
+        GraphRelationCreateSerializer,
+        GraphRelationSerializer,
+        status=201,
         tags=TAG,
         summary="Add a relation",
         description="`subject` `type` `object`, each end an entity id or a name (an entity "
         'that goes by it, else a new one; "me" is you). A relation that holds already '
         "gains the memories and turns given. A new works_at, lives_in or partner_of ends "
         "the one it contradicts at its `valid_from` (kept, with `ended_by`).",
-        request=GraphRelationCreateSerializer,
-        responses={201: GraphRelationSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         data = _valid(GraphRelationCreateSerializer, request)
@@ -261,12 +265,12 @@ class RelationListView(_Base, PagedListView):
 
 
 class RelationDetailView(_Base):
-    @extend_schema(
-        operation_id="graph_relations_get",
+    @row_answer(
+        "graph_relations_get",
+        GraphRelationSerializer,
         tags=TAG,
         parameters=[RELATION_ID],
         summary="Get one relation",
-        responses={200: GraphRelationSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
         relation = _relation(request, pk)
@@ -274,13 +278,13 @@ class RelationDetailView(_Base):
 
 
 class RelationEndView(_Base):
-    @extend_schema(
-        operation_id="graph_relations_end",
+    @row_change(
+        "graph_relations_end",
+        GraphRelationEndSerializer,
+        GraphRelationSerializer,
         tags=TAG,
         parameters=[RELATION_ID],
         summary="End a relation (it is kept, with its end)",
-        request=GraphRelationEndSerializer,
-        responses={200: GraphRelationSerializer, **errors(400, 404, 413, 415)},
     )
     def post(self, request: Request, pk: int) -> Response:
         relation = _relation(request, pk)
