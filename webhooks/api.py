@@ -20,8 +20,8 @@ from rest_framework.views import APIView
 
 from accounts.auth import is_app_request
 from core.api_views import PagedListView, valid_body
-from core.openapi import path_id
-from core.serializers import errors, object_id, refuse_body
+from core.openapi import body_action, errors, operation, path_id, row_action, row_answer, row_change
+from core.serializers import object_id, refuse_body
 from webhooks import delivery, selectors, services
 from webhooks.models import Delivery, Endpoint
 from webhooks.serializers import (
@@ -63,24 +63,25 @@ class _Base(APIView):
 class WebhookListView(_Base, PagedListView):
     serializer_class = EndpointSerializer
 
-    @extend_schema(
-        operation_id="webhooks_list",
+    @operation(
+        "webhooks_list",
+        EndpointSerializer(many=True),
         tags=TAG,
         summary="List your webhook endpoints",
         description="Oldest first, with how many deliveries wait for each." + WHO,
-        responses={200: EndpointSerializer(many=True), **errors()},
     )
     def get(self, request: Request) -> Response:
         return self.paged(selectors.endpoint_list(**owner_of(request)))
 
-    @extend_schema(
-        operation_id="webhooks_register",
+    @body_action(
+        "webhooks_register",
+        EndpointCreateSerializer,
+        EndpointWithSecretSerializer,
+        status=201,
         tags=TAG,
         summary="Register a webhook endpoint",
         description="Answers the endpoint with its signing `secret`, shown only this once "
         "(rotate it to get a new one)." + WHO,
-        request=EndpointCreateSerializer,
-        responses={201: EndpointWithSecretSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         data = valid_body(EndpointCreateSerializer, request)
@@ -90,23 +91,23 @@ class WebhookListView(_Base, PagedListView):
 
 
 class WebhookDetailView(_Base):
-    @extend_schema(
-        operation_id="webhooks_get",
+    @row_answer(
+        "webhooks_get",
+        EndpointSerializer,
         tags=TAG,
         parameters=[ENDPOINT_ID],
         summary="Get one webhook endpoint",
-        responses={200: EndpointSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
         return Response(EndpointSerializer(_endpoint(request, pk)).data)
 
-    @extend_schema(
-        operation_id="webhooks_update",
+    @row_change(
+        "webhooks_update",
+        EndpointUpdateSerializer,
+        EndpointSerializer,
         tags=TAG,
         parameters=[ENDPOINT_ID],
         summary="Change an endpoint's URL, events or description",
-        request=EndpointUpdateSerializer,
-        responses={200: EndpointSerializer, **errors(400, 404, 413, 415)},
     )
     def patch(self, request: Request, pk: int) -> Response:
         endpoint = _endpoint(request, pk)
@@ -133,15 +134,14 @@ _SECRET = inline_serializer(
 
 
 class WebhookSecretView(_Base):
-    @extend_schema(
-        operation_id="webhooks_rotate_secret",
+    @row_action(
+        "webhooks_rotate_secret",
+        _SECRET,
         tags=TAG,
         parameters=[ENDPOINT_ID],
         summary="Replace the endpoint's signing secret",
         description="The old secret signs nothing from now on; the new one is shown only "
         "in this answer.",
-        request=None,
-        responses={200: _SECRET, **errors(400, 404)},
     )
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
@@ -164,14 +164,13 @@ class _Switch(_Base):
 
 def _switch_schema(operation_id: str, summary: str, description: str) -> Any:
     return extend_schema_view(
-        post=extend_schema(
-            operation_id=operation_id,
+        post=row_action(
+            operation_id,
+            EndpointSerializer,
             tags=TAG,
             parameters=[ENDPOINT_ID],
             summary=summary,
             description=description,
-            request=None,
-            responses={200: EndpointSerializer, **errors(400, 404)},
         )
     )
 
@@ -195,15 +194,14 @@ class WebhookResumeView(_Switch):
 
 
 class WebhookPingView(_Base):
-    @extend_schema(
-        operation_id="webhooks_ping",
+    @row_action(
+        "webhooks_ping",
+        DeliverySerializer,
         tags=TAG,
         parameters=[ENDPOINT_ID],
         summary="Send a test event (ping) to the endpoint now",
         description="Sent at once, outside the endpoint's queue (also when paused), and "
         "logged; the answer is the delivery with its outcome.",
-        request=None,
-        responses={200: DeliverySerializer, **errors(400, 404)},
     )
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
@@ -215,8 +213,9 @@ class WebhookPingView(_Base):
 class WebhookDeliveriesView(_Base, PagedListView):
     serializer_class = DeliverySerializer
 
-    @extend_schema(
-        operation_id="webhooks_deliveries",
+    @operation(
+        "webhooks_deliveries",
+        DeliverySerializer(many=True),
         tags=TAG,
         parameters=[
             ENDPOINT_ID,
@@ -228,7 +227,7 @@ class WebhookDeliveriesView(_Base, PagedListView):
             ),
         ],
         summary="List an endpoint's deliveries, newest first, with every attempt",
-        responses={200: DeliverySerializer(many=True), **errors(400, 404)},
+        failures=(400, 404),
     )
     def get(self, request: Request, pk: int) -> Response:
         endpoint = _endpoint(request, pk)
