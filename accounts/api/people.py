@@ -7,7 +7,7 @@ external ids it created. Ids are path segments, URL-encoded (see docs/apps.md).
 
 from django.core.exceptions import ValidationError
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,8 +27,8 @@ from accounts.auth import IsAppToken
 from accounts.models import ApiToken, AppPerson, AppToken
 from core.api import TokenRateThrottle
 from core.api_views import PagedListView, valid_body
-from core.openapi import path_id
-from core.serializers import errors, object_id, refuse_body
+from core.openapi import errors, operation, path_id, row_action, row_answer, row_change, row_erase
+from core.serializers import object_id, refuse_body
 from privacy.services import memory_erase_user
 
 TAG = ["apps"]
@@ -40,6 +40,7 @@ USER_ID = OpenApiParameter(
     "person answers 404 like a missing one.",
 )
 TOKEN_ID = path_id("The token's id, from the person's token list.")
+APP_FAILURES = (401, 403, 404)  # 403: not an app token, or one acting for a person
 
 
 class AppTokenRateThrottle(TokenRateThrottle):
@@ -78,13 +79,14 @@ def person_erase(*, person: AppPerson) -> dict[str, int]:
 
 
 class AppMeView(AppOwnEndpoint, APIView):
-    @extend_schema(
-        operation_id="app_get",
+    @operation(
+        "app_get",
+        MeSerializer,
         tags=TAG,
         summary="The app this token belongs to",
         description="Its name, how many people it has, its tokens (no secrets) and the "
         "token of this request.",
-        responses={200: MeSerializer, **errors(401, 403)},
+        failures=(401, 403),
     )
     def get(self, request: Request) -> Response:
         app = people.app_list().get(pk=request.user.app.pk)
@@ -95,12 +97,13 @@ class AppMeView(AppOwnEndpoint, APIView):
 class PeopleView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonSerializer
 
-    @extend_schema(
-        operation_id="people_list",
+    @operation(
+        "people_list",
+        PersonSerializer(many=True),
         tags=TAG,
         summary="List the app's people",
         description="Oldest first, paged (`page`, `page_size`).",
-        responses={200: PersonSerializer(many=True), **errors(401, 403, 404)},
+        failures=APP_FAILURES,
     )
     def get(self, request: Request) -> Response:
         return self.paged(people.person_list(app=request.user.app))
@@ -125,26 +128,27 @@ class PeopleView(AppOwnEndpoint, PagedListView):
 
 
 class PersonDetailView(AppOwnEndpoint, APIView):
-    @extend_schema(
-        operation_id="people_get",
+    @row_answer(
+        "people_get",
+        PersonSerializer,
         tags=TAG,
         parameters=[USER_ID],
         summary="Get one person",
-        responses={200: PersonSerializer, **errors(401, 403, 404)},
+        failures=APP_FAILURES,
     )
     def get(self, request: Request, user_id: str) -> Response:
         return Response(PersonSerializer(_person(request, user_id)).data)
 
-    @extend_schema(
-        operation_id="people_erase",
+    @row_action(
+        "people_erase",
+        PersonErasedSerializer,
         tags=TAG,
         parameters=[USER_ID],
         summary="Erase a person: everything of theirs, then their account",
         description="Hard-deletes every memory, version, turn, session, tool call and "
         "queued task of the person (as the account erase does), then the account with "
         "its tokens and agents. Cannot be undone; the user_id is free again afterwards.",
-        request=None,
-        responses={200: PersonErasedSerializer, **errors(401, 403, 404)},
+        failures=APP_FAILURES,
     )
     def delete(self, request: Request, user_id: str) -> Response:
         refuse_body(request.data)
@@ -156,26 +160,29 @@ class PersonDetailView(AppOwnEndpoint, APIView):
 class PersonTokensView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonTokenSerializer
 
-    @extend_schema(
-        operation_id="people_tokens_list",
+    @row_answer(
+        "people_tokens_list",
+        PersonTokenSerializer(many=True),
         tags=TAG,
         parameters=[USER_ID],
         summary="List the tokens the app issued to a person",
-        responses={200: PersonTokenSerializer(many=True), **errors(401, 403, 404)},
+        failures=APP_FAILURES,
     )
     def get(self, request: Request, user_id: str) -> Response:
         person = _person(request, user_id)
         return self.paged(people.person_tokens(app=request.user.app, person=person))
 
-    @extend_schema(
-        operation_id="people_tokens_issue",
+    @row_change(
+        "people_tokens_issue",
+        PersonTokenCreateSerializer,
+        NewPersonTokenSerializer,
+        status=201,
         tags=TAG,
         parameters=[USER_ID],
         summary="Issue a token to a person (for their own agent to hold)",
         description="The token acts only as this person, like a token they made "
         "themselves. Its secret is in this answer only.",
-        request=PersonTokenCreateSerializer,
-        responses={201: NewPersonTokenSerializer, **errors(400, 401, 403, 404)},
+        failures=(400, *APP_FAILURES),
     )
     def post(self, request: Request, user_id: str) -> Response:
         person = _person(request, user_id)
@@ -191,14 +198,14 @@ class PersonTokensView(AppOwnEndpoint, PagedListView):
 
 
 class PersonTokenDetailView(AppOwnEndpoint, APIView):
-    @extend_schema(
-        operation_id="people_tokens_revoke",
+    @row_erase(
+        "people_tokens_revoke",
+        "Revoked.",
         tags=TAG,
         parameters=[USER_ID, TOKEN_ID],
         summary="Revoke a token the app issued to a person",
         description="It stops working with the next request. Revoking twice is fine.",
-        request=None,
-        responses={204: OpenApiResponse(description="Revoked."), **errors(401, 403, 404)},
+        failures=APP_FAILURES,
     )
     def delete(self, request: Request, user_id: str, pk: int) -> Response:
         refuse_body(request.data)
