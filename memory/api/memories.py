@@ -6,7 +6,7 @@ search entry point, and serializes the answer.
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,8 +21,16 @@ from accounts.agents import (
 )
 from accounts.services import user_context
 from core.api_views import PagedListView
-from core.openapi import path_id
-from core.serializers import OneOrMany, errors, object_id, one_or_many, refuse_body
+from core.openapi import (
+    body_action,
+    operation,
+    path_id,
+    row_action,
+    row_answer,
+    row_change,
+    row_erase,
+)
+from core.serializers import OneOrMany, object_id, one_or_many, refuse_body
 from memory import selectors, services
 from memory.api.serializers import (
     ForgetBulkResultSerializer,
@@ -104,18 +112,22 @@ def write_source(request: Request) -> str:
 class MemoryListCreateView(PagedListView):
     serializer_class = MemorySerializer
 
-    @extend_schema(
-        operation_id="memories_list",
+    @operation(
+        "memories_list",
+        MemorySerializer(many=True),
         tags=TAG,
         summary="List memories",
         parameters=[MemoryListQuerySerializer],
-        responses={200: MemorySerializer(many=True), **errors(400, 404)},
+        failures=(400, 404),
     )
     def get(self, request: Request) -> Response:
         return self.filtered(request, MemoryListQuerySerializer, selectors.memory_list)
 
-    @extend_schema(
-        operation_id="memories_remember",
+    @body_action(
+        "memories_remember",
+        one_or_many("Remember", MemoryCreateSerializer),
+        one_or_many("Remembered", MemoryCreatedSerializer),
+        status=201,
         examples=REMEMBER_EXAMPLES,
         tags=TAG,
         summary="Remember one item or a batch",
@@ -129,11 +141,6 @@ class MemoryListCreateView(PagedListView):
             "else: another place, day, number, name or a negation; reconciliation judges "
             "the pair) or `new`. A batch is stored all or nothing."
         ),
-        request=one_or_many("Remember", MemoryCreateSerializer),
-        responses={
-            201: one_or_many("Remembered", MemoryCreatedSerializer),
-            **errors(400, 413, 415),
-        },
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(
@@ -181,20 +188,22 @@ def _switched(request: Request, pk: int, switch: Callable[..., KnowledgeItem]) -
 
 
 class MemoryDetailView(APIView):
-    @extend_schema(
-        operation_id="memories_get",
+    @row_answer(
+        "memories_get",
+        MemoryDetailSerializer,
         parameters=[MEMORY_ID],
         tags=TAG,
         summary="Get one memory",
         description="A forgotten item answers 404 until it is restored. `conflicts` lists "
         "the items it may contradict (linked when stored, until reconciliation judges them).",
-        responses={200: MemoryDetailSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
         return Response(MemoryDetailSerializer(not_forgotten(request.user, pk)).data)
 
-    @extend_schema(
-        operation_id="memories_update",
+    @row_change(
+        "memories_update",
+        MemoryUpdateSerializer,
+        MemorySerializer,
         examples=UPDATE_EXAMPLES,
         parameters=[MEMORY_ID],
         tags=TAG,
@@ -207,8 +216,6 @@ class MemoryDetailView(APIView):
             "another item replaced changes that item (the answer carries its id). A "
             "forgotten item answers 404."
         ),
-        request=MemoryUpdateSerializer,
-        responses={200: MemorySerializer, **errors(400, 404, 413, 415)},
     )
     def patch(self, request: Request, pk: int) -> Response:
         target = current_not_forgotten(request.user, pk)
@@ -223,34 +230,34 @@ class MemoryDetailView(APIView):
         )
         return Response(MemorySerializer(item).data)
 
-    @extend_schema(
-        operation_id="memories_forget",
+    @row_answer(
+        "memories_forget",
+        MemorySerializer,
         parameters=[MEMORY_ID],
         tags=TAG,
         summary="Forget a memory (soft delete)",
         description="Hidden from search, listings and prompts at once; restorable.",
-        responses={200: MemorySerializer, **errors(404)},
     )
     def delete(self, request: Request, pk: int) -> Response:
         return _switched(request, pk, services.memory_forget)
 
 
 class MemoryRestoreView(APIView):
-    @extend_schema(
-        operation_id="memories_restore",
+    @row_action(
+        "memories_restore",
+        MemorySerializer,
         parameters=[MEMORY_ID],
         tags=TAG,
         summary="Restore a forgotten memory",
-        request=None,
-        responses={200: MemorySerializer, **errors(404)},
+        failures=(404,),
     )
     def post(self, request: Request, pk: int) -> Response:
         return _switched(request, pk, services.memory_restore)
 
 
 class MemoryEraseView(APIView):
-    @extend_schema(
-        operation_id="memories_erase",
+    @row_erase(
+        "memories_erase",
         parameters=[MEMORY_ID],
         tags=TAG,
         summary="Erase a memory (hard delete)",
@@ -258,8 +265,6 @@ class MemoryEraseView(APIView):
             "Removes the row, its versions, the items it replaced, its full-text entry "
             "and its vector; nothing older becomes current. Cannot be undone."
         ),
-        request=None,
-        responses={204: OpenApiResponse(description="Erased."), **errors(404)},
     )
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
@@ -268,8 +273,10 @@ class MemoryEraseView(APIView):
 
 
 class MemorySearchView(APIView):
-    @extend_schema(
-        operation_id="memories_recall",
+    @body_action(
+        "memories_recall",
+        RecallSerializer,
+        RecallResultSerializer,
         examples=RECALL_EXAMPLES,
         tags=TAG,
         summary="Recall: search memory",
@@ -278,8 +285,6 @@ class MemorySearchView(APIView):
             "only with include_sensitive. Each returned item is marked as used "
             "(confidence +0.02, use_count +1, last_used)."
         ),
-        request=RecallSerializer,
-        responses={200: RecallResultSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         query = RecallSerializer(data=request.data, context=user_context(request.user))
@@ -292,8 +297,10 @@ class MemorySearchView(APIView):
 
 
 class MemoryForgetBulkView(APIView):
-    @extend_schema(
-        operation_id="memories_forget_bulk",
+    @body_action(
+        "memories_forget_bulk",
+        ForgetBulkSerializer,
+        ForgetBulkResultSerializer,
         examples=FORGET_EXAMPLES,
         tags=TAG,
         summary="Forget many memories (soft, restorable)",
@@ -302,8 +309,6 @@ class MemoryForgetBulkView(APIView):
             '("12h", "30d", "2w", "6m", "1y"), categories. At least one filter is required. '
             "dry_run only counts."
         ),
-        request=ForgetBulkSerializer,
-        responses={200: ForgetBulkResultSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         given = ForgetBulkSerializer(data=request.data)
@@ -313,15 +318,16 @@ class MemoryForgetBulkView(APIView):
 
 
 class MemoryUpcomingView(APIView):
-    @extend_schema(
-        operation_id="memories_upcoming",
+    @operation(
+        "memories_upcoming",
+        MemoryListResultSerializer,
         tags=TAG,
         summary="Upcoming and overdue items",
         description=(
             "Active items due within `days` or overdue, not yet reminded since they became due."
         ),
         parameters=[UpcomingQuerySerializer],
-        responses={200: MemoryListResultSerializer, **errors(400)},
+        failures=(400,),
     )
     def get(self, request: Request) -> Response:
         query = UpcomingQuerySerializer(data=request.query_params.dict())
