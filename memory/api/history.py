@@ -5,13 +5,14 @@ these endpoints list them, bring one back on request, and erase one for good.
 """
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.serializers import errors, object_id, refuse_body
+from core.openapi import operation, row_action, row_erase
+from core.serializers import object_id, refuse_body
 from memory import lineage
 from memory.api.history_serializers import HistoryQuerySerializer, HistorySerializer
 from memory.api.memories import (
@@ -34,8 +35,9 @@ VERSION_ID = OpenApiParameter(
 
 
 class MemoryHistoryView(APIView):
-    @extend_schema(
-        operation_id="memories_history",
+    @operation(
+        "memories_history",
+        HistorySerializer,
         parameters=[MEMORY_ID, HistoryQuerySerializer],
         tags=TAG,
         summary="A memory's history",
@@ -45,7 +47,7 @@ class MemoryHistoryView(APIView):
             "name), and why. An id that another item replaced answers with the history "
             "of the item that replaced it (`item_id`). A forgotten item answers 404."
         ),
-        responses={200: HistorySerializer, **errors(400, 404)},
+        failures=(400, 404),
     )
     def get(self, request: Request, pk: int) -> Response:
         query = HistoryQuerySerializer(data=request.query_params.dict())
@@ -56,8 +58,8 @@ class MemoryHistoryView(APIView):
 
 
 class MemoryVersionView(APIView):
-    @extend_schema(
-        operation_id="memories_version_erase",
+    @row_erase(
+        "memories_version_erase",
         parameters=[MEMORY_ID, VERSION_ID],
         tags=TAG,
         summary="Erase one version of a memory",
@@ -65,8 +67,6 @@ class MemoryVersionView(APIView):
             "Removes that earlier text for good (and redacts the turn it was learned "
             "from). The memory and its other versions stay as they are."
         ),
-        request=None,
-        responses={204: OpenApiResponse(description="Erased."), **errors(404)},
     )
     def delete(self, request: Request, pk: int, version_id: int) -> Response:
         refuse_body(request.data)
@@ -77,8 +77,9 @@ class MemoryVersionView(APIView):
 
 
 class MemoryVersionRestoreView(APIView):
-    @extend_schema(
-        operation_id="memories_version_restore",
+    @row_action(
+        "memories_version_restore",
+        MemorySerializer,
         parameters=[MEMORY_ID, VERSION_ID],
         tags=TAG,
         summary="Restore one version of a memory",
@@ -87,8 +88,6 @@ class MemoryVersionRestoreView(APIView):
             "becomes the memory's current state; the current state becomes a version. "
             "A forgotten item answers 404."
         ),
-        request=None,
-        responses={200: MemorySerializer, **errors(400, 404)},
     )
     def post(self, request: Request, pk: int, version_id: int) -> Response:
         refuse_body(request.data)
