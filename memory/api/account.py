@@ -20,8 +20,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api_views import PagedListView
-from core.openapi import path_id
-from core.serializers import errors, object_id
+from core.openapi import errors, operation, path_id, row_answer
+from core.serializers import object_id
 from learning.llm.status import llm_stats
 from memory import import_jobs, selectors
 from memory.models import ImportJob
@@ -33,8 +33,18 @@ _COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 
 class StatsView(APIView):
-    @extend_schema(
-        operation_id="stats_get",
+    @operation(
+        "stats_get",
+        inline_serializer(
+            "Stats",
+            {
+                "knowledge": serializers.DictField(),
+                "conversations": _COUNTS,
+                "tool_calls": _COUNTS,
+                "embeddings": serializers.DictField(),
+                "extraction": _COUNTS,
+            },
+        ),
         tags=TAG,
         summary="Memory statistics",
         description=(
@@ -42,19 +52,6 @@ class StatsView(APIView):
             "and sensitive items; sessions and turns; tool calls; embedding coverage; the "
             "extraction backlog."
         ),
-        responses={
-            200: inline_serializer(
-                "Stats",
-                {
-                    "knowledge": serializers.DictField(),
-                    "conversations": _COUNTS,
-                    "tool_calls": _COUNTS,
-                    "embeddings": serializers.DictField(),
-                    "extraction": _COUNTS,
-                },
-            ),
-            **errors(),
-        },
     )
     def get(self, request: Request) -> Response:
         user = request.user
@@ -73,18 +70,14 @@ def _results_schema(
     (`names`: the answer's and the row's)."""
     name, row = names
     return extend_schema_view(
-        get=extend_schema(
-            operation_id=operation_id,
+        get=operation(
+            operation_id,
+            inline_serializer(name, {"results": inline_serializer(row, fields, many=True)}),
             tags=TAG,
             summary=summary,
             description=description,
             parameters=[query],
-            responses={
-                200: inline_serializer(
-                    name, {"results": inline_serializer(row, fields, many=True)}
-                ),
-                **errors(400),
-            },
+            failures=(400,),
         )
     )
 
@@ -261,28 +254,29 @@ class ImportView(APIView):
 class ImportJobListView(PagedListView):
     serializer_class = ImportJobSerializer
 
-    @extend_schema(
+    @operation(
+        "imports_list",
+        ImportJobSerializer(many=True),
         tags=TAG,
-        operation_id="imports_list",
         summary="Imports run by a worker",
         description="The caller's large imports with their progress, newest first.",
-        responses={200: ImportJobSerializer(many=True), **errors(404)},
+        failures=(404,),
     )
     def get(self, request: Request) -> Response:
         return self.paged(selectors.import_jobs_list(user=request.user))
 
 
 class ImportJobDetailView(APIView):
-    @extend_schema(
+    @row_answer(
+        "imports_get",
+        ImportJobSerializer,
         tags=TAG,
-        operation_id="imports_get",
         parameters=[path_id("The import's id (from the import answer or the imports list).")],
         summary="One import's progress",
         description=(
             "`status`: queued, running, done or failed (with `error`); `records_done` of "
             "`records_total`; `created` and `skipped` per record type so far."
         ),
-        responses={200: ImportJobSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
         job = selectors.import_job_get(user=request.user, job_id=object_id(pk))
