@@ -4,7 +4,6 @@ from typing import Any
 
 from drf_spectacular.utils import (
     OpenApiExample,
-    extend_schema,
     extend_schema_field,
     extend_schema_serializer,
     extend_schema_view,
@@ -16,7 +15,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_active_context, request_agent, request_context
-from core.serializers import StrictSerializer, errors
+from core.openapi import body_action, operation
+from core.serializers import StrictSerializer
 from memory import agent_prompt, agent_tools
 from memory.services import memory_seen
 
@@ -49,13 +49,14 @@ def _block_schema(
     key: str,
 ) -> Any:
     """The schema of a block read by a query string, answered `{key: text}`."""
-    return extend_schema(
-        operation_id=operation_id,
+    return operation(
+        operation_id,
+        inline_serializer(name, {key: serializers.CharField()}),
         tags=["prompt"],
         summary=summary,
         description=description,
         parameters=[query],
-        responses={200: inline_serializer(name, {key: serializers.CharField()}), **errors(400)},
+        failures=(400,),
     )
 
 
@@ -126,20 +127,17 @@ class DynamicContextView(_BlockView):
 
 
 class ToolListView(APIView):
-    @extend_schema(
-        operation_id="tools_list",
+    @operation(
+        "tools_list",
+        inline_serializer(
+            "ToolList", {"tools": serializers.ListField(child=serializers.DictField())}
+        ),
         tags=["tools"],
         summary="The memory tools (OpenAI function-calling schemas)",
         description=(
             "Hand `tools` to any OpenAI-compatible chat API unchanged. `extract` (a text "
             "into atomic facts) is listed while the server has a language model."
         ),
-        responses={
-            200: inline_serializer(
-                "ToolList", {"tools": serializers.ListField(child=serializers.DictField())}
-            ),
-            **errors(),
-        },
     )
     def get(self, request: Request) -> Response:
         return Response({"tools": agent_tools.tools_offered()})
@@ -178,8 +176,18 @@ _EXAMPLES = [
 
 
 class ToolCallView(APIView):
-    @extend_schema(
-        operation_id="tools_call",
+    @body_action(
+        "tools_call",
+        ToolCallSerializer,
+        inline_serializer(
+            "ToolResult",
+            {
+                "name": serializers.CharField(),
+                "ok": serializers.BooleanField(),
+                "result": serializers.DictField(required=False),
+                "error": serializers.DictField(required=False),
+            },
+        ),
         tags=["tools"],
         summary="Run one tool call",
         description=(
@@ -189,20 +197,7 @@ class ToolCallView(APIView):
             '"message", "fields"?}}` for bad arguments, unknown tools or ids; send the '
             "body back to the model as the tool result."
         ),
-        request=ToolCallSerializer,
         examples=_EXAMPLES,
-        responses={
-            200: inline_serializer(
-                "ToolResult",
-                {
-                    "name": serializers.CharField(),
-                    "ok": serializers.BooleanField(),
-                    "result": serializers.DictField(required=False),
-                    "error": serializers.DictField(required=False),
-                },
-            ),
-            **errors(400, 413, 415),
-        },
     )
     def post(self, request: Request) -> Response:
         call = ToolCallSerializer(data=request.data)
