@@ -1,6 +1,6 @@
 """Conversation turns, past-conversation search, sessions and tool calls."""
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -24,8 +24,8 @@ from conversations.api.serializers import (
 )
 from conversations.services import recording
 from core.api_views import PagedListView
-from core.openapi import SESSION_ID, path_id
-from core.serializers import OneOrMany, errors, object_id, one_or_many
+from core.openapi import SESSION_ID, body_action, operation, path_id, row_answer
+from core.serializers import OneOrMany, object_id, one_or_many
 
 TURN_EXAMPLES = [
     OpenApiExample(
@@ -77,8 +77,11 @@ TOOL_CALL_EXAMPLES = [
 
 
 class TurnCreateView(APIView):
-    @extend_schema(
-        operation_id="turns_log",
+    @body_action(
+        "turns_log",
+        one_or_many("TurnLog", TurnCreateSerializer),
+        one_or_many("TurnsLogged", TurnSerializer),
+        status=201,
         examples=TURN_EXAMPLES,
         tags=["conversations"],
         summary="Log one turn or a batch",
@@ -88,8 +91,6 @@ class TurnCreateView(APIView):
             "user). Answers the stored turns with their ids: an object for an object, a "
             "list for a list."
         ),
-        request=one_or_many("TurnLog", TurnCreateSerializer),
-        responses={201: one_or_many("TurnsLogged", TurnSerializer), **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(
@@ -110,8 +111,9 @@ TURN_ID = path_id("The turn's id. Another user's id answers 404, like a missing 
 
 
 class TurnDetailView(APIView):
-    @extend_schema(
-        operation_id="conversations_turn_get",
+    @row_answer(
+        "conversations_turn_get",
+        TurnSerializer,
         parameters=[TURN_ID],
         tags=["conversations"],
         summary="One turn by id (what a memory's source_turn points at)",
@@ -120,7 +122,6 @@ class TurnDetailView(APIView):
             "search hit's id) read back as what was said, and where (`session_id`, for "
             "`GET conversations/sessions/{session_id}/`)."
         ),
-        responses={200: TurnSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
         turn = selectors.turn_get(user=request.user, turn_id=object_id(pk))
@@ -128,8 +129,10 @@ class TurnDetailView(APIView):
 
 
 class TurnSearchView(APIView):
-    @extend_schema(
-        operation_id="conversations_search",
+    @body_action(
+        "conversations_search",
+        TurnSearchSerializer,
+        TurnSearchResultSerializer,
         examples=SEARCH_EXAMPLES,
         tags=["conversations"],
         summary="Search past conversations",
@@ -137,8 +140,6 @@ class TurnSearchView(APIView):
             "Keywords and/or a time range over the caller's turns: best match first with "
             "a query, newest first with only a time range."
         ),
-        request=TurnSearchSerializer,
-        responses={200: TurnSearchResultSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         query = TurnSearchSerializer(data=request.data, context=user_context(request.user))
@@ -150,11 +151,12 @@ class TurnSearchView(APIView):
 class SessionListView(PagedListView):
     serializer_class = SessionSerializer
 
-    @extend_schema(
-        operation_id="sessions_list",
+    @operation(
+        "sessions_list",
+        SessionSerializer(many=True),
         tags=["conversations"],
         summary="List sessions",
-        responses={200: SessionSerializer(many=True), **errors(404)},
+        failures=(404,),
     )
     def get(self, request: Request) -> Response:
         return self.paged(selectors.sessions_list(user=request.user))
@@ -163,12 +165,12 @@ class SessionListView(PagedListView):
 class SessionDetailView(GenericAPIView):
     serializer_class = SessionDetailSerializer
 
-    @extend_schema(
-        operation_id="sessions_get",
+    @row_answer(
+        "sessions_get",
+        SessionDetailSerializer,
         parameters=[SESSION_ID],
         tags=["conversations"],
         summary="One session and a page of its turns",
-        responses={200: SessionDetailSerializer, **errors(404)},
     )
     def get(self, request: Request, session_id: str) -> Response:
         session = selectors.session_get(user=request.user, session_id=session_id)
@@ -181,23 +183,25 @@ class SessionDetailView(GenericAPIView):
 class ToolCallListCreateView(PagedListView):
     serializer_class = ToolCallSerializer
 
-    @extend_schema(
-        operation_id="tool_calls_list",
+    @operation(
+        "tool_calls_list",
+        ToolCallSerializer(many=True),
         tags=["tool calls"],
         summary="List tool calls",
         parameters=[ToolCallListQuerySerializer],
-        responses={200: ToolCallSerializer(many=True), **errors(400, 404)},
+        failures=(400, 404),
     )
     def get(self, request: Request) -> Response:
         return self.filtered(request, ToolCallListQuerySerializer, selectors.tool_calls_list)
 
-    @extend_schema(
-        operation_id="tool_calls_log",
+    @body_action(
+        "tool_calls_log",
+        ToolCallCreateSerializer,
+        ToolCallSerializer,
+        status=201,
         examples=TOOL_CALL_EXAMPLES,
         tags=["tool calls"],
         summary="Log a tool call",
-        request=ToolCallCreateSerializer,
-        responses={201: ToolCallSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         given = ToolCallCreateSerializer(data=request.data, context=user_context(request.user))
@@ -209,12 +213,12 @@ class ToolCallListCreateView(PagedListView):
 
 
 class ToolCallSummaryView(APIView):
-    @extend_schema(
-        operation_id="tool_calls_summary",
+    @operation(
+        "tool_calls_summary",
+        ToolSummaryResultSerializer,
         tags=["tool calls"],
         summary="Per-tool summary",
         description="Per tool: calls, success rate, mean duration, last error.",
-        responses={200: ToolSummaryResultSerializer, **errors()},
     )
     def get(self, request: Request) -> Response:
         rows = selectors.tool_summary(user=request.user)
