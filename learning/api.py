@@ -6,7 +6,6 @@ no usable answer, is a 503 with the usual error shape (never a 500).
 
 from drf_spectacular.utils import (
     OpenApiExample,
-    extend_schema,
     extend_schema_serializer,
     inline_serializer,
 )
@@ -24,8 +23,8 @@ from accounts.agents import (
     with_context,
 )
 from conversations.models import Session
-from core.openapi import SESSION_ID
-from core.serializers import StrictSerializer, errors, refuse_body
+from core.openapi import BODY_ERRORS, SESSION_ID, body_action, operation, row_action
+from core.serializers import StrictSerializer, refuse_body
 from learning.consolidation import consolidate_session
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError
@@ -74,8 +73,13 @@ class ExtractIn(StrictSerializer):
 
 
 class ExtractView(APIView):
-    @extend_schema(
-        operation_id="memories_extract",
+    @body_action(
+        "memories_extract",
+        ExtractIn,
+        inline_serializer(
+            "ExtractResult",
+            {"facts": ExtractedFact(many=True), "stored": serializers.IntegerField()},
+        ),
         examples=[
             OpenApiExample(
                 "meeting notes",
@@ -90,14 +94,7 @@ class ExtractView(APIView):
         ],
         tags=["memories"],
         summary="Decompose a text blob into atomic facts (stored when store=true)",
-        request=ExtractIn,
-        responses={
-            200: inline_serializer(
-                "ExtractResult",
-                {"facts": ExtractedFact(many=True), "stored": serializers.IntegerField()},
-            ),
-            **errors(400, 413, 415, 503),
-        },
+        failures=(*BODY_ERRORS, 503),
     )
     def post(self, request: Request) -> Response:
         data = ExtractIn(data=request.data)
@@ -114,26 +111,23 @@ class ExtractView(APIView):
 
 
 class ConsolidateView(APIView):
-    @extend_schema(
-        operation_id="sessions_consolidate",
+    @row_action(
+        "sessions_consolidate",
+        inline_serializer(
+            "ConsolidateResult",
+            {
+                "status": serializers.CharField(),
+                "session_id": serializers.CharField(),
+                "turns_consolidated": serializers.IntegerField(),
+                "summary": serializers.CharField(required=False),
+                "note_id": serializers.IntegerField(required=False, allow_null=True),
+                "facts": ExtractedFact(many=True, required=False),
+            },
+        ),
         tags=["conversations"],
         parameters=[SESSION_ID],
         summary="Consolidate a session now: a summary note plus knowledge items",
-        request=None,
-        responses={
-            200: inline_serializer(
-                "ConsolidateResult",
-                {
-                    "status": serializers.CharField(),
-                    "session_id": serializers.CharField(),
-                    "turns_consolidated": serializers.IntegerField(),
-                    "summary": serializers.CharField(required=False),
-                    "note_id": serializers.IntegerField(required=False, allow_null=True),
-                    "facts": ExtractedFact(many=True, required=False),
-                },
-            ),
-            **errors(404, 503),
-        },
+        failures=(404, 503),
     )
     def post(self, request: Request, session_id: str) -> Response:
         refuse_body(request.data)
@@ -156,8 +150,18 @@ class ProfileQuerySerializer(StrictSerializer):
 
 
 class ProfileView(APIView):
-    @extend_schema(
-        operation_id="prompt_profile",
+    @operation(
+        "prompt_profile",
+        inline_serializer(
+            "Profile",
+            {
+                "profile": serializers.CharField(),
+                "bullets": serializers.ListField(child=serializers.CharField()),
+                "source": serializers.ChoiceField(choices=["llm", "raw"]),
+                "stale": serializers.BooleanField(),
+                "generated_at": serializers.DateTimeField(allow_null=True),
+            },
+        ),
         tags=["prompt"],
         summary="The user's distilled profile block (<= 20 bullets) for a system prompt",
         description="Distilled per context (the items of the context plus global; without "
@@ -167,19 +171,6 @@ class ProfileView(APIView):
         "without one), `source` is raw: the ranked items themselves. Handing the block "
         "out counts as use of its items (decay).",
         parameters=[ProfileQuerySerializer],
-        responses={
-            200: inline_serializer(
-                "Profile",
-                {
-                    "profile": serializers.CharField(),
-                    "bullets": serializers.ListField(child=serializers.CharField()),
-                    "source": serializers.ChoiceField(choices=["llm", "raw"]),
-                    "stale": serializers.BooleanField(),
-                    "generated_at": serializers.DateTimeField(allow_null=True),
-                },
-            ),
-            **errors(),
-        },
     )
     def get(self, request: Request) -> Response:
         query = ProfileQuerySerializer(data=request.query_params.dict())

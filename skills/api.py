@@ -4,15 +4,14 @@ and an id of theirs answers 404 like a missing one."""
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_agent
-from core.openapi import path_id
-from core.serializers import StrictSerializer, errors, object_id, refuse_body
+from core.openapi import body_action, operation, path_id, row_action
+from core.serializers import StrictSerializer, object_id, refuse_body
 from skills.models import Skill
 from skills.search import MIN_RELEVANCE, SkillHit, skills_search
 from skills.services import skill_validate_for
@@ -67,18 +66,21 @@ def _answer(request: Request, hits: list[SkillHit]) -> dict[str, Any]:
 
 
 class SkillSearchView(APIView):
-    @extend_schema(
-        operation_id="skills_search_get",
+    @operation(
+        "skills_search_get",
+        SkillSearchResultSerializer,
         tags=TAG,
         summary="Search your agent type's skills (query string)",
         parameters=[SkillSearchSerializer],
-        responses={200: SkillSearchResultSerializer, **errors(400)},
+        failures=(400,),
     )
     def get(self, request: Request) -> Response:
         return self._search(request, request.query_params.dict())
 
-    @extend_schema(
-        operation_id="skills_search",
+    @body_action(
+        "skills_search",
+        SkillSearchSerializer,
+        SkillSearchResultSerializer,
         tags=TAG,
         summary="Search your agent type's skills (recall_skills)",
         description=(
@@ -86,8 +88,6 @@ class SkillSearchView(APIView):
             "first. Skills are shared by every user's agents of that type and scrubbed of "
             "personal data before they are stored; an agent without a type has none."
         ),
-        request=SkillSearchSerializer,
-        responses={200: SkillSearchResultSerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         return self._search(request, request.data)
@@ -100,8 +100,9 @@ class SkillSearchView(APIView):
 
 
 class SkillValidateView(APIView):
-    @extend_schema(
-        operation_id="skills_validate",
+    @row_action(
+        "skills_validate",
+        SkillSerializer,
         tags=TAG,
         parameters=[SKILL_ID],
         summary="Say a skill worked again",
@@ -109,8 +110,6 @@ class SkillValidateView(APIView):
             "times_validated +1 and confidence up; it stops decaying for 90 days. A person "
             "counts once per skill: saying it again, from any of their agents, changes nothing."
         ),
-        request=None,
-        responses={200: SkillSerializer, **errors(400, 404)},
     )
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
