@@ -1,13 +1,14 @@
 """POST /api/v1/account/erase/: erase the caller's whole memory (or count it, dry run)."""
 
 from django.core.exceptions import ValidationError
-from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import extend_schema_serializer, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.serializers import StrictSerializer, errors
+from core.openapi import body_action
+from core.serializers import StrictSerializer
 from privacy.services import memory_erase_user
 
 _COUNTS = serializers.DictField(child=serializers.IntegerField())
@@ -20,8 +21,12 @@ class EraseRequestSerializer(StrictSerializer):
 
 
 class AccountEraseView(APIView):
-    @extend_schema(
-        operation_id="account_erase",
+    @body_action(
+        "account_erase",
+        EraseRequestSerializer,
+        inline_serializer(
+            "AccountEraseResult", {"dry_run": serializers.BooleanField(), "erased": _COUNTS}
+        ),
         tags=["account"],
         summary="Erase the caller's whole memory (cannot be undone)",
         description=(
@@ -30,13 +35,7 @@ class AccountEraseView(APIView):
             'queued background tasks that name them. Requires `{"confirm": true}`; '
             "`dry_run` only counts. The account, its tokens and settings stay."
         ),
-        request=EraseRequestSerializer,
-        responses={
-            200: inline_serializer("AccountEraseResult", {"dry_run": serializers.BooleanField(),
-                                                   "erased": _COUNTS}),
-            **errors(400, 413, 415),
-        },
-    )  # fmt: skip
+    )
     def post(self, request: Request) -> Response:
         given = EraseRequestSerializer(data=request.data)
         given.is_valid(raise_exception=True)
