@@ -27,8 +27,11 @@ from graph.vocabulary import RELATION_TYPES
 ALIASES_MAX = 200  # per entity in a file
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
+def _record(kind: str, row: Any, names: tuple[str, ...], **more: Any) -> dict[str, Any]:
+    """An export record of `row`: its id, the fields `names` (times as ISO text), `more`."""
+    values = {name: getattr(row, name) for name in names}
+    values = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in values.items()}
+    return {"type": kind, "id": row.pk, **values, **more}
 
 
 def graph_records(user: Any) -> Iterator[dict[str, Any]]:
@@ -42,32 +45,26 @@ def graph_records(user: Any) -> Iterator[dict[str, Any]]:
         )
     )
     for entity in entities.iterator(chunk_size=500):
-        yield {
-            "type": "entity",
-            "id": entity.pk,
-            "name": entity.name,
-            "kind": entity.kind,
-            "holder": entity.holder,
-            "aliases": [a.text for a in entity.aliases.all() if a.text != entity.name],
-            "items": [m.item_id for m in entity.mentions.all()],
-            "created_at": _iso(entity.created_at),
-            "updated_at": _iso(entity.updated_at),
-        }
+        yield _record(
+            "entity",
+            entity,
+            ("name", "kind", "holder", "created_at", "updated_at"),
+            aliases=[a.text for a in entity.aliases.all() if a.text != entity.name],
+            items=[m.item_id for m in entity.mentions.all()],
+        )
     relations = Relation.objects.for_user(user).order_by("pk").prefetch_related("turns")
     for relation in relations.iterator(chunk_size=500):
-        yield {
-            "type": "relation",
-            "id": relation.pk,
-            "subject": relation.subject_id,
-            "relation": relation.type,
-            "object": relation.object_id,
-            "valid_from": _iso(relation.valid_from),
-            "valid_to": _iso(relation.valid_to),
-            "ended_by": relation.ended_by_id,
-            "items": list(relation.item_ids),
-            "turns": sorted(t.pk for t in relation.turns.all()),
-            "created_at": _iso(relation.created_at),
-        }
+        yield _record(
+            "relation",
+            relation,
+            ("valid_from", "valid_to", "created_at"),
+            subject=relation.subject_id,
+            relation=relation.type,
+            object=relation.object_id,
+            ended_by=relation.ended_by_id,
+            items=list(relation.item_ids),
+            turns=sorted(t.pk for t in relation.turns.all()),
+        )
 
 
 def entity_import_clean(*, user: Any, fields: dict[str, Any]) -> dict[str, Any]:
