@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from core.ownership import OwnedModel
+from core.ownership import OwnedModel, unique_per_owner
 
 
 class AgentType(models.Model):
@@ -36,9 +36,7 @@ class Agent(OwnedModel):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "name"], name="agent_unique_name_per_owner")
-        ]
+        constraints = [unique_per_owner("name", name="agent_unique_name_per_owner")]
 
     def __str__(self) -> str:
         return self.name

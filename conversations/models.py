@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils import timezone
 
-from core.ownership import OwnedModel
+from core.ownership import OwnedModel, unique_per_owner
 
 ROLES = ["user", "assistant", "system", "tool"]
 TURN_CONTENT_MAX = 4000
@@ -22,9 +22,7 @@ class Session(OwnedModel):
     consolidation_attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "session_id"], name="session_unique_per_owner")
-        ]
+        constraints = [unique_per_owner("session_id", name="session_unique_per_owner")]
 
     def __str__(self) -> str:
         return self.session_id

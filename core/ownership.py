@@ -49,3 +49,8 @@ def own_row(user: Any, model: type[M], value: Any, *, field: str) -> M | None:
     if found is None:
         raise missing
     return found
+
+
+def unique_per_owner(*fields: str, name: str) -> models.UniqueConstraint:
+    """The constraint that no owner has two rows alike in `fields`."""
+    return models.UniqueConstraint(fields=["owner", *fields], name=name)

@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils import timezone
 
-from core.ownership import OwnedModel
+from core.ownership import OwnedModel, unique_per_owner
 from memory.models import CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 
 STATUSES = ["pending", "approved", "rejected"]
@@ -32,9 +32,7 @@ class Finding(OwnedModel):
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "fingerprint"], name="finding_once")
-        ]
+        constraints = [unique_per_owner("fingerprint", name="finding_once")]
         indexes = [models.Index(fields=["owner", "status", "created_at"], name="finding_queue")]
 
     def __str__(self) -> str:

@@ -9,7 +9,7 @@ from django.db import models
 from django.utils import timezone
 
 from conversations.models import Turn
-from core.ownership import OwnedModel
+from core.ownership import OwnedModel, unique_per_owner
 from graph.vocabulary import KINDS, RELATION_TYPES
 
 
@@ -39,9 +39,7 @@ class Alias(OwnedModel):
 
     class Meta:
         verbose_name_plural = "aliases"
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "key"], name="graph_alias_one_entity")
-        ]
+        constraints = [unique_per_owner("key", name="graph_alias_one_entity")]
 
 
 class Mention(OwnedModel):

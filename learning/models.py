@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from core.ownership import OwnedModel
+from core.ownership import OwnedModel, unique_per_owner
 
 
 class ProfileCache(models.Model):
@@ -22,9 +22,7 @@ class ProfileCache(models.Model):
 
     class Meta:
         db_table = "memory_profilecache"
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "context"], name="profile_cache_once")
-        ]
+        constraints = [unique_per_owner("context", name="profile_cache_once")]
 
     def __str__(self) -> str:
         return f"profile of user {self.owner_id} ({self.context or 'all'}) at {self.generation}"
@@ -41,9 +39,7 @@ class ReconciledPair(OwnedModel):
 
     class Meta:
         db_table = "memory_reconciledpair"
-        constraints = [
-            models.UniqueConstraint(fields=["owner", "low", "high"], name="reconciled_pair_once")
-        ]
+        constraints = [unique_per_owner("low", "high", name="reconciled_pair_once")]
 
     def __str__(self) -> str:
         return f"{self.low}~{self.high}: {self.outcome}"
