@@ -92,16 +92,22 @@ Parameter = OpenApiParameter | type[serializers.Serializer]
 Decorator = Callable[[Any], Any]
 
 
-class Shape(TypedDict, total=False):
-    """What every operation states besides its request and answer."""
+class Detail(TypedDict, total=False):
+    """What an operation of an `Operations` states besides its request and answer (the
+    tags, and the path parameters and errors all of them share, come from there)."""
 
-    tags: Required[list[str]]
     summary: Required[str]
     description: str
     parameters: list[Parameter]
     examples: list[OpenApiExample]
     status: int  # of the answer (default 200)
     failures: tuple[int, ...]  # error statuses besides 401 and 429
+
+
+class Shape(Detail):
+    """What every operation states besides its request and answer."""
+
+    tags: Required[list[str]]
 
 
 def operation(
@@ -148,3 +154,90 @@ def body_action(operation_id: str, body: Any, answer: Any, **shape: Unpack[Shape
     body."""
     shape.setdefault("failures", BODY_ERRORS)
     return operation(operation_id, answer, body=body, **shape)
+
+
+def paged(
+    operation_id: str, row: type[serializers.Serializer], **shape: Unpack[Shape]
+) -> Decorator:
+    """A list answered a page at a time (core.api_views.PagedListView), each entry by `row`:
+    or 404 for a page past the end."""
+    shape.setdefault("failures", (404,))
+    return operation(operation_id, row(many=True), **shape)
+
+
+def found_or_created(
+    operation_id: str, body: Any, answer: Any, **shape: Unpack[Shape]
+) -> Decorator:
+    """A body that names a row: 201 with a new one, 200 with the one there was already, or
+    a bad body."""
+    failures = shape.pop("failures", BODY_ERRORS)
+    responses = {201: answer, 200: answer, **errors(*failures)}
+    return extend_schema(operation_id=operation_id, request=body, responses=responses, **shape)
+
+
+class Operations:
+    """The operations of one resource, with what all of them state said once: their tags,
+    the path parameters they share, errors other than each shape's own. Each method is the
+    shape of the same name above.
+
+        api = Operations(["graph"])
+        on_entity = api.at(ENTITY_ID)  # the operations on /entities/{id}/...
+
+        @on_entity.row_answer("graph_entities_get", GraphEntityPageSerializer, summary="...")
+    """
+
+    def __init__(
+        self,
+        tags: list[str],
+        parameters: tuple[Parameter, ...] = (),
+        failures: tuple[int, ...] | None = None,
+    ) -> None:
+        self.tags, self.parameters, self.failures = tags, parameters, failures
+
+    def at(self, *parameters: Parameter) -> "Operations":
+        """The same operations on a path that names these parameters too."""
+        return Operations(self.tags, (*self.parameters, *parameters), self.failures)
+
+    def _shape(self, detail: Detail) -> Shape:
+        shape: Shape = {"tags": self.tags, **detail}
+        if self.parameters:
+            shape["parameters"] = [*self.parameters, *detail.get("parameters", [])]
+        if self.failures is not None:
+            shape.setdefault("failures", self.failures)
+        return shape
+
+    def operation(
+        self, operation_id: str, answer: Any, *, body: Any = empty, **detail: Unpack[Detail]
+    ) -> Decorator:
+        return operation(operation_id, answer, body=body, **self._shape(detail))
+
+    def paged(
+        self, operation_id: str, row: type[serializers.Serializer], **detail: Unpack[Detail]
+    ) -> Decorator:
+        return paged(operation_id, row, **self._shape(detail))
+
+    def row_answer(self, operation_id: str, answer: Any, **detail: Unpack[Detail]) -> Decorator:
+        return row_answer(operation_id, answer, **self._shape(detail))
+
+    def row_change(
+        self, operation_id: str, body: Any, answer: Any, **detail: Unpack[Detail]
+    ) -> Decorator:
+        return row_change(operation_id, body, answer, **self._shape(detail))
+
+    def row_action(self, operation_id: str, answer: Any, **detail: Unpack[Detail]) -> Decorator:
+        return row_action(operation_id, answer, **self._shape(detail))
+
+    def row_erase(
+        self, operation_id: str, done: str = "Erased.", **detail: Unpack[Detail]
+    ) -> Decorator:
+        return row_erase(operation_id, done, **self._shape(detail))
+
+    def body_action(
+        self, operation_id: str, body: Any, answer: Any, **detail: Unpack[Detail]
+    ) -> Decorator:
+        return body_action(operation_id, body, answer, **self._shape(detail))
+
+    def found_or_created(
+        self, operation_id: str, body: Any, answer: Any, **detail: Unpack[Detail]
+    ) -> Decorator:
+        return found_or_created(operation_id, body, answer, **self._shape(detail))

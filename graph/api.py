@@ -5,7 +5,7 @@ Each sees only their own: another person's id is the same 404 as a missing one."
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from accounts.services import user_context
 from conversations.models import Turn
 from core.api_views import PagedListView, valid_body
-from core.openapi import body_action, errors, operation, path_id, row_answer, row_change
+from core.openapi import Operations, path_id
 from core.serializers import object_id
 from graph import selectors, services
 from graph.models import Entity, Relation
@@ -35,9 +35,10 @@ from graph.serializers import (
 from memory.models import KnowledgeItem
 from memory.selectors import items_about
 
-TAG = ["graph"]
 ENTITY_ID = path_id("The entity's id; another person's id answers 404 like a missing one.")
 RELATION_ID = path_id("The relation's id; another person's id answers 404 like a missing one.")
+api = Operations(["graph"])
+on_entity, on_relation = api.at(ENTITY_ID), api.at(RELATION_ID)
 
 
 def _valid(serializer: type, request: Request) -> dict:
@@ -83,10 +84,9 @@ class _Base(APIView):
 class EntityListView(_Base, PagedListView):
     serializer_class = GraphEntitySerializer  # what OPTIONS describes
 
-    @operation(
+    @api.operation(
         "graph_entities_list",
         GraphEntitySerializer(many=True),
-        tags=TAG,
         summary="List your entities",
         description="People, organisations, teams, projects, places... by name, each with "
         "its aliases. `kind` keeps one kind; `q` those with a name containing it.",
@@ -103,14 +103,13 @@ class EntityListView(_Base, PagedListView):
         ).prefetch_related("aliases")
         return self.paged(found)
 
-    @extend_schema(
-        operation_id="graph_entities_add",
-        tags=TAG,
+    @api.found_or_created(
+        "graph_entities_add",
+        GraphEntityCreateSerializer,
+        GraphEntitySerializer,
         summary="Add an entity (or name one you have)",
         description="An entity that goes by the name or one of the aliases already (exact, "
         "case ignored) is that one, given the new aliases (200); otherwise a new one (201).",
-        request=GraphEntityCreateSerializer,
-        responses={201: GraphEntitySerializer, 200: GraphEntitySerializer, **errors(400, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         data = _valid(GraphEntityCreateSerializer, request)
@@ -124,11 +123,9 @@ class EntityListView(_Base, PagedListView):
 
 
 class EntityDetailView(_Base):
-    @row_answer(
+    @on_entity.row_answer(
         "graph_entities_get",
         GraphEntityPageSerializer,
-        tags=TAG,
-        parameters=[ENTITY_ID],
         summary="An entity's page: aliases, relations now and before, memories",
     )
     def get(self, request: Request, pk: int) -> Response:
@@ -137,12 +134,10 @@ class EntityDetailView(_Base):
 
 
 class EntityAliasesView(_Base):
-    @row_change(
+    @on_entity.row_change(
         "graph_entities_aliases",
         GraphAliasesSerializer,
         GraphAliasesAnswerSerializer,
-        tags=TAG,
-        parameters=[ENTITY_ID],
         summary="Add or remove an entity's aliases",
         description='`add` names it goes by from now on ("Rui Costa", "my partner"); '
         "a name another entity goes by stays with it and is listed in `taken`. `remove` "
@@ -161,12 +156,10 @@ class EntityAliasesView(_Base):
 
 
 class EntityMergeView(_Base):
-    @row_change(
+    @on_entity.row_change(
         "graph_entities_merge",
         GraphMergeSerializer,
         GraphEntitySerializer,
-        tags=TAG,
-        parameters=[ENTITY_ID],
         summary="Merge another entity into this one",
         description="`other` is the same as this entity: its aliases, memories and "
         "relations move here and it is gone. Both must be yours.",
@@ -179,13 +172,11 @@ class EntityMergeView(_Base):
 
 
 class EntitySplitView(_Base):
-    @row_change(
+    @on_entity.row_change(
         "graph_entities_split",
         GraphSplitSerializer,
         GraphEntitySerializer,
         status=201,
-        tags=TAG,
-        parameters=[ENTITY_ID],
         summary="Split part of an entity off as a new one",
         description="A new entity `name` takes the given aliases, memories and relations "
         "of this one (it keeps the rest).",
@@ -208,10 +199,9 @@ class EntitySplitView(_Base):
 class RelationListView(_Base, PagedListView):
     serializer_class = GraphRelationSerializer
 
-    @operation(
+    @api.paged(
         "graph_relations_list",
-        GraphRelationSerializer(many=True),
-        tags=TAG,
+        GraphRelationSerializer,
         summary="List your relations, newest first",
         parameters=[
             OpenApiParameter("entity", OpenApiTypes.INT, description="Of this entity only."),
@@ -219,7 +209,6 @@ class RelationListView(_Base, PagedListView):
                 "current", OpenApiTypes.BOOL, description="true: those that hold; false: ended."
             ),
         ],
-        failures=(404,),
     )
     def get(self, request: Request) -> Response:
         entity, current = request.query_params.get("entity"), request.query_params.get("current")
@@ -232,12 +221,11 @@ class RelationListView(_Base, PagedListView):
         found = selectors.relations(user=request.user, entity=of, current=held)
         return self.paged(found.prefetch_related("turns"))
 
-    @body_action(
+    @api.body_action(
         "graph_relations_add",
         GraphRelationCreateSerializer,
         GraphRelationSerializer,
         status=201,
-        tags=TAG,
         summary="Add a relation",
         description="`subject` `type` `object`, each end an entity id or a name (an entity "
         'that goes by it, else a new one; "me" is you). A relation that holds already '
@@ -265,11 +253,9 @@ class RelationListView(_Base, PagedListView):
 
 
 class RelationDetailView(_Base):
-    @row_answer(
+    @on_relation.row_answer(
         "graph_relations_get",
         GraphRelationSerializer,
-        tags=TAG,
-        parameters=[RELATION_ID],
         summary="Get one relation",
     )
     def get(self, request: Request, pk: int) -> Response:
@@ -278,12 +264,10 @@ class RelationDetailView(_Base):
 
 
 class RelationEndView(_Base):
-    @row_change(
+    @on_relation.row_change(
         "graph_relations_end",
         GraphRelationEndSerializer,
         GraphRelationSerializer,
-        tags=TAG,
-        parameters=[RELATION_ID],
         summary="End a relation (it is kept, with its end)",
     )
     def post(self, request: Request, pk: int) -> Response:
