@@ -6,12 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    extend_schema,
-    extend_schema_view,
-    inline_serializer,
-)
+from drf_spectacular.utils import OpenApiParameter, extend_schema_view, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -20,7 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.auth import is_app_request
 from core.api_views import PagedListView, valid_body
-from core.openapi import body_action, errors, operation, path_id, row_action, row_answer, row_change
+from core.openapi import Operations, path_id
 from core.serializers import object_id, refuse_body
 from webhooks import delivery, selectors, services
 from webhooks.models import Delivery, Endpoint
@@ -32,8 +27,9 @@ from webhooks.serializers import (
     EndpointWithSecretSerializer,
 )
 
-TAG = ["webhooks"]
 ENDPOINT_ID = path_id("The endpoint's id; another owner's id answers 404 like a missing one.")
+api = Operations(["webhooks"])
+on_endpoint = api.at(ENDPOINT_ID)
 WHO = (
     " With a person's token (or web session): that person's endpoints. With an app token "
     "and no user_id: the app's endpoints, which receive the events of all its people."
@@ -63,22 +59,20 @@ class _Base(APIView):
 class WebhookListView(_Base, PagedListView):
     serializer_class = EndpointSerializer
 
-    @operation(
+    @api.operation(
         "webhooks_list",
         EndpointSerializer(many=True),
-        tags=TAG,
         summary="List your webhook endpoints",
         description="Oldest first, with how many deliveries wait for each." + WHO,
     )
     def get(self, request: Request) -> Response:
         return self.paged(selectors.endpoint_list(**owner_of(request)))
 
-    @body_action(
+    @api.body_action(
         "webhooks_register",
         EndpointCreateSerializer,
         EndpointWithSecretSerializer,
         status=201,
-        tags=TAG,
         summary="Register a webhook endpoint",
         description="Answers the endpoint with its signing `secret`, shown only this once "
         "(rotate it to get a new one)." + WHO,
@@ -91,22 +85,18 @@ class WebhookListView(_Base, PagedListView):
 
 
 class WebhookDetailView(_Base):
-    @row_answer(
+    @on_endpoint.row_answer(
         "webhooks_get",
         EndpointSerializer,
-        tags=TAG,
-        parameters=[ENDPOINT_ID],
         summary="Get one webhook endpoint",
     )
     def get(self, request: Request, pk: int) -> Response:
         return Response(EndpointSerializer(_endpoint(request, pk)).data)
 
-    @row_change(
+    @on_endpoint.row_change(
         "webhooks_update",
         EndpointUpdateSerializer,
         EndpointSerializer,
-        tags=TAG,
-        parameters=[ENDPOINT_ID],
         summary="Change an endpoint's URL, events or description",
     )
     def patch(self, request: Request, pk: int) -> Response:
@@ -114,13 +104,13 @@ class WebhookDetailView(_Base):
         services.endpoint_update(endpoint=endpoint, **valid_body(EndpointUpdateSerializer, request))
         return Response(_fresh(request, endpoint))
 
-    @extend_schema(
-        operation_id="webhooks_delete",
-        tags=TAG,
-        parameters=[ENDPOINT_ID],
+    @on_endpoint.operation(
+        "webhooks_delete",
+        None,
+        body=None,
+        status=204,
         summary="Delete an endpoint, its waiting deliveries and its log",
-        request=None,
-        responses={204: None, **errors(400, 404)},
+        failures=(400, 404),
     )
     def delete(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
@@ -134,11 +124,9 @@ _SECRET = inline_serializer(
 
 
 class WebhookSecretView(_Base):
-    @row_action(
+    @on_endpoint.row_action(
         "webhooks_rotate_secret",
         _SECRET,
-        tags=TAG,
-        parameters=[ENDPOINT_ID],
         summary="Replace the endpoint's signing secret",
         description="The old secret signs nothing from now on; the new one is shown only "
         "in this answer.",
@@ -164,13 +152,8 @@ class _Switch(_Base):
 
 def _switch_schema(operation_id: str, summary: str, description: str) -> Any:
     return extend_schema_view(
-        post=row_action(
-            operation_id,
-            EndpointSerializer,
-            tags=TAG,
-            parameters=[ENDPOINT_ID],
-            summary=summary,
-            description=description,
+        post=on_endpoint.row_action(
+            operation_id, EndpointSerializer, summary=summary, description=description
         )
     )
 
@@ -194,11 +177,9 @@ class WebhookResumeView(_Switch):
 
 
 class WebhookPingView(_Base):
-    @row_action(
+    @on_endpoint.row_action(
         "webhooks_ping",
         DeliverySerializer,
-        tags=TAG,
-        parameters=[ENDPOINT_ID],
         summary="Send a test event (ping) to the endpoint now",
         description="Sent at once, outside the endpoint's queue (also when paused), and "
         "logged; the answer is the delivery with its outcome.",
@@ -213,12 +194,10 @@ class WebhookPingView(_Base):
 class WebhookDeliveriesView(_Base, PagedListView):
     serializer_class = DeliverySerializer
 
-    @operation(
+    @on_endpoint.paged(
         "webhooks_deliveries",
-        DeliverySerializer(many=True),
-        tags=TAG,
+        DeliverySerializer,
         parameters=[
-            ENDPOINT_ID,
             OpenApiParameter(
                 "status",
                 OpenApiTypes.STR,
