@@ -85,11 +85,7 @@ class WebhookListView(_Base, PagedListView):
 
 
 class WebhookDetailView(_Base):
-    @on_endpoint.row_answer(
-        "webhooks_get",
-        EndpointSerializer,
-        summary="Get one webhook endpoint",
-    )
+    @on_endpoint.row_answer("webhooks_get", EndpointSerializer, summary="Get one webhook endpoint")
     def get(self, request: Request, pk: int) -> Response:
         return Response(EndpointSerializer(_endpoint(request, pk)).data)
 

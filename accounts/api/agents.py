@@ -9,11 +9,12 @@ from rest_framework.views import APIView
 from accounts import agents
 from accounts.models import Agent
 from core.api_views import PagedListView, valid_body
-from core.openapi import operation, path_id, row_answer, row_change
+from core.openapi import Operations, path_id
 from core.serializers import StrictSerializer, object_id
 
-TAG = ["agents"]
 AGENT_ID = path_id("The agent's id; another user's id answers 404 like a missing one.")
+api = Operations(["agents"])
+on_agent = api.at(AGENT_ID)
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -64,32 +65,26 @@ def _shown(request: Request) -> dict:
 class AgentListView(PagedListView):
     serializer_class = AgentSerializer
 
-    @operation(
+    @api.paged(
         "agents_list",
-        AgentSerializer(many=True),
-        tags=TAG,
+        AgentSerializer,
         summary="List your agents",
         description="Every token acts as one of these; `current` marks the caller's.",
-        failures=(404,),
     )
     def get(self, request: Request) -> Response:
         return self.paged(agents.agent_list(user=request.user), context=_shown(request))
 
 
 class AgentDetailView(APIView):
-    @row_answer(
-        "agents_get", AgentSerializer, tags=TAG, parameters=[AGENT_ID], summary="Get one agent"
-    )
+    @on_agent.row_answer("agents_get", AgentSerializer, summary="Get one agent")
     def get(self, request: Request, pk: int) -> Response:
         agent = agents.agent_get(user=request.user, agent_id=object_id(pk))
         return Response(AgentSerializer(agent, context=_shown(request)).data)
 
-    @row_change(
+    @on_agent.row_change(
         "agents_update",
         AgentUpdateSerializer,
         AgentSerializer,
-        tags=TAG,
-        parameters=[AGENT_ID],
         summary="Change an agent's description, default context or type",
     )
     def patch(self, request: Request, pk: int) -> Response:

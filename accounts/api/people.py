@@ -7,7 +7,7 @@ external ids it created. Ids are path segments, URL-encoded (see docs/apps.md).
 
 from django.core.exceptions import ValidationError
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,11 +27,10 @@ from accounts.auth import IsAppToken
 from accounts.models import ApiToken, AppPerson, AppToken
 from core.api import TokenRateThrottle
 from core.api_views import PagedListView, valid_body
-from core.openapi import errors, operation, path_id, row_action, row_answer, row_change, row_erase
+from core.openapi import Operations, path_id
 from core.serializers import object_id, refuse_body
 from privacy.services import memory_erase_user
 
-TAG = ["apps"]
 USER_ID = OpenApiParameter(
     "user_id",
     OpenApiTypes.STR,
@@ -41,6 +40,8 @@ USER_ID = OpenApiParameter(
 )
 TOKEN_ID = path_id("The token's id, from the person's token list.")
 APP_FAILURES = (401, 403, 404)  # 403: not an app token, or one acting for a person
+api = Operations(["apps"], failures=APP_FAILURES)
+on_person = api.at(USER_ID)
 
 
 class AppTokenRateThrottle(TokenRateThrottle):
@@ -79,10 +80,9 @@ def person_erase(*, person: AppPerson) -> dict[str, int]:
 
 
 class AppMeView(AppOwnEndpoint, APIView):
-    @operation(
+    @api.operation(
         "app_get",
         MeSerializer,
-        tags=TAG,
         summary="The app this token belongs to",
         description="Its name, how many people it has, its tokens (no secrets) and the "
         "token of this request.",
@@ -97,26 +97,24 @@ class AppMeView(AppOwnEndpoint, APIView):
 class PeopleView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonSerializer
 
-    @operation(
+    @api.paged(
         "people_list",
-        PersonSerializer(many=True),
-        tags=TAG,
+        PersonSerializer,
         summary="List the app's people",
         description="Oldest first, paged (`page`, `page_size`).",
-        failures=APP_FAILURES,
     )
     def get(self, request: Request) -> Response:
         return self.paged(people.person_list(app=request.user.app))
 
-    @extend_schema(
-        operation_id="people_add",
-        tags=TAG,
+    @api.found_or_created(
+        "people_add",
+        PersonCreateSerializer,
+        PersonSerializer,
         summary="Create a person (or get the existing one)",
         description="201 with the new person; 200 with the existing one (its metadata "
         "unchanged) when the app already has this user_id. The person's account cannot "
         "log into the web app.",
-        request=PersonCreateSerializer,
-        responses={201: PersonSerializer, 200: PersonSerializer, **errors(400, 401, 403)},
+        failures=(400, 401, 403),
     )
     def post(self, request: Request) -> Response:
         given = valid_body(PersonCreateSerializer, request)
@@ -128,27 +126,17 @@ class PeopleView(AppOwnEndpoint, PagedListView):
 
 
 class PersonDetailView(AppOwnEndpoint, APIView):
-    @row_answer(
-        "people_get",
-        PersonSerializer,
-        tags=TAG,
-        parameters=[USER_ID],
-        summary="Get one person",
-        failures=APP_FAILURES,
-    )
+    @on_person.row_answer("people_get", PersonSerializer, summary="Get one person")
     def get(self, request: Request, user_id: str) -> Response:
         return Response(PersonSerializer(_person(request, user_id)).data)
 
-    @row_action(
+    @on_person.row_action(
         "people_erase",
         PersonErasedSerializer,
-        tags=TAG,
-        parameters=[USER_ID],
         summary="Erase a person: everything of theirs, then their account",
         description="Hard-deletes every memory, version, turn, session, tool call and "
         "queued task of the person (as the account erase does), then the account with "
         "its tokens and agents. Cannot be undone; the user_id is free again afterwards.",
-        failures=APP_FAILURES,
     )
     def delete(self, request: Request, user_id: str) -> Response:
         refuse_body(request.data)
@@ -160,25 +148,20 @@ class PersonDetailView(AppOwnEndpoint, APIView):
 class PersonTokensView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonTokenSerializer
 
-    @row_answer(
+    @on_person.paged(
         "people_tokens_list",
-        PersonTokenSerializer(many=True),
-        tags=TAG,
-        parameters=[USER_ID],
+        PersonTokenSerializer,
         summary="List the tokens the app issued to a person",
-        failures=APP_FAILURES,
     )
     def get(self, request: Request, user_id: str) -> Response:
         person = _person(request, user_id)
         return self.paged(people.person_tokens(app=request.user.app, person=person))
 
-    @row_change(
+    @on_person.row_change(
         "people_tokens_issue",
         PersonTokenCreateSerializer,
         NewPersonTokenSerializer,
         status=201,
-        tags=TAG,
-        parameters=[USER_ID],
         summary="Issue a token to a person (for their own agent to hold)",
         description="The token acts only as this person, like a token they made "
         "themselves. Its secret is in this answer only.",
@@ -198,14 +181,11 @@ class PersonTokensView(AppOwnEndpoint, PagedListView):
 
 
 class PersonTokenDetailView(AppOwnEndpoint, APIView):
-    @row_erase(
+    @on_person.at(TOKEN_ID).row_erase(
         "people_tokens_revoke",
         "Revoked.",
-        tags=TAG,
-        parameters=[USER_ID, TOKEN_ID],
         summary="Revoke a token the app issued to a person",
         description="It stops working with the next request. Revoking twice is fine.",
-        failures=APP_FAILURES,
     )
     def delete(self, request: Request, user_id: str, pk: int) -> Response:
         refuse_body(request.data)
