@@ -6,7 +6,7 @@ Validation itself lives in discovery.services, shared with the command and web q
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from core.shapes import read_only_meta
+from core.shapes import optional_text, read_only_meta
 from discovery.models import STATUSES, Finding
 from discovery.scanners import SCANNERS
 from memory.models import CATEGORIES, KnowledgeItem
@@ -50,7 +50,7 @@ class FindingInSerializer(serializers.Serializer):
     content = serializers.CharField(max_length=2000)
     category = serializers.ChoiceField(choices=CATEGORIES, default="fact")
     context = serializers.CharField(max_length=100, default="global")
-    entity = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    entity = optional_text(200)
     sensitive = serializers.BooleanField(default=False)
     scanner = serializers.ChoiceField(choices=list(SCANNERS))
 
@@ -83,9 +83,7 @@ class ApproveRequestSerializer(serializers.Serializer):
         choices=CATEGORIES, required=False, help_text="Change the category."
     )
     context = serializers.CharField(required=False, max_length=100, help_text="Change the context.")
-    entity = serializers.CharField(
-        required=False, allow_blank=True, max_length=200, help_text="Change the entity."
-    )
+    entity = optional_text(200, "Change the entity.")
     sensitive = serializers.BooleanField(required=False, help_text="Mark it private, or not.")
 
 

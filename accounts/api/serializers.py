@@ -5,7 +5,7 @@ from rest_framework import serializers
 
 from accounts.models import ApiToken, App, AppPerson, AppToken
 from core.serializers import JSONObjectField, StrictSerializer
-from core.shapes import read_only_meta
+from core.shapes import optional_text, read_only_meta
 
 
 class PersonSerializer(serializers.ModelSerializer):
@@ -66,12 +66,7 @@ class PersonTokenCreateSerializer(StrictSerializer):
     name = serializers.CharField(
         max_length=100, help_text="The token's name (one usable token per name and person)."
     )
-    agent = serializers.CharField(
-        max_length=100,
-        required=False,
-        allow_blank=True,
-        help_text="The person's agent it acts as (default: the token's name).",
-    )
+    agent = optional_text(100, "The person's agent it acts as (default: the token's name).")
 
 
 class AppTokenSerializer(serializers.ModelSerializer):
@@ -115,9 +110,7 @@ class AppCreateSerializer(StrictSerializer):
     name = serializers.CharField(
         max_length=100, help_text="A unique name: letters, digits, - and _ (e.g. support-bot)."
     )
-    description = serializers.CharField(
-        max_length=2000, required=False, allow_blank=True, help_text="What the app is."
-    )
+    description = optional_text(2000, "What the app is.")
     token_name = serializers.CharField(
         max_length=100, required=False, help_text="Its first token's name (default: default)."
     )

@@ -11,7 +11,7 @@ from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
 from core.jsonsafe import check_json
 from core.serializers import JSONObjectField, JudgedHitsSerializer, StrictSerializer, WhenField
-from core.shapes import shown_meta
+from core.shapes import optional_text, shown_meta
 
 INT32_MAX = 2**31 - 1
 
@@ -26,11 +26,9 @@ class TurnCreateSerializer(StrictSerializer):
     content = serializers.CharField(
         max_length=100_000, help_text="What was said (stored up to 4000 chars)."
     )
-    context = serializers.CharField(
-        max_length=100,
-        allow_blank=True,
-        required=False,
-        help_text="The memory context of the conversation, e.g. work (default: the "
+    context = optional_text(
+        100,
+        "The memory context of the conversation, e.g. work (default: the "
         "X-Gaia-Context header, else the agent's default context, else global).",
     )
     timestamp = WhenField(help_text="When it was said (ISO 8601); default now.")
@@ -95,12 +93,7 @@ class TurnSerializer(serializers.ModelSerializer):
 
 
 class TurnSearchSerializer(StrictSerializer):
-    query = serializers.CharField(
-        max_length=20_000,
-        required=False,
-        allow_blank=True,
-        help_text="Keywords to look for; leave out to list by time.",
-    )
+    query = optional_text(20_000, "Keywords to look for; leave out to list by time.")
     top_k = serializers.IntegerField(
         min_value=1, max_value=MAX_TOP_K, default=10, help_text="How many turns (default 10)."
     )
@@ -250,18 +243,14 @@ class ToolCallSerializer(serializers.ModelSerializer):
 
 
 class ToolCallListQuerySerializer(serializers.Serializer):
-    tool_name = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, help_text="Only calls of this tool."
-    )
+    tool_name = optional_text(200, "Only calls of this tool.")
     success = serializers.BooleanField(
         required=False,
         allow_null=True,
         default=None,
         help_text="true: only successful calls; false: only failed ones; absent: both.",
     )
-    session_id = serializers.CharField(
-        max_length=128, required=False, allow_blank=True, help_text="Only calls of this session."
-    )
+    session_id = optional_text(128, "Only calls of this session.")
 
 
 class ToolSummarySerializer(serializers.Serializer):

@@ -20,7 +20,7 @@ from core.serializers import (
     StrictSerializer,
     WhenField,
 )
-from core.shapes import read_only_meta
+from core.shapes import optional_text, read_only_meta
 from memory.lineage import item_conflicts
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import MAX_TOP_K
@@ -144,11 +144,8 @@ class MemoryCreateSerializer(StrictSerializer):
     )
     category = serializers.ChoiceField(choices=ALL_CATEGORIES, default="fact", help_text=_CATEGORY)
     domain = serializers.CharField(max_length=100, allow_blank=True, default="", help_text=_DOMAIN)
-    context = serializers.CharField(
-        max_length=100,
-        allow_blank=True,
-        required=False,
-        help_text=_CONTEXT + " Default: the X-Gaia-Context header, else the agent's default.",
+    context = optional_text(
+        100, _CONTEXT + " Default: the X-Gaia-Context header, else the agent's default."
     )
     entity = serializers.CharField(
         max_length=200,
@@ -180,15 +177,9 @@ class MemoryUpdateSerializer(StrictSerializer):
         max_length=100_000, required=False, help_text="The corrected statement."
     )
     category = serializers.ChoiceField(choices=ALL_CATEGORIES, required=False, help_text=_CATEGORY)
-    domain = serializers.CharField(
-        max_length=100, allow_blank=True, required=False, help_text=_DOMAIN
-    )
-    context = serializers.CharField(
-        max_length=100, allow_blank=True, required=False, help_text=_CONTEXT
-    )
-    entity = serializers.CharField(
-        max_length=200, allow_blank=True, required=False, help_text="Who or what it is about."
-    )
+    domain = optional_text(100, _DOMAIN)
+    context = optional_text(100, _CONTEXT)
+    entity = optional_text(200, "Who or what it is about.")
     sensitive = serializers.BooleanField(required=False, help_text=_SENSITIVE)
     pinned = serializers.BooleanField(required=False, help_text=_PINNED)
     importance = serializers.FloatField(
@@ -200,11 +191,8 @@ class MemoryUpdateSerializer(StrictSerializer):
     metadata = JSONObjectField(required=False, help_text=_METADATA)
     due_at = WhenField(help_text="Deadline or reminder time (ISO 8601); null removes it.")
     reminded_at = WhenField(allow_now=True, help_text='ISO 8601, or "now" once delivered.')
-    reason = serializers.CharField(
-        max_length=300,
-        allow_blank=True,
-        required=False,
-        help_text="Why it changed; kept with the earlier version in the item's history.",
+    reason = optional_text(
+        300, "Why it changed; kept with the earlier version in the item's history."
     )
 
     def validate(self, attrs: dict) -> dict:
@@ -217,15 +205,9 @@ class MemoryListQuerySerializer(serializers.Serializer):
     category = serializers.ChoiceField(
         choices=ALL_CATEGORIES, required=False, allow_blank=True, help_text="Only this category."
     )
-    context = serializers.CharField(
-        max_length=100, required=False, allow_blank=True, help_text="Only this context."
-    )
-    agent = serializers.CharField(
-        max_length=100, required=False, allow_blank=True, help_text=_AGENT_FILTER
-    )
-    entity = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, help_text="Only items about this entity."
-    )
+    context = optional_text(100, "Only this context.")
+    agent = optional_text(100, _AGENT_FILTER)
+    entity = optional_text(200, "Only items about this entity.")
     source = serializers.ChoiceField(
         choices=list(SOURCE_CONFIDENCE),
         required=False,
@@ -311,12 +293,8 @@ class RecallResultSerializer(JudgedHitsSerializer):
 
 
 class ForgetBulkSerializer(StrictSerializer):
-    context = serializers.CharField(
-        max_length=100, required=False, allow_blank=True, help_text="Only items of this context."
-    )
-    older_than = serializers.CharField(
-        max_length=20, required=False, allow_blank=True, help_text='e.g. "12h", "30d", "6m"'
-    )
+    context = optional_text(100, "Only items of this context.")
+    older_than = optional_text(20, 'e.g. "12h", "30d", "6m"')
     categories = serializers.ListField(
         child=serializers.ChoiceField(choices=ALL_CATEGORIES),
         required=False,
