@@ -14,13 +14,25 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
 
+def valid(
+    serializer: type[BaseSerializer], data: Any, context: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`data` as `serializer` cleans it; a 400 naming the fields otherwise."""
+    given = serializer(data=data, context=context or {})
+    given.is_valid(raise_exception=True)
+    return given.validated_data
+
+
 def valid_body(
     serializer: type[BaseSerializer], request: Request, context: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The request body as `serializer` cleans it; a 400 naming the fields otherwise."""
-    given = serializer(data=request.data, context=context or {})
-    given.is_valid(raise_exception=True)
-    return given.validated_data
+    return valid(serializer, request.data, context)
+
+
+def valid_query(serializer: type[BaseSerializer], request: Request) -> dict[str, Any]:
+    """The query string as `serializer` cleans it; a 400 naming the parameters otherwise."""
+    return valid(serializer, request.query_params.dict())
 
 
 class PagedListView(GenericAPIView):
@@ -40,6 +52,4 @@ class PagedListView(GenericAPIView):
     ) -> Response:
         """One page of the caller's rows that `selector` picks by the query string (read
         by `query`)."""
-        given = query(data=request.query_params.dict())
-        given.is_valid(raise_exception=True)
-        return self.paged(selector(user=request.user, **given.validated_data))
+        return self.paged(selector(user=request.user, **valid_query(query, request)))

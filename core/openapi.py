@@ -74,6 +74,11 @@ _ERROR_TEXT = {
 }
 
 
+def body_example(name: str, value: Any) -> OpenApiExample:
+    """An example request body, named (the answers are described by their serializers)."""
+    return OpenApiExample(name, value=value, request_only=True)
+
+
 def errors(*codes: int) -> dict[int, OpenApiResponse]:
     """OpenAPI responses for the given error statuses (401 and 429 are always possible)."""
     wanted = sorted({*codes, 401, 429})

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.services import user_context
 from conversations.models import Turn
-from core.api_views import PagedListView, valid_body
+from core.api_views import PagedListView, valid_body, valid_query
 from core.openapi import Operations, path_id
 from core.serializers import object_id
 from graph import selectors, services
@@ -94,12 +94,9 @@ class EntityListView(_Base, PagedListView):
         failures=(400,),
     )
     def get(self, request: Request) -> Response:
-        query = GraphEntityQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
+        query = valid_query(GraphEntityQuerySerializer, request)
         found = selectors.entities(
-            user=request.user,
-            kind=query.validated_data.get("kind"),
-            q=query.validated_data.get("q"),
+            user=request.user, kind=query.get("kind"), q=query.get("q")
         ).prefetch_related("aliases")
         return self.paged(found)
 

@@ -4,11 +4,7 @@ Views only parse input, call one service and shape output. No LLM, or an LLM tha
 no usable answer, is a 503 with the usual error shape (never a 500).
 """
 
-from drf_spectacular.utils import (
-    OpenApiExample,
-    extend_schema_serializer,
-    inline_serializer,
-)
+from drf_spectacular.utils import extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
@@ -23,7 +19,8 @@ from accounts.agents import (
     with_context,
 )
 from conversations.models import Session
-from core.openapi import BODY_ERRORS, SESSION_ID, body_action, operation, row_action
+from core.api_views import valid_body, valid_query
+from core.openapi import BODY_ERRORS, SESSION_ID, body_action, body_example, operation, row_action
 from core.serializers import StrictSerializer, refuse_body
 from learning.consolidation import consolidate_session
 from learning.extract_text import TEXT_MAX, text_extract
@@ -81,15 +78,14 @@ class ExtractView(APIView):
             {"facts": ExtractedFact(many=True), "stored": serializers.IntegerField()},
         ),
         examples=[
-            OpenApiExample(
+            body_example(
                 "meeting notes",
-                value={
+                {
                     "text": "Met Sarah Chen (CTO) today: the launch moved to March and they "
                     "want PostgreSQL for the user database.",
                     "store": True,
                     "context": "work",
                 },
-                request_only=True,
             )
         ],
         tags=["memories"],
@@ -97,13 +93,12 @@ class ExtractView(APIView):
         failures=(*BODY_ERRORS, 503),
     )
     def post(self, request: Request) -> Response:
-        data = ExtractIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        given = valid_body(ExtractIn, request)
         try:
             result = text_extract(
                 user=request.user,
                 agent=request_agent(request),
-                **with_context(data.validated_data, request_context(request)),
+                **with_context(given, request_context(request)),
             )
         except LLMError as error:
             raise _unavailable(error) from None
@@ -173,9 +168,7 @@ class ProfileView(APIView):
         parameters=[ProfileQuerySerializer],
     )
     def get(self, request: Request) -> Response:
-        query = ProfileQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        given = query.validated_data.get("context") or None
+        given = valid_query(ProfileQuerySerializer, request).get("context") or None
         context = read_context(given, request_active_context(request))
         view, shown = profile_block(user=request.user, context=context)
         memory_seen(user=request.user, item_ids=shown)  # handed to an agent: used, for decay

@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api_views import valid_body
 from core.openapi import body_action
 from core.serializers import StrictSerializer
 from privacy.services import memory_erase_user
@@ -37,10 +38,9 @@ class AccountEraseView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        given = EraseRequestSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        dry_run = given.validated_data["dry_run"]
-        if not dry_run and not given.validated_data["confirm"]:
+        given = valid_body(EraseRequestSerializer, request)
+        dry_run = given["dry_run"]
+        if not dry_run and not given["confirm"]:
             raise ValidationError(
                 'Erasing your whole memory cannot be undone: send {"confirm": true}.',
                 code="confirmation_required",

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_agent
+from core.api_views import valid
 from core.openapi import body_action, operation, path_id, row_action
 from core.serializers import StrictSerializer, object_id, refuse_body
 from skills.models import Skill
@@ -93,9 +94,8 @@ class SkillSearchView(APIView):
         return self._search(request, request.data)
 
     def _search(self, request: Request, given: Any) -> Response:
-        query = SkillSearchSerializer(data=given)
-        query.is_valid(raise_exception=True)
-        hits = skills_search(agent=request_agent(request), **query.validated_data)
+        query = valid(SkillSearchSerializer, given)
+        hits = skills_search(agent=request_agent(request), **query)
         return Response(_answer(request, hits))
 
 

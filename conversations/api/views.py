@@ -1,6 +1,5 @@
 """Conversation turns, past-conversation search, sessions and tool calls."""
 
-from drf_spectacular.utils import OpenApiExample
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -23,37 +22,34 @@ from conversations.api.serializers import (
     TurnSerializer,
 )
 from conversations.services import recording
-from core.api_views import PagedListView
-from core.openapi import SESSION_ID, body_action, operation, path_id, row_answer
+from core.api_views import PagedListView, valid_body
+from core.openapi import SESSION_ID, body_action, body_example, operation, path_id, row_answer
 from core.serializers import OneOrMany, object_id, one_or_many
 
 TURN_EXAMPLES = [
-    OpenApiExample(
+    body_example(
         "one turn",
-        value={"session_id": "chat-1", "role": "user", "content": "I moved to Lisbon last spring"},
-        request_only=True,
+        {"session_id": "chat-1", "role": "user", "content": "I moved to Lisbon last spring"},
     ),
-    OpenApiExample(
+    body_example(
         "an exchange",
-        value=[
+        [
             {"session_id": "chat-1", "role": "user", "content": "Any fado tonight?"},
             {"session_id": "chat-1", "role": "assistant", "content": "Two shows in Alfama."},
         ],
-        request_only=True,
     ),
 ]
 SEARCH_EXAMPLES = [
-    OpenApiExample("keywords", value={"query": "Lisbon", "top_k": 5}, request_only=True),
-    OpenApiExample(
+    body_example("keywords", {"query": "Lisbon", "top_k": 5}),
+    body_example(
         "a week, newest first",
-        value={"time_from": "2026-11-01T00:00:00Z", "time_to": "2026-11-08T00:00:00Z"},
-        request_only=True,
+        {"time_from": "2026-11-01T00:00:00Z", "time_to": "2026-11-08T00:00:00Z"},
     ),
 ]
 TOOL_CALL_EXAMPLES = [
-    OpenApiExample(
+    body_example(
         "a failure, as an OpenAI tool call",
-        value={
+        {
             "session_id": "chat-1",
             "name": "web_search",
             "arguments": '{"q": "fado tonight"}',
@@ -61,17 +57,15 @@ TOOL_CALL_EXAMPLES = [
             "error": "HTTP 429: quota exceeded",
             "duration_ms": 840,
         },
-        request_only=True,
     ),
-    OpenApiExample(
+    body_example(
         "a success",
-        value={
+        {
             "tool_name": "calculator",
             "args": {"expression": "2+2"},
             "result_summary": "4",
             "duration_ms": 2,
         },
-        request_only=True,
     ),
 ]
 
@@ -142,9 +136,8 @@ class TurnSearchView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        query = TurnSearchSerializer(data=request.data, context=user_context(request.user))
-        query.is_valid(raise_exception=True)
-        hits = search.search_turns(user=request.user, **query.validated_data)
+        query = valid_body(TurnSearchSerializer, request, user_context(request.user))
+        hits = search.search_turns(user=request.user, **query)
         return Response(TurnSearchResultSerializer(hits.answer()).data)
 
 
@@ -204,11 +197,8 @@ class ToolCallListCreateView(PagedListView):
         summary="Log a tool call",
     )
     def post(self, request: Request) -> Response:
-        given = ToolCallCreateSerializer(data=request.data, context=user_context(request.user))
-        given.is_valid(raise_exception=True)
-        call = recording.tool_call_record(
-            user=request.user, agent=request_agent(request), **given.validated_data
-        )
+        given = valid_body(ToolCallCreateSerializer, request, user_context(request.user))
+        call = recording.tool_call_record(user=request.user, agent=request_agent(request), **given)
         return Response(ToolCallSerializer(call).data, status=status.HTTP_201_CREATED)
 
 

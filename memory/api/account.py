@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api_views import PagedListView
+from core.api_views import PagedListView, valid_query
 from core.openapi import errors, operation, path_id, row_answer
 from core.serializers import object_id
 from learning.llm.status import llm_stats
@@ -90,9 +90,8 @@ class _ResultsView(APIView):
     selector: Callable[..., list]
 
     def get(self, request: Request) -> Response:
-        query = self.query_class(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        return Response({"results": self.selector(user=request.user, **query.validated_data)})
+        given = valid_query(self.query_class, request)
+        return Response({"results": self.selector(user=request.user, **given)})
 
 
 class LimitSerializer(serializers.Serializer):

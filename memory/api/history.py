@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api_views import valid_query
 from core.openapi import operation, row_action, row_erase
 from core.serializers import object_id, refuse_body
 from memory import lineage
@@ -50,10 +51,9 @@ class MemoryHistoryView(APIView):
         failures=(400, 404),
     )
     def get(self, request: Request, pk: int) -> Response:
-        query = HistoryQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
+        limit = valid_query(HistoryQuerySerializer, request)["limit"]
         item = current_not_forgotten(request.user, pk)
-        entries = item_history(user=request.user, item=item)[: query.validated_data["limit"]]
+        entries = item_history(user=request.user, item=item)[:limit]
         return Response(HistorySerializer({"item_id": item.pk, "results": entries}).data)
 
 

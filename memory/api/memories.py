@@ -6,7 +6,6 @@ search entry point, and serializes the answer.
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,9 +19,10 @@ from accounts.agents import (
     with_context,
 )
 from accounts.services import user_context
-from core.api_views import PagedListView
+from core.api_views import PagedListView, valid_body, valid_query
 from core.openapi import (
     body_action,
+    body_example,
     operation,
     path_id,
     row_action,
@@ -53,14 +53,10 @@ from privacy import services as privacy_services
 
 TAG = ["memories"]
 REMEMBER_EXAMPLES = [
-    OpenApiExample(
-        "a preference",
-        value={"content": "Prefers concise answers", "category": "preference"},
-        request_only=True,
-    ),
-    OpenApiExample(
+    body_example("a preference", {"content": "Prefers concise answers", "category": "preference"}),
+    body_example(
         "a batch",
-        value=[
+        [
             {"content": "Works at Acme as a data engineer", "entity": "person:user"},
             {
                 "content": "Dentist appointment",
@@ -68,37 +64,27 @@ REMEMBER_EXAMPLES = [
                 "due_at": "2026-12-03T09:30:00+01:00",
             },
         ],
-        request_only=True,
     ),
 ]
 UPDATE_EXAMPLES = [
-    OpenApiExample(
-        "a correction", value={"content": "Prefers short, concrete answers"}, request_only=True
-    ),
-    OpenApiExample("a reminder was given", value={"reminded_at": "now"}, request_only=True),
+    body_example("a correction", {"content": "Prefers short, concrete answers"}),
+    body_example("a reminder was given", {"reminded_at": "now"}),
 ]
 RECALL_EXAMPLES = [
-    OpenApiExample(
-        "a question",
-        value={"query": "how does the user like answers", "top_k": 5},
-        request_only=True,
-    ),
-    OpenApiExample(
+    body_example("a question", {"query": "how does the user like answers", "top_k": 5}),
+    body_example(
         "with filters",
-        value={
+        {
             "query": "deadlines",
             "context": "work",
             "category": "reminder",
             "time_from": "2026-11-01",
         },
-        request_only=True,
     ),
 ]
 FORGET_EXAMPLES = [
-    OpenApiExample(
-        "old work items, counted first",
-        value={"context": "work", "older_than": "6m", "dry_run": True},
-        request_only=True,
+    body_example(
+        "old work items, counted first", {"context": "work", "older_than": "6m", "dry_run": True}
     )
 ]
 MEMORY_ID = path_id("The memory's id. Another user's id answers 404, like a missing one.")
@@ -219,14 +205,13 @@ class MemoryDetailView(APIView):
     )
     def patch(self, request: Request, pk: int) -> Response:
         target = current_not_forgotten(request.user, pk)
-        changes = MemoryUpdateSerializer(data=request.data, context=user_context(request.user))
-        changes.is_valid(raise_exception=True)
+        changes = valid_body(MemoryUpdateSerializer, request, user_context(request.user))
         item = services.memory_update(
             user=request.user,
             item_id=target.pk,
             source=write_source(request),
             token=request.auth,
-            **changes.validated_data,
+            **changes,
         )
         return Response(MemorySerializer(item).data)
 
@@ -287,9 +272,7 @@ class MemorySearchView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        query = RecallSerializer(data=request.data, context=user_context(request.user))
-        query.is_valid(raise_exception=True)
-        given = dict(query.validated_data)
+        given = dict(valid_body(RecallSerializer, request, user_context(request.user)))
         given["context"] = read_context(given.get("context"), request_active_context(request))
         hits = recall(user=request.user, **given)
         services.memory_touch(user=request.user, item_ids=[h.item.pk for h in hits])
@@ -311,10 +294,9 @@ class MemoryForgetBulkView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        given = ForgetBulkSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        count = services.memory_forget_bulk(user=request.user, **given.validated_data)
-        return Response({"forgotten": count, "dry_run": given.validated_data["dry_run"]})
+        given = valid_body(ForgetBulkSerializer, request)
+        count = services.memory_forget_bulk(user=request.user, **given)
+        return Response({"forgotten": count, "dry_run": given["dry_run"]})
 
 
 class MemoryUpcomingView(APIView):
@@ -330,7 +312,6 @@ class MemoryUpcomingView(APIView):
         failures=(400,),
     )
     def get(self, request: Request) -> Response:
-        query = UpcomingQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        items = selectors.upcoming_items(user=request.user, **query.validated_data)
+        given = valid_query(UpcomingQuerySerializer, request)
+        items = selectors.upcoming_items(user=request.user, **given)
         return Response(MemoryListResultSerializer({"results": items}).data)

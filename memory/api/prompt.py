@@ -3,7 +3,6 @@
 from typing import Any
 
 from drf_spectacular.utils import (
-    OpenApiExample,
     extend_schema_field,
     extend_schema_serializer,
     extend_schema_view,
@@ -15,7 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_active_context, request_agent, request_context
-from core.openapi import body_action, operation
+from core.api_views import valid_body, valid_query
+from core.openapi import body_action, body_example, operation
 from core.serializers import StrictSerializer
 from memory import agent_prompt, agent_tools
 from memory.services import memory_seen
@@ -71,9 +71,7 @@ class _BlockView(APIView):
         raise NotImplementedError
 
     def get(self, request: Request) -> Response:
-        query = self.query_class(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        given = {**query.validated_data}
+        given = {**valid_query(self.query_class, request)}
         given["context"] = given.get("context") or request_active_context(request)
         text, shown = self.block(request, given)
         memory_seen(user=request.user, item_ids=shown)  # shown to an agent: used, for decay
@@ -162,15 +160,11 @@ class ToolCallSerializer(StrictSerializer):
 
 
 _EXAMPLES = [
-    OpenApiExample(
-        "recall",
-        value={"name": "recall", "arguments": '{"query": "favourite editor", "top_k": 3}'},
-        request_only=True,
+    body_example(
+        "recall", {"name": "recall", "arguments": '{"query": "favourite editor", "top_k": 3}'}
     ),
-    OpenApiExample(
-        "remember",
-        value={"name": "remember", "arguments": {"content": "Uses Helix as their editor"}},
-        request_only=True,
+    body_example(
+        "remember", {"name": "remember", "arguments": {"content": "Uses Helix as their editor"}}
     ),
 ]
 
@@ -200,12 +194,8 @@ class ToolCallView(APIView):
         examples=_EXAMPLES,
     )
     def post(self, request: Request) -> Response:
-        call = ToolCallSerializer(data=request.data)
-        call.is_valid(raise_exception=True)
+        call = valid_body(ToolCallSerializer, request)
         result = agent_tools.tool_call(
-            user=request.user,
-            token=request.auth,
-            context=request_context(request),
-            **call.validated_data,
+            user=request.user, token=request.auth, context=request_context(request), **call
         )
-        return Response({"name": call.validated_data["name"], **result})
+        return Response({"name": call["name"], **result})
