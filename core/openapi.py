@@ -182,13 +182,14 @@ def found_or_created(
 
 class Operations:
     """The operations of one resource, with what all of them state said once: their tags,
-    the path parameters they share, errors other than each shape's own. Each method is the
-    shape of the same name above.
+    the path parameters they share, errors other than each shape's own, and the row the
+    operations on one row answer unless they say otherwise. Each method is the shape of the
+    same name above.
 
         api = Operations(["graph"])
-        on_entity = api.at(ENTITY_ID)  # the operations on /entities/{id}/...
+        on_relation = api.at(RELATION_ID, row=GraphRelationSerializer)  # /relations/{id}/...
 
-        @on_entity.row_answer("graph_entities_get", GraphEntityPageSerializer, summary="...")
+        @on_relation.row_answer("graph_relations_get", summary="Get one relation")
     """
 
     def __init__(
@@ -196,12 +197,18 @@ class Operations:
         tags: list[str],
         parameters: tuple[Parameter, ...] = (),
         failures: tuple[int, ...] | None = None,
+        row: Any = None,
     ) -> None:
-        self.tags, self.parameters, self.failures = tags, parameters, failures
+        self.tags, self.parameters, self.failures, self.row = tags, parameters, failures, row
 
-    def at(self, *parameters: Parameter) -> "Operations":
-        """The same operations on a path that names these parameters too."""
-        return Operations(self.tags, (*self.parameters, *parameters), self.failures)
+    def at(self, *parameters: Parameter, row: Any = None) -> "Operations":
+        """The same operations on a path that names these parameters too (answering `row`)."""
+        return Operations(self.tags, (*self.parameters, *parameters), self.failures, row)
+
+    def _answer(self, answer: Any) -> Any:
+        if answer is None and self.row is None:
+            raise TypeError("an operation on a row needs its answer, or the row of its resource")
+        return self.row if answer is None else answer
 
     def _shape(self, detail: Detail) -> Shape:
         shape: Shape = {"tags": self.tags, **detail}
@@ -221,16 +228,20 @@ class Operations:
     ) -> Decorator:
         return paged(operation_id, row, **self._shape(detail))
 
-    def row_answer(self, operation_id: str, answer: Any, **detail: Unpack[Detail]) -> Decorator:
-        return row_answer(operation_id, answer, **self._shape(detail))
+    def row_answer(
+        self, operation_id: str, answer: Any = None, **detail: Unpack[Detail]
+    ) -> Decorator:
+        return row_answer(operation_id, self._answer(answer), **self._shape(detail))
 
     def row_change(
-        self, operation_id: str, body: Any, answer: Any, **detail: Unpack[Detail]
+        self, operation_id: str, body: Any, answer: Any = None, **detail: Unpack[Detail]
     ) -> Decorator:
-        return row_change(operation_id, body, answer, **self._shape(detail))
+        return row_change(operation_id, body, self._answer(answer), **self._shape(detail))
 
-    def row_action(self, operation_id: str, answer: Any, **detail: Unpack[Detail]) -> Decorator:
-        return row_action(operation_id, answer, **self._shape(detail))
+    def row_action(
+        self, operation_id: str, answer: Any = None, **detail: Unpack[Detail]
+    ) -> Decorator:
+        return row_action(operation_id, self._answer(answer), **self._shape(detail))
 
     def row_erase(
         self, operation_id: str, done: str = "Erased.", **detail: Unpack[Detail]

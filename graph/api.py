@@ -38,7 +38,8 @@ from memory.selectors import items_about
 ENTITY_ID = path_id("The entity's id; another person's id answers 404 like a missing one.")
 RELATION_ID = path_id("The relation's id; another person's id answers 404 like a missing one.")
 api = Operations(["graph"])
-on_entity, on_relation = api.at(ENTITY_ID), api.at(RELATION_ID)
+on_entity = api.at(ENTITY_ID, row=GraphEntitySerializer)
+on_relation = api.at(RELATION_ID, row=GraphRelationSerializer)
 
 
 def _valid(serializer: type, request: Request) -> dict:
@@ -156,7 +157,6 @@ class EntityMergeView(_Base):
     @on_entity.row_change(
         "graph_entities_merge",
         GraphMergeSerializer,
-        GraphEntitySerializer,
         summary="Merge another entity into this one",
         description="`other` is the same as this entity: its aliases, memories and "
         "relations move here and it is gone. Both must be yours.",
@@ -172,7 +172,6 @@ class EntitySplitView(_Base):
     @on_entity.row_change(
         "graph_entities_split",
         GraphSplitSerializer,
-        GraphEntitySerializer,
         status=201,
         summary="Split part of an entity off as a new one",
         description="A new entity `name` takes the given aliases, memories and relations "
@@ -250,11 +249,7 @@ class RelationListView(_Base, PagedListView):
 
 
 class RelationDetailView(_Base):
-    @on_relation.row_answer(
-        "graph_relations_get",
-        GraphRelationSerializer,
-        summary="Get one relation",
-    )
+    @on_relation.row_answer("graph_relations_get", summary="Get one relation")
     def get(self, request: Request, pk: int) -> Response:
         relation = _relation(request, pk)
         return Response(GraphRelationSerializer(relation).data)
@@ -264,7 +259,6 @@ class RelationEndView(_Base):
     @on_relation.row_change(
         "graph_relations_end",
         GraphRelationEndSerializer,
-        GraphRelationSerializer,
         summary="End a relation (it is kept, with its end)",
     )
     def post(self, request: Request, pk: int) -> Response:

@@ -11,14 +11,15 @@ from rest_framework.views import APIView
 
 from accounts.agents import request_agent
 from core.api_views import valid
-from core.openapi import body_action, operation, path_id, row_action
+from core.openapi import Operations, path_id
 from core.serializers import StrictSerializer, object_id, refuse_body
 from skills.models import Skill
 from skills.search import MIN_RELEVANCE, SkillHit, skills_search
 from skills.services import skill_validate_for
 
-TAG = ["skills"]
 SKILL_ID = path_id("A skill's id (from a search); another type's id answers 404.")
+api = Operations(["skills"])
+on_skill = api.at(SKILL_ID)
 
 
 class SkillSerializer(serializers.ModelSerializer):
@@ -67,10 +68,9 @@ def _answer(request: Request, hits: list[SkillHit]) -> dict[str, Any]:
 
 
 class SkillSearchView(APIView):
-    @operation(
+    @api.operation(
         "skills_search_get",
         SkillSearchResultSerializer,
-        tags=TAG,
         summary="Search your agent type's skills (query string)",
         parameters=[SkillSearchSerializer],
         failures=(400,),
@@ -78,11 +78,10 @@ class SkillSearchView(APIView):
     def get(self, request: Request) -> Response:
         return self._search(request, request.query_params.dict())
 
-    @body_action(
+    @api.body_action(
         "skills_search",
         SkillSearchSerializer,
         SkillSearchResultSerializer,
-        tags=TAG,
         summary="Search your agent type's skills (recall_skills)",
         description=(
             "The approved skills of the calling token's agent type that fit the task, best "
@@ -100,11 +99,9 @@ class SkillSearchView(APIView):
 
 
 class SkillValidateView(APIView):
-    @row_action(
+    @on_skill.row_action(
         "skills_validate",
         SkillSerializer,
-        tags=TAG,
-        parameters=[SKILL_ID],
         summary="Say a skill worked again",
         description=(
             "times_validated +1 and confidence up; it stops decaying for 90 days. A person "

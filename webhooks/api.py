@@ -29,7 +29,7 @@ from webhooks.serializers import (
 
 ENDPOINT_ID = path_id("The endpoint's id; another owner's id answers 404 like a missing one.")
 api = Operations(["webhooks"])
-on_endpoint = api.at(ENDPOINT_ID)
+on_endpoint = api.at(ENDPOINT_ID, row=EndpointSerializer)
 WHO = (
     " With a person's token (or web session): that person's endpoints. With an app token "
     "and no user_id: the app's endpoints, which receive the events of all its people."
@@ -85,14 +85,13 @@ class WebhookListView(_Base, PagedListView):
 
 
 class WebhookDetailView(_Base):
-    @on_endpoint.row_answer("webhooks_get", EndpointSerializer, summary="Get one webhook endpoint")
+    @on_endpoint.row_answer("webhooks_get", summary="Get one webhook endpoint")
     def get(self, request: Request, pk: int) -> Response:
         return Response(EndpointSerializer(_endpoint(request, pk)).data)
 
     @on_endpoint.row_change(
         "webhooks_update",
         EndpointUpdateSerializer,
-        EndpointSerializer,
         summary="Change an endpoint's URL, events or description",
     )
     def patch(self, request: Request, pk: int) -> Response:
@@ -148,9 +147,7 @@ class _Switch(_Base):
 
 def _switch_schema(operation_id: str, summary: str, description: str) -> Any:
     return extend_schema_view(
-        post=on_endpoint.row_action(
-            operation_id, EndpointSerializer, summary=summary, description=description
-        )
+        post=on_endpoint.row_action(operation_id, summary=summary, description=description)
     )
 
 

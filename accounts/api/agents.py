@@ -14,7 +14,6 @@ from core.serializers import StrictSerializer, object_id
 
 AGENT_ID = path_id("The agent's id; another user's id answers 404 like a missing one.")
 api = Operations(["agents"])
-on_agent = api.at(AGENT_ID)
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -57,6 +56,9 @@ class AgentUpdateSerializer(StrictSerializer):
     )
 
 
+on_agent = api.at(AGENT_ID, row=AgentSerializer)
+
+
 def _shown(request: Request) -> dict:
     agent = agents.request_agent(request)
     return {"current": agent.pk if agent is not None else None}
@@ -76,7 +78,7 @@ class AgentListView(PagedListView):
 
 
 class AgentDetailView(APIView):
-    @on_agent.row_answer("agents_get", AgentSerializer, summary="Get one agent")
+    @on_agent.row_answer("agents_get", summary="Get one agent")
     def get(self, request: Request, pk: int) -> Response:
         agent = agents.agent_get(user=request.user, agent_id=object_id(pk))
         return Response(AgentSerializer(agent, context=_shown(request)).data)
@@ -84,7 +86,6 @@ class AgentDetailView(APIView):
     @on_agent.row_change(
         "agents_update",
         AgentUpdateSerializer,
-        AgentSerializer,
         summary="Change an agent's description, default context or type",
     )
     def patch(self, request: Request, pk: int) -> Response:

@@ -23,9 +23,12 @@ from conversations.api.serializers import (
 )
 from conversations.services import recording
 from core.api_views import PagedListView, valid_body
-from core.openapi import SESSION_ID, body_action, body_example, operation, path_id, row_answer
+from core.openapi import SESSION_ID, Operations, body_example, path_id
 from core.serializers import OneOrMany, object_id, one_or_many
 
+TURN_ID = path_id("The turn's id. Another user's id answers 404, like a missing one.")
+conversations, tool_calls = Operations(["conversations"]), Operations(["tool calls"])
+on_turn, on_session = conversations.at(TURN_ID), conversations.at(SESSION_ID)
 TURN_EXAMPLES = [
     body_example(
         "one turn",
@@ -71,13 +74,12 @@ TOOL_CALL_EXAMPLES = [
 
 
 class TurnCreateView(APIView):
-    @body_action(
+    @conversations.body_action(
         "turns_log",
         one_or_many("TurnLog", TurnCreateSerializer),
         one_or_many("TurnsLogged", TurnSerializer),
         status=201,
         examples=TURN_EXAMPLES,
-        tags=["conversations"],
         summary="Log one turn or a batch",
         description=(
             "Body: one turn or a list of them (at most 1000), stored in order, all or "
@@ -101,15 +103,10 @@ class TurnCreateView(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
-TURN_ID = path_id("The turn's id. Another user's id answers 404, like a missing one.")
-
-
 class TurnDetailView(APIView):
-    @row_answer(
+    @on_turn.row_answer(
         "conversations_turn_get",
         TurnSerializer,
-        parameters=[TURN_ID],
-        tags=["conversations"],
         summary="One turn by id (what a memory's source_turn points at)",
         description=(
             "The turn's text, role, time and session: a memory's `source_turn` (or a "
@@ -123,12 +120,11 @@ class TurnDetailView(APIView):
 
 
 class TurnSearchView(APIView):
-    @body_action(
+    @conversations.body_action(
         "conversations_search",
         TurnSearchSerializer,
         TurnSearchResultSerializer,
         examples=SEARCH_EXAMPLES,
-        tags=["conversations"],
         summary="Search past conversations",
         description=(
             "Keywords and/or a time range over the caller's turns: best match first with "
@@ -144,13 +140,7 @@ class TurnSearchView(APIView):
 class SessionListView(PagedListView):
     serializer_class = SessionSerializer
 
-    @operation(
-        "sessions_list",
-        SessionSerializer(many=True),
-        tags=["conversations"],
-        summary="List sessions",
-        failures=(404,),
-    )
+    @conversations.paged("sessions_list", SessionSerializer, summary="List sessions")
     def get(self, request: Request) -> Response:
         return self.paged(selectors.sessions_list(user=request.user))
 
@@ -158,11 +148,9 @@ class SessionListView(PagedListView):
 class SessionDetailView(GenericAPIView):
     serializer_class = SessionDetailSerializer
 
-    @row_answer(
+    @on_session.row_answer(
         "sessions_get",
         SessionDetailSerializer,
-        parameters=[SESSION_ID],
-        tags=["conversations"],
         summary="One session and a page of its turns",
     )
     def get(self, request: Request, session_id: str) -> Response:
@@ -176,10 +164,9 @@ class SessionDetailView(GenericAPIView):
 class ToolCallListCreateView(PagedListView):
     serializer_class = ToolCallSerializer
 
-    @operation(
+    @tool_calls.paged(
         "tool_calls_list",
-        ToolCallSerializer(many=True),
-        tags=["tool calls"],
+        ToolCallSerializer,
         summary="List tool calls",
         parameters=[ToolCallListQuerySerializer],
         failures=(400, 404),
@@ -187,13 +174,12 @@ class ToolCallListCreateView(PagedListView):
     def get(self, request: Request) -> Response:
         return self.filtered(request, ToolCallListQuerySerializer, selectors.tool_calls_list)
 
-    @body_action(
+    @tool_calls.body_action(
         "tool_calls_log",
         ToolCallCreateSerializer,
         ToolCallSerializer,
         status=201,
         examples=TOOL_CALL_EXAMPLES,
-        tags=["tool calls"],
         summary="Log a tool call",
     )
     def post(self, request: Request) -> Response:
@@ -203,10 +189,9 @@ class ToolCallListCreateView(PagedListView):
 
 
 class ToolCallSummaryView(APIView):
-    @operation(
+    @tool_calls.operation(
         "tool_calls_summary",
         ToolSummaryResultSerializer,
-        tags=["tool calls"],
         summary="Per-tool summary",
         description="Per tool: calls, success rate, mean duration, last error.",
     )

@@ -12,15 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api_views import valid_query
-from core.openapi import operation, row_action, row_erase
 from core.serializers import object_id, refuse_body
 from memory import lineage
 from memory.api.history_serializers import HistoryQuerySerializer, HistorySerializer
 from memory.api.memories import (
-    MEMORY_ID,
-    TAG,
     current_not_forgotten,
     not_forgotten,
+    on_memory,
     write_source,
 )
 from memory.api.serializers import MemorySerializer
@@ -33,14 +31,14 @@ VERSION_ID = OpenApiParameter(
     OpenApiParameter.PATH,
     description="A version's id, from the item's history.",
 )
+on_version = on_memory.at(VERSION_ID, row=MemorySerializer)
 
 
 class MemoryHistoryView(APIView):
-    @operation(
+    @on_memory.operation(
         "memories_history",
         HistorySerializer,
-        parameters=[MEMORY_ID, HistoryQuerySerializer],
-        tags=TAG,
+        parameters=[HistoryQuerySerializer],
         summary="A memory's history",
         description=(
             "What the memory says now (`current`), then each earlier version, newest "
@@ -58,10 +56,8 @@ class MemoryHistoryView(APIView):
 
 
 class MemoryVersionView(APIView):
-    @row_erase(
+    @on_version.row_erase(
         "memories_version_erase",
-        parameters=[MEMORY_ID, VERSION_ID],
-        tags=TAG,
         summary="Erase one version of a memory",
         description=(
             "Removes that earlier text for good (and redacts the turn it was learned "
@@ -77,11 +73,8 @@ class MemoryVersionView(APIView):
 
 
 class MemoryVersionRestoreView(APIView):
-    @row_action(
+    @on_version.row_action(
         "memories_version_restore",
-        MemorySerializer,
-        parameters=[MEMORY_ID, VERSION_ID],
-        tags=TAG,
         summary="Restore one version of a memory",
         description=(
             "The version's text (and category, domain, context, entity, sensitive) "

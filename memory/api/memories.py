@@ -20,16 +20,7 @@ from accounts.agents import (
 )
 from accounts.services import user_context
 from core.api_views import PagedListView, valid_body, valid_query
-from core.openapi import (
-    body_action,
-    body_example,
-    operation,
-    path_id,
-    row_action,
-    row_answer,
-    row_change,
-    row_erase,
-)
+from core.openapi import Operations, body_example, path_id
 from core.serializers import OneOrMany, object_id, one_or_many, refuse_body
 from memory import selectors, services
 from memory.api.serializers import (
@@ -51,7 +42,6 @@ from memory.recall import recall
 from memory.versions import current_item
 from privacy import services as privacy_services
 
-TAG = ["memories"]
 REMEMBER_EXAMPLES = [
     body_example("a preference", {"content": "Prefers concise answers", "category": "preference"}),
     body_example(
@@ -88,6 +78,8 @@ FORGET_EXAMPLES = [
     )
 ]
 MEMORY_ID = path_id("The memory's id. Another user's id answers 404, like a missing one.")
+api = Operations(["memories"])
+on_memory = api.at(MEMORY_ID, row=MemorySerializer)
 
 
 def write_source(request: Request) -> str:
@@ -98,10 +90,9 @@ def write_source(request: Request) -> str:
 class MemoryListCreateView(PagedListView):
     serializer_class = MemorySerializer
 
-    @operation(
+    @api.paged(
         "memories_list",
-        MemorySerializer(many=True),
-        tags=TAG,
+        MemorySerializer,
         summary="List memories",
         parameters=[MemoryListQuerySerializer],
         failures=(400, 404),
@@ -109,13 +100,12 @@ class MemoryListCreateView(PagedListView):
     def get(self, request: Request) -> Response:
         return self.filtered(request, MemoryListQuerySerializer, selectors.memory_list)
 
-    @body_action(
+    @api.body_action(
         "memories_remember",
         one_or_many("Remember", MemoryCreateSerializer),
         one_or_many("Remembered", MemoryCreatedSerializer),
         status=201,
         examples=REMEMBER_EXAMPLES,
-        tags=TAG,
         summary="Remember one item or a batch",
         description=(
             "Body: one object or a list of them (at most 1000). Answers the stored items "
@@ -174,11 +164,9 @@ def _switched(request: Request, pk: int, switch: Callable[..., KnowledgeItem]) -
 
 
 class MemoryDetailView(APIView):
-    @row_answer(
+    @on_memory.row_answer(
         "memories_get",
         MemoryDetailSerializer,
-        parameters=[MEMORY_ID],
-        tags=TAG,
         summary="Get one memory",
         description="A forgotten item answers 404 until it is restored. `conflicts` lists "
         "the items it may contradict (linked when stored, until reconciliation judges them).",
@@ -186,13 +174,10 @@ class MemoryDetailView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         return Response(MemoryDetailSerializer(not_forgotten(request.user, pk)).data)
 
-    @row_change(
+    @on_memory.row_change(
         "memories_update",
         MemoryUpdateSerializer,
-        MemorySerializer,
         examples=UPDATE_EXAMPLES,
-        parameters=[MEMORY_ID],
-        tags=TAG,
         summary="Update a memory (update_memory)",
         description=(
             'Changes only the given fields. `reminded_at: "now"` marks a reminder as '
@@ -215,11 +200,8 @@ class MemoryDetailView(APIView):
         )
         return Response(MemorySerializer(item).data)
 
-    @row_answer(
+    @on_memory.row_answer(
         "memories_forget",
-        MemorySerializer,
-        parameters=[MEMORY_ID],
-        tags=TAG,
         summary="Forget a memory (soft delete)",
         description="Hidden from search, listings and prompts at once; restorable.",
     )
@@ -228,23 +210,14 @@ class MemoryDetailView(APIView):
 
 
 class MemoryRestoreView(APIView):
-    @row_action(
-        "memories_restore",
-        MemorySerializer,
-        parameters=[MEMORY_ID],
-        tags=TAG,
-        summary="Restore a forgotten memory",
-        failures=(404,),
-    )
+    @on_memory.row_action("memories_restore", summary="Restore a forgotten memory", failures=(404,))
     def post(self, request: Request, pk: int) -> Response:
         return _switched(request, pk, services.memory_restore)
 
 
 class MemoryEraseView(APIView):
-    @row_erase(
+    @on_memory.row_erase(
         "memories_erase",
-        parameters=[MEMORY_ID],
-        tags=TAG,
         summary="Erase a memory (hard delete)",
         description=(
             "Removes the row, its versions, the items it replaced, its full-text entry "
@@ -258,12 +231,11 @@ class MemoryEraseView(APIView):
 
 
 class MemorySearchView(APIView):
-    @body_action(
+    @api.body_action(
         "memories_recall",
         RecallSerializer,
         RecallResultSerializer,
         examples=RECALL_EXAMPLES,
-        tags=TAG,
         summary="Recall: search memory",
         description=(
             "Hybrid search over the caller's active items, best first. Sensitive items "
@@ -280,12 +252,11 @@ class MemorySearchView(APIView):
 
 
 class MemoryForgetBulkView(APIView):
-    @body_action(
+    @api.body_action(
         "memories_forget_bulk",
         ForgetBulkSerializer,
         ForgetBulkResultSerializer,
         examples=FORGET_EXAMPLES,
-        tags=TAG,
         summary="Forget many memories (soft, restorable)",
         description=(
             "Forgets active items matching every given filter: context, older_than "
@@ -300,10 +271,9 @@ class MemoryForgetBulkView(APIView):
 
 
 class MemoryUpcomingView(APIView):
-    @operation(
+    @api.operation(
         "memories_upcoming",
         MemoryListResultSerializer,
-        tags=TAG,
         summary="Upcoming and overdue items",
         description=(
             "Active items due within `days` or overdue, not yet reminded since they became due."

@@ -1,5 +1,6 @@
 """Prompt material (stable system block, per-turn context) and the agent tools."""
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import (
@@ -40,26 +41,6 @@ class DynamicQuerySerializer(PromptQuerySerializer):
     )
 
 
-def _block_schema(
-    operation_id: str,
-    summary: str,
-    description: str,
-    query: type[serializers.Serializer],
-    name: str,
-    key: str,
-) -> Any:
-    """The schema of a block read by a query string, answered `{key: text}`."""
-    return operation(
-        operation_id,
-        inline_serializer(name, {key: serializers.CharField()}),
-        tags=["prompt"],
-        summary=summary,
-        description=description,
-        parameters=[query],
-        failures=(400,),
-    )
-
-
 class _BlockView(APIView):
     """A block of memory handed to an agent as `{key: text}`, for the query string (read
     by `query_class`) in the active context; the items shown count as used (decay)."""
@@ -78,22 +59,40 @@ class _BlockView(APIView):
         return Response({self.key: text})
 
 
-@extend_schema_view(
-    get=_block_schema(
-        "prompt_system",
-        "Stable memory block for the system prompt",
-        (
-            "Usage instructions for the memory tools plus preferences (10), facts (5), "
-            "skills (3) and known errors (5), quoted as data with their source; sensitive, "
-            "superseded and forgotten items left out; at most 4000 characters; then, for an "
-            "agent of a registered type, its type's Learned procedures (at most 1500). Identical "
-            "across calls while memory is unchanged (recall only changes it when an item "
-            "moves to another confidence band), so the model server can reuse its KV cache."
-        ),
-        PromptQuerySerializer,
-        "SystemPrompt",
-        "prompt",
-    )
+def _block_schema(
+    operation_id: str, name: str, summary: str, description: str
+) -> Callable[[type[_BlockView]], type[_BlockView]]:
+    """Declares a block view's GET: its query string (`query_class`), answered `{key: text}`
+    (an object named `name`)."""
+
+    def declare(view: type[_BlockView]) -> type[_BlockView]:
+        answer = inline_serializer(name, {view.key: serializers.CharField()})
+        get = operation(
+            operation_id,
+            answer,
+            tags=["prompt"],
+            summary=summary,
+            description=description,
+            parameters=[view.query_class],
+            failures=(400,),
+        )
+        return extend_schema_view(get=get)(view)
+
+    return declare
+
+
+@_block_schema(
+    "prompt_system",
+    "SystemPrompt",
+    "Stable memory block for the system prompt",
+    (
+        "Usage instructions for the memory tools plus preferences (10), facts (5), "
+        "skills (3) and known errors (5), quoted as data with their source; sensitive, "
+        "superseded and forgotten items left out; at most 4000 characters; then, for an "
+        "agent of a registered type, its type's Learned procedures (at most 1500). Identical "
+        "across calls while memory is unchanged (recall only changes it when an item "
+        "moves to another confidence band), so the model server can reuse its KV cache."
+    ),
 )
 class SystemPromptView(_BlockView):
     query_class = PromptQuerySerializer
@@ -105,16 +104,12 @@ class SystemPromptView(_BlockView):
         )
 
 
-@extend_schema_view(
-    get=_block_schema(
-        "prompt_context",
-        "Per-turn context to prepend to the user's message",
-        "Current time in the user's time zone with the weekday, and items due within "
-        "`days` or overdue that were not yet reminded (with their ids).",
-        DynamicQuerySerializer,
-        "DynamicContext",
-        "context",
-    )
+@_block_schema(
+    "prompt_context",
+    "DynamicContext",
+    "Per-turn context to prepend to the user's message",
+    "Current time in the user's time zone with the weekday, and items due within "
+    "`days` or overdue that were not yet reminded (with their ids).",
 )
 class DynamicContextView(_BlockView):
     query_class = DynamicQuerySerializer
