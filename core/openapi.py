@@ -218,6 +218,11 @@ class Operations:
             shape.setdefault("failures", self.failures)
         return shape
 
+    def stated(self, operation_id: str, body: Any, responses: Any, summary: str) -> Decorator:
+        """An operation whose responses are stated whole (no error responses added)."""
+        shape = self._shape({"summary": summary})
+        return extend_schema(operation_id=operation_id, request=body, responses=responses, **shape)
+
     def operation(
         self, operation_id: str, answer: Any, *, body: Any = empty, **detail: Unpack[Detail]
     ) -> Decorator:

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api_views import PagedListView
-from core.openapi import path_id
+from core.openapi import Operations, path_id
 from core.serializers import refuse_body
 from discovery import selectors, services
 from discovery.serializers import (
@@ -35,6 +35,8 @@ from privacy import services as privacy_services
 
 TAGS = ["discovery"]
 FINDING_ID = path_id("The finding's id. Another user's id answers 404, like a missing one.")
+api = Operations(TAGS)
+on_finding = api.at(FINDING_ID)
 
 
 class DiscoveryView(APIView):
@@ -108,13 +110,11 @@ class FindingsView(DiscoveryView, PagedListView):
 
 
 class FindingApproveView(DiscoveryView):
-    @extend_schema(
-        operation_id="discovery_finding_approve",
-        tags=TAGS,
-        parameters=[FINDING_ID],
+    @on_finding.stated(
+        "discovery_finding_approve",
+        ApproveRequestSerializer,
+        ApprovedFindingSerializer,
         summary="Approve a finding, optionally edited: it becomes knowledge",
-        request=ApproveRequestSerializer,
-        responses=ApprovedFindingSerializer,
     )
     def post(self, request: Request, pk: int) -> Response:
         finding = services.finding_approve(
@@ -124,13 +124,8 @@ class FindingApproveView(DiscoveryView):
 
 
 class FindingRejectView(DiscoveryView):
-    @extend_schema(
-        operation_id="discovery_finding_reject",
-        tags=TAGS,
-        parameters=[FINDING_ID],
-        summary="Reject a finding",
-        request=None,
-        responses=FindingSerializer,
+    @on_finding.stated(
+        "discovery_finding_reject", None, FindingSerializer, summary="Reject a finding"
     )
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
@@ -139,12 +134,11 @@ class FindingRejectView(DiscoveryView):
 
 
 class FindingsApproveView(DiscoveryView):
-    @extend_schema(
-        operation_id="discovery_findings_approve_bulk",
-        tags=TAGS,
+    @api.stated(
+        "discovery_findings_approve_bulk",
+        BulkApproveRequestSerializer,
+        BulkApproveResponseSerializer,
         summary="Approve several findings as they are (all or nothing)",
-        request=BulkApproveRequestSerializer,
-        responses=BulkApproveResponseSerializer,
     )
     def post(self, request: Request) -> Response:
         ids = _object(request.data, ["ids"]).get("ids")
