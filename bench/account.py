@@ -16,6 +16,7 @@ from typing import Any
 from bench.markdown import markdown_table
 from bench.scenario import NotAnAccount, memories_tell, read_scenario, throwaway_user
 from memory.recall import recall
+from retrieval import keyword
 
 REQUIRED = ("memories", "questions", "nonsense_questions")
 
@@ -46,10 +47,17 @@ def read_account(path: Path) -> dict[str, Any]:
     return data
 
 
-def evaluate_account(path: Path, data: dict[str, Any], *, keep: bool = False) -> AccountScore:
+def evaluate_account(
+    path: Path, data: dict[str, Any], *, keep: bool = False, settled: bool = False
+) -> AccountScore:
+    """`settled`: the owner's word counts are read again once every memory is in, as a
+    question asked later sees them (not as sampled while the memories were told, which
+    depends on how fast they were: retrieval/termstats.py)."""
     score = AccountScore(path.stem)
     with throwaway_user("account", keep=keep) as user:
         memories_tell(user, data["memories"])
+        if settled:
+            keyword.clear_caches()
         for question in data["questions"]:
             answers = set(question["answers"])
             found = [h.item.content for h in recall(user=user, query=question["question"])]

@@ -182,7 +182,7 @@ class Command(BaseCommand):
         accounted = []
         for path, data in accounts:
             self.stderr.write(f"asking the account {path.name} ...")
-            accounted.append(evaluate_account(path, data, keep=keep))
+            accounted.append(evaluate_account(path, data, keep=keep, settled=settled))
         if accounted:
             self.stdout.write("")
             for line in account_table(accounted):
