@@ -7,7 +7,7 @@ with `extend_schema(summary=, description=)`, fields with `help_text`.
 """
 
 from collections.abc import Callable
-from typing import Any, Required, TypedDict, Unpack
+from typing import Any, Required, TypedDict, TypeVar, Unpack
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import get_override
@@ -17,6 +17,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_view,
     inline_serializer,
 )
 from rest_framework import serializers
@@ -95,6 +96,7 @@ def public_errors(*codes: int) -> dict[int, OpenApiResponse]:
 BODY_ERRORS = (400, 413, 415)  # a body that is invalid, too large, or not JSON
 Parameter = OpenApiParameter | type[serializers.Serializer]
 Decorator = Callable[[Any], Any]
+View = TypeVar("View", bound=type)
 
 
 class Detail(TypedDict, total=False):
@@ -228,10 +230,15 @@ class Operations:
     ) -> Decorator:
         return operation(operation_id, answer, body=body, **self._shape(detail))
 
-    def paged(
-        self, operation_id: str, row: type[serializers.Serializer], **detail: Unpack[Detail]
-    ) -> Decorator:
-        return paged(operation_id, row, **self._shape(detail))
+    def paged_list(self, operation_id: str, **detail: Unpack[Detail]) -> Callable[[View], View]:
+        """Declares a list view's GET (core.api_views.PagedListView) on the class: a page of
+        rows of its `serializer_class`, the serializer its answers are made with."""
+
+        def declare(view: View) -> View:
+            get = paged(operation_id, view.serializer_class, **self._shape(detail))
+            return extend_schema_view(get=get)(view)
+
+        return declare
 
     def row_answer(
         self, operation_id: str, answer: Any = None, **detail: Unpack[Detail]

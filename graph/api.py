@@ -82,18 +82,17 @@ class _Base(APIView):
     """The default permission (a person, or an app token acting for one of its people)."""
 
 
+@api.paged_list(
+    "graph_entities_list",
+    summary="List your entities",
+    description="People, organisations, teams, projects, places... by name, each with "
+    "its aliases. `kind` keeps one kind; `q` those with a name containing it.",
+    parameters=[GraphEntityQuerySerializer],
+    failures=(400,),  # a page past the end is a 404 too, not described yet
+)
 class EntityListView(_Base, PagedListView):
-    serializer_class = GraphEntitySerializer  # what OPTIONS describes
+    serializer_class = GraphEntitySerializer
 
-    @api.operation(
-        "graph_entities_list",
-        GraphEntitySerializer(many=True),
-        summary="List your entities",
-        description="People, organisations, teams, projects, places... by name, each with "
-        "its aliases. `kind` keeps one kind; `q` those with a name containing it.",
-        parameters=[GraphEntityQuerySerializer],
-        failures=(400,),
-    )
     def get(self, request: Request) -> Response:
         query = valid_query(GraphEntityQuerySerializer, request)
         found = selectors.entities(
@@ -192,20 +191,19 @@ class EntitySplitView(_Base):
         return Response(GraphEntitySerializer(new).data, status=status.HTTP_201_CREATED)
 
 
+@api.paged_list(
+    "graph_relations_list",
+    summary="List your relations, newest first",
+    parameters=[
+        OpenApiParameter("entity", OpenApiTypes.INT, description="Of this entity only."),
+        OpenApiParameter(
+            "current", OpenApiTypes.BOOL, description="true: those that hold; false: ended."
+        ),
+    ],
+)
 class RelationListView(_Base, PagedListView):
     serializer_class = GraphRelationSerializer
 
-    @api.paged(
-        "graph_relations_list",
-        GraphRelationSerializer,
-        summary="List your relations, newest first",
-        parameters=[
-            OpenApiParameter("entity", OpenApiTypes.INT, description="Of this entity only."),
-            OpenApiParameter(
-                "current", OpenApiTypes.BOOL, description="true: those that hold; false: ended."
-            ),
-        ],
-    )
     def get(self, request: Request) -> Response:
         entity, current = request.query_params.get("entity"), request.query_params.get("current")
         of = None

@@ -56,15 +56,15 @@ class _Base(APIView):
     permission_classes = [IsAuthenticated]  # a person, or an app token acting for no one
 
 
+@api.paged_list(
+    "webhooks_list",
+    summary="List your webhook endpoints",
+    description="Oldest first, with how many deliveries wait for each." + WHO,
+    failures=(),  # a page past the end is a 404 too, not described yet
+)
 class WebhookListView(_Base, PagedListView):
     serializer_class = EndpointSerializer
 
-    @api.operation(
-        "webhooks_list",
-        EndpointSerializer(many=True),
-        summary="List your webhook endpoints",
-        description="Oldest first, with how many deliveries wait for each." + WHO,
-    )
     def get(self, request: Request) -> Response:
         return self.paged(selectors.endpoint_list(**owner_of(request)))
 
@@ -184,23 +184,22 @@ class WebhookPingView(_Base):
         return Response(DeliverySerializer(found).data)
 
 
+@on_endpoint.paged_list(
+    "webhooks_deliveries",
+    parameters=[
+        OpenApiParameter(
+            "status",
+            OpenApiTypes.STR,
+            enum=[s for s, _ in Delivery.STATUSES],
+            description="Only deliveries with this status.",
+        ),
+    ],
+    summary="List an endpoint's deliveries, newest first, with every attempt",
+    failures=(400, 404),
+)
 class WebhookDeliveriesView(_Base, PagedListView):
     serializer_class = DeliverySerializer
 
-    @on_endpoint.paged(
-        "webhooks_deliveries",
-        DeliverySerializer,
-        parameters=[
-            OpenApiParameter(
-                "status",
-                OpenApiTypes.STR,
-                enum=[s for s, _ in Delivery.STATUSES],
-                description="Only deliveries with this status.",
-            ),
-        ],
-        summary="List an endpoint's deliveries, newest first, with every attempt",
-        failures=(400, 404),
-    )
     def get(self, request: Request, pk: int) -> Response:
         endpoint = _endpoint(request, pk)
         wanted = request.query_params.get("status") or None

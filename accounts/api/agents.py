@@ -64,15 +64,14 @@ def _shown(request: Request) -> dict:
     return {"current": agent.pk if agent is not None else None}
 
 
+@api.paged_list(
+    "agents_list",
+    summary="List your agents",
+    description="Every token acts as one of these; `current` marks the caller's.",
+)
 class AgentListView(PagedListView):
     serializer_class = AgentSerializer
 
-    @api.paged(
-        "agents_list",
-        AgentSerializer,
-        summary="List your agents",
-        description="Every token acts as one of these; `current` marks the caller's.",
-    )
     def get(self, request: Request) -> Response:
         return self.paged(agents.agent_list(user=request.user), context=_shown(request))
 

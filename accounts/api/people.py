@@ -94,15 +94,14 @@ class AppMeView(AppOwnEndpoint, APIView):
         return Response(MeSerializer(app).data)
 
 
+@api.paged_list(
+    "people_list",
+    summary="List the app's people",
+    description="Oldest first, paged (`page`, `page_size`).",
+)
 class PeopleView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonSerializer
 
-    @api.paged(
-        "people_list",
-        PersonSerializer,
-        summary="List the app's people",
-        description="Oldest first, paged (`page`, `page_size`).",
-    )
     def get(self, request: Request) -> Response:
         return self.paged(people.person_list(app=request.user.app))
 
@@ -145,14 +144,13 @@ class PersonDetailView(AppOwnEndpoint, APIView):
         return Response({"user_id": person.external_id, "erased": erased})
 
 
+@on_person.paged_list(
+    "people_tokens_list",
+    summary="List the tokens the app issued to a person",
+)
 class PersonTokensView(AppOwnEndpoint, PagedListView):
     serializer_class = PersonTokenSerializer
 
-    @on_person.paged(
-        "people_tokens_list",
-        PersonTokenSerializer,
-        summary="List the tokens the app issued to a person",
-    )
     def get(self, request: Request, user_id: str) -> Response:
         person = _person(request, user_id)
         return self.paged(people.person_tokens(app=request.user.app, person=person))

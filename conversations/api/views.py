@@ -137,10 +137,10 @@ class TurnSearchView(APIView):
         return Response(TurnSearchResultSerializer(hits.answer()).data)
 
 
+@conversations.paged_list("sessions_list", summary="List sessions")
 class SessionListView(PagedListView):
     serializer_class = SessionSerializer
 
-    @conversations.paged("sessions_list", SessionSerializer, summary="List sessions")
     def get(self, request: Request) -> Response:
         return self.paged(selectors.sessions_list(user=request.user))
 
@@ -161,16 +161,15 @@ class SessionDetailView(GenericAPIView):
         return Response({"session": SessionSerializer(session).data, **body})
 
 
+@tool_calls.paged_list(
+    "tool_calls_list",
+    summary="List tool calls",
+    parameters=[ToolCallListQuerySerializer],
+    failures=(400, 404),
+)
 class ToolCallListCreateView(PagedListView):
     serializer_class = ToolCallSerializer
 
-    @tool_calls.paged(
-        "tool_calls_list",
-        ToolCallSerializer,
-        summary="List tool calls",
-        parameters=[ToolCallListQuerySerializer],
-        failures=(400, 404),
-    )
     def get(self, request: Request) -> Response:
         return self.filtered(request, ToolCallListQuerySerializer, selectors.tool_calls_list)
 

@@ -87,16 +87,15 @@ def write_source(request: Request) -> str:
     return "tool" if request.auth is not None else "user"
 
 
+@api.paged_list(
+    "memories_list",
+    summary="List memories",
+    parameters=[MemoryListQuerySerializer],
+    failures=(400, 404),
+)
 class MemoryListCreateView(PagedListView):
     serializer_class = MemorySerializer
 
-    @api.paged(
-        "memories_list",
-        MemorySerializer,
-        summary="List memories",
-        parameters=[MemoryListQuerySerializer],
-        failures=(400, 404),
-    )
     def get(self, request: Request) -> Response:
         return self.filtered(request, MemoryListQuerySerializer, selectors.memory_list)
 
