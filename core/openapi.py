@@ -186,7 +186,7 @@ class Operations:
     """The operations of one resource, with what all of them state said once: their tags,
     the path parameters they share, errors other than each shape's own, and the row the
     operations on one row answer unless they say otherwise. Each method is the shape of the
-    same name above.
+    same name above; `paged_list` declares a list view's GET on its class.
 
         api = Operations(["graph"])
         on_relation = api.at(RELATION_ID, row=GraphRelationSerializer)  # /relations/{id}/...
