@@ -193,12 +193,16 @@ def _ask_filtered(
             _probe_recall(scores, name, wanted, found, [h.relevance for h in hits])
 
 
-def _own_facts(user: Any, scenarios: dict, scores: Scores) -> None:
-    """Facts a person tells directly, among the conversation's linked facts."""
+def _own_facts(user: Any, scenarios: dict, scores: Scores, *, settled: bool = False) -> None:
+    """Facts a person tells directly, among the conversation's linked facts (`settled`:
+    asked with the owner's word counts read again once they are in, as in
+    `evaluate_conversation`)."""
     stored = [
         memory_create(user=user, content=entry["fact"], source="user").pk
         for entry in scenarios["own_facts"]
     ]
+    if settled:
+        keyword.clear_caches()
     for item_id, entry in zip(stored, scenarios["own_facts"], strict=True):
         ids = [h.item.pk for h in recall(user=user, query=entry["question"], top_k=3)]
         scores.probe("own top-1", float(ids[:1] == [item_id]))
@@ -251,7 +255,7 @@ def evaluate_conversation(
             if condition != "linked":
                 scores.merge_sums(counted)
             if condition == "linked" and scenarios:
-                _own_facts(user, scenarios, scores)
+                _own_facts(user, scenarios, scores, settled=settled)
         finally:
             if not keep:
                 user.delete()
