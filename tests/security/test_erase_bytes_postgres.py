@@ -168,6 +168,13 @@ def test_erased_text_leaves_every_file_of_the_database_after_memory_reclaim(
     with connection.cursor() as cursor:  # as autovacuum would: stats sample the values
         for model in CONTENT_MODELS:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
+    # Another session's transaction, begun before the erase: until it ends, no page
+    # pruning may drop the old row versions the erase leaves (a busy server prunes them
+    # at its own pace; here the bytes the reclaim must remove are surely there first).
+    other = connection.copy()
+    with other.cursor() as cursor:
+        cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute("SELECT count(*) FROM conversations_turn")
     privacy_services.memory_erase(user=bob, item_id=item_id)
     memory_erase_user(user=alice)
 
@@ -188,6 +195,7 @@ def test_erased_text_leaves_every_file_of_the_database_after_memory_reclaim(
     # the item's row, and the old version of the turn it came from (now redacted)
     assert {"memory_knowledgeitem", "conversations_turn", "pg_statistic"} <= erased[ITEM], erased
 
+    other.close()
     out = StringIO()
     # Another test worker's transaction may be older than the erase: wait for it to end.
     call_command("memory_reclaim", "--yes", "--wait", "600", stdout=out)
