@@ -161,3 +161,22 @@ def test_what_a_child_leaves_in_its_process_group_is_stopped_after_it(
     while _running(grandchild) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _running(grandchild)
+
+
+def test_a_child_that_failed_as_the_stop_came_still_names_serves_exit_code(
+    monkeypatch, stop_handlers
+):
+    """The worker dies with 3 in the instant a stop signal reaches serve, before serve's
+    watch saw it: serve stops the rest and still exits with 3, not 0."""
+    command = serve_command.Command()
+
+    def watch_interrupted(procs, host, port):
+        procs["worker"].wait()  # it has failed by now; the stop arrives before the next look
+        raise serve_command.Stop(signal.SIGTERM)
+
+    monkeypatch.setattr(command, "_watch", watch_interrupted)
+    commands = {
+        "web": [sys.executable, "-c", "import time; time.sleep(300)"],
+        "worker": [sys.executable, "-c", "raise SystemExit(3)"],
+    }
+    assert command._run(commands, "127.0.0.1", "0") == 3

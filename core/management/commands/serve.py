@@ -107,8 +107,10 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             received = signal.SIGINT
         finally:
+            # A child that failed on its own just as the stop came still names the exit code.
+            failed = [p.returncode for p in procs.values() if p.poll() not in (None, 0)]
             _stop(list(procs.values()), FORWARD[received])
-        return code
+        return code or (failed[0] if failed else 0)
 
     def _watch(self, procs: dict[str, subprocess.Popen], host: str, port: str) -> int:
         """Announce the server once it listens; return when a child exits (its code, or 1)."""
