@@ -88,7 +88,7 @@ class _Base(APIView):
     description="People, organisations, teams, projects, places... by name, each with "
     "its aliases. `kind` keeps one kind; `q` those with a name containing it.",
     parameters=[GraphEntityQuerySerializer],
-    failures=(400,),  # a page past the end is a 404 too, not described yet
+    failures=(400, 404),  # a bad filter; a page past the end
 )
 class EntityListView(_Base, PagedListView):
     serializer_class = GraphEntitySerializer

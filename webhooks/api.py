@@ -60,7 +60,7 @@ class _Base(APIView):
     "webhooks_list",
     summary="List your webhook endpoints",
     description="Oldest first, with how many deliveries wait for each." + WHO,
-    failures=(),  # a page past the end is a 404 too, not described yet
+    failures=(404,),  # a page past the end
 )
 class WebhookListView(_Base, PagedListView):
     serializer_class = EndpointSerializer

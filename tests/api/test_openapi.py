@@ -131,3 +131,18 @@ def test_one_name_per_schema(schema):
         shape = json.dumps(component, sort_keys=True)
         assert shape not in shapes, (name, shapes.get(shape))
         shapes[shape] = name
+
+
+@pytest.mark.parametrize(
+    ("url", "operation"),
+    [("/api/v1/webhooks/", "webhooks_list"), ("/api/v1/graph/entities/", "graph_entities_list")],
+)
+def test_a_page_past_the_end_is_a_404_and_the_schema_says_so(alice_api, url, operation):
+    assert alice_api.get(url).status_code == 200
+    assert alice_api.get(url, {"page": 99}).status_code == 404
+    schema = alice_api.get("/api/v1/schema/", HTTP_ACCEPT="application/json").json()
+    [listed] = [
+        o for path in schema["paths"].values() for o in path.values()
+        if isinstance(o, dict) and o.get("operationId") == operation
+    ]  # fmt: skip
+    assert "404" in listed["responses"]
