@@ -2,20 +2,11 @@
 nothing there but ending a relation (through the service); others never get in."""
 
 import pytest
-from django.test import Client
 
 from graph.models import Entity, Relation
 from graph.services import entity_create, relation_add
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_web(django_user_model) -> Client:
-    staff = django_user_model.objects.create_superuser("root", "root@example.org", "root-pass-1")
-    client = Client()
-    client.force_login(staff)
-    return client
 
 
 @pytest.fixture
@@ -53,8 +44,6 @@ def test_staff_end_a_relation_through_the_service_and_it_is_kept(staff_web, work
     assert works.valid_to is not None and Relation.objects.filter(pk=works.pk).exists()
 
 
-def test_a_person_who_is_not_staff_never_sees_the_graph_admin(alice, works):
-    client = Client()
-    client.force_login(alice)
-    response = client.get("/admin/graph/entity/")
+def test_a_person_who_is_not_staff_never_sees_the_graph_admin(alice_web, works):
+    response = alice_web.get("/admin/graph/entity/")
     assert response.status_code == 302 and b"Rui" not in response.content

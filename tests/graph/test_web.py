@@ -5,7 +5,6 @@ person's ids are a 404 and their entities never shown."""
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from graph.models import Alias, Entity, Relation
@@ -13,20 +12,6 @@ from graph.services import entity_create, entity_holder, entity_link_items, rela
 from memory.services import memory_create
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def alice_web(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def bob_web(bob) -> Client:
-    client = Client()
-    client.force_login(bob)
-    return client
 
 
 @pytest.fixture
