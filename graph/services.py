@@ -325,12 +325,11 @@ def _times(row: dict[str, Any]) -> dict[str, Any]:
 def relations_import_ends(*, user: Any, ends: Iterable[tuple[int, int]]) -> int:
     """Link each imported relation to the relation that ended it: (relation, ended by),
     both the user's; one already linked keeps its link. Returns how many were linked."""
-    linked = 0
+    ends = list(ends)
     mine = Relation.objects.for_user(user)
-    for relation_id, ended_by in ends:
-        if mine.filter(pk=ended_by).exists():
-            linked += mine.filter(pk=relation_id, ended_by__isnull=True).update(ended_by=ended_by)
-    return linked
+    owned = set(mine.filter(pk__in=[by for _, by in ends]).values_list("pk", flat=True))
+    unlinked = mine.filter(ended_by__isnull=True)
+    return sum(unlinked.filter(pk=pk).update(ended_by=by) for pk, by in ends if by in owned)
 
 
 def graph_forget_items(*, user: Any, item_ids: Iterable[int]) -> None:

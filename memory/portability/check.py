@@ -54,8 +54,7 @@ def _clean_kind(user: Any, kind: str, record: dict[str, Any], trusted: bool) -> 
         if record.get("session_id") is not None:
             session_import_clean(user=user, fields={"session_id": record["session_id"]})
         return tool_call_import_clean(user=user, fields=record)
-    if kind in REFERENCES:
-        references_of(kind, record)  # that they are of the file: _Checker.finish
+    if kind in REFERENCES:  # their links to other records: `references_of`, pass 1
         clean = entity_import_clean if kind == "entity" else relation_import_clean
         return clean(user=user, fields=record)
     for name in ("id", "superseded_by", "source_turn"):
@@ -127,6 +126,7 @@ class _Checker:
         if unknown:
             raise line_error(number, f"Unknown field(s): {', '.join(unknown)[:200]}.")
         try:
+            references = references_of(kind, record) if kind in REFERENCES else []
             row = record_clean(self.user, kind, record, self.trusted)
         except ValidationError as error:
             raise line_error(number, error) from None
@@ -138,8 +138,7 @@ class _Checker:
             seen = self.ids[kind].setdefault(record["id"], number)
             if seen != number:
                 raise line_error(number, f"Id {record['id']} is used by line {seen} already.")
-        if kind in REFERENCES:
-            self.references.extend((number, *ref) for ref in references_of(kind, record))
+        self.references.extend((number, *ref) for ref in references)
         if kind == "knowledge" and record.get("superseded_by") is not None:
             self.links.append((number, record["superseded_by"]))
             if record.get("id") is not None:
