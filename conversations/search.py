@@ -1,15 +1,18 @@
 """search_past_conversations: keywords and/or a time range over the user's turns."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
+from accounts.services import user_tz
 from conversations.corpus import TURNS
 from conversations.models import Session, Turn
-from retrieval import pipeline
+from retrieval import perspective, pipeline, when
 from retrieval.documents import texts_for
 from retrieval.filters import Filter, among, eq, since, until
 from retrieval.judge import Hits
@@ -36,20 +39,43 @@ def search_turns(
     time_to: datetime | None = None,
     min_relevance: float | None = None,
     judge: bool = True,
+    queries: Sequence[str] | None = None,
+    now: datetime | None = None,
 ) -> Hits:
     """Turns matching `query` (best first) or, with only a time range, newest first.
 
     Turns less relevant than `min_relevance` (default GAIA_MIN_RELEVANCE) are left out;
     `judge=False` skips the relevance judge (the fast path; `Hits.judged` tells).
+    `queries`: up to four other phrasings, fused with `query` into one ranking. A time
+    the query names as people say it ("yesterday", in the user's time zone, from `now`)
+    narrows the search and is no topic (`Hits.time_read` says what was read); a query that
+    names a time and nothing else lists that time's turns, newest first.
     """
     if not (query and query.strip()) and not time_from and not time_to:
         raise ValidationError("Give a query or a time range.", code="empty")
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     turns = Turn.objects.for_user(user).select_related("session", "agent")
-    if not (query and query.strip()):
+    read = None
+    if query and query.strip() and when.read(query, now or timezone.now()) is not None:
+        read = when.read(query, now or timezone.now(), user_tz(user))
+    if read is not None:
+        query = read.rest
+        time_from = max(read.start, time_from) if time_from else read.start
+        time_to = min(read.end, time_to) if time_to else read.end
+    said = read.answer() if read else None
+    phrasings = []
+    for text in list(queries or [])[: pipeline.MAX_PHRASINGS]:
+        if isinstance(text, str) and text.strip():
+            other = when.read(text, now or timezone.now())
+            text = other.rest if other else text
+            phrasings.append((text, text))
+    if not (query and query.strip()) or (
+        read is not None and not phrasings and perspective.names_no_topic(query)
+    ):
         newest = turns.filter(**_as_lookups(session_id, role, time_from, time_to))
         newest = newest.order_by("-timestamp")[:top_k]
-        return Hits([TurnHit(t, 0.0, "time", 1.0) for t in newest], reason="time range")
+        hits = [TurnHit(t, 0.0, "time", 1.0) for t in newest]
+        return Hits(hits, reason="time range", time_read=said)
     scope: list[Filter] = []
     if session_id:
         sessions = Session.objects.for_user(user).filter(session_id=session_id)
@@ -69,6 +95,7 @@ def search_turns(
         documents=lambda ids: _as_read(user.pk, ids),
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         judged=judge,
+        phrasings=phrasings,
     )
     found = turns.in_bulk([r.id for r in verdict.hits])
     return Hits(
@@ -79,6 +106,7 @@ def search_turns(
         ],
         judged=verdict.judged,
         reason=verdict.reason,
+        time_read=said,
     )
 
 

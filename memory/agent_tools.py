@@ -154,6 +154,7 @@ def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
             for h in hits
         ],
         "judged": hits.judged,
+        **({"time_read": hits.time_read} if hits.time_read else {}),
     }
 
 
@@ -198,6 +199,7 @@ def _search_turns(user: Any, arguments: dict, caller: Caller) -> dict:
             for h in hits
         ],
         "judged": hits.judged,
+        **({"time_read": hits.time_read} if hits.time_read else {}),
     }
 
 

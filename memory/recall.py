@@ -10,16 +10,20 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 from accounts.agents import agent_by_name
+from accounts.services import user_tz
 from graph import selectors as graph
 from graph.selectors import Related
 from memory import relations
 from memory.corpus import ITEMS
+from memory.holder import holder as holder_of
 from memory.models import KnowledgeItem
-from retrieval import perspective, pipeline
+from retrieval import perspective, pipeline, when
 from retrieval.filters import AnyOf, Filter, Filters, among, eq, since, until
 from retrieval.judge import Hits
+from retrieval.perspective import Holder
 
 MAX_TOP_K = 100
 
@@ -66,6 +70,41 @@ def item_scope(
 
 NOTE_WEIGHT = 0.8  # a diary note's score against a current fact's, when ordering hits
 BROAD_RELEVANCE = 0.5  # what matters most of a person answers "what do you know about me"
+MAX_QUERIES = pipeline.MAX_PHRASINGS  # the caller's own phrasings beside the query
+
+
+def read_time(
+    query: str,
+    *,
+    user: Any,
+    now: datetime | None,
+    time_from: datetime | None,
+    time_to: datetime | None,
+) -> tuple[str, when.TimeRead | None, datetime | None, datetime | None]:
+    """(the question without its time words, what was read, the window's bounds within
+    the caller's): "yesterday" in the person's time zone (`retrieval.when`)."""
+    moment = now or timezone.now()
+    if when.read(query or "", moment) is None:  # no time words: the zone is not read
+        return query, None, time_from, time_to
+    read = when.read(query or "", moment, user_tz(user))
+    if read is None:
+        return query, None, time_from, time_to
+    start = max(read.start, time_from) if time_from else read.start
+    end = min(read.end, time_to) if time_to else read.end
+    return read.rest, read, start, end
+
+
+def phrasings_of(queries: Sequence[str] | None, holder: Holder) -> list[tuple[str, str]]:
+    """The caller's phrasings (at most MAX_QUERIES), each without time words, as searched
+    and as the judge would read it."""
+    found = []
+    for text in list(queries or [])[:MAX_QUERIES]:
+        if not isinstance(text, str) or not text.strip():
+            continue
+        read = when.read(text, timezone.now())
+        text = read.rest if read else text
+        found.append((perspective.as_stored(text, holder), perspective.for_judge(text, holder)))
+    return found
 
 
 def _about_holder(owned: Any, owner_id: int, scope: Filters, top_k: int) -> Hits:
@@ -83,6 +122,16 @@ def _about_holder(owned: Any, owner_id: int, scope: Filters, top_k: int) -> Hits
     return Hits(hits, reason="broad question")
 
 
+def _in_window(owned: Any, owner_id: int, scope: Filters, top_k: int, read: dict) -> Hits:
+    """A question that names a time and no topic ("what did I tell you yesterday?"): the
+    items of that time, newest first."""
+    ids = pipeline.in_scope(ITEMS, owner_id, scope)
+    items = owned.filter(pk__in=ids).select_related("agent").defer("embedding")
+    items = items.order_by("-created_at", "-pk")[:top_k]
+    hits = [Hit(item, BROAD_RELEVANCE, "time", BROAD_RELEVANCE) for item in items]
+    return Hits(hits, reason="time range", time_read=read)
+
+
 def recall(
     *,
     user: Any,
@@ -97,12 +146,20 @@ def recall(
     min_relevance: float | None = None,
     agent: str | None = None,
     judge: bool = True,
+    queries: Sequence[str] | None = None,
+    now: datetime | None = None,
 ) -> Hits:
     """The user's items that best answer `query`, best first (at most `top_k`), each at
     least `min_relevance` relevant (default GAIA_MIN_RELEVANCE; 0 returns every candidate).
     `agent` keeps only what the user's agent of that name stored (none if no such agent).
     `judge=False` takes the fast path: the fused order, without the relevance judge. The
     answer says whether it was judged (`Hits.judged`).
+
+    `queries` are up to MAX_QUERIES other phrasings of the question (the caller's words,
+    a hypothetical answer): searched with it, fused into one ranking, judged once with
+    the question. A time the question names as people say it ("yesterday", "about a
+    week ago", in the person's time zone, counted from `now`) narrows the search to that
+    window and is no topic; the answer says what was read (`Hits.time_read`).
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
     """
@@ -113,6 +170,10 @@ def recall(
         if found is None:
             return Hits(judged=True)
         writer = found.pk
+    topic, read, time_from, time_to = read_time(
+        query or "", user=user, now=now, time_from=time_from, time_to=time_to
+    )
+    said = read.answer() if read else None
     scope = item_scope(
         category=category,
         context=context,
@@ -123,31 +184,47 @@ def recall(
         agent_id=writer,
     )
     owned = KnowledgeItem.objects.for_user(user)
-    if perspective.asks_about_holder(query or ""):
+    holder = holder_of(user)
+    phrasings = phrasings_of(queries, holder)
+    if read is None and perspective.asks_about_holder(topic, holder):
         return _about_holder(owned, user.pk, scope, top_k)
-    related = graph.related(user=user, query=query or "")
+    if read is not None and not phrasings and perspective.names_no_topic(topic, holder):
+        return _in_window(owned, user.pk, scope, top_k, said)
+    related = graph.related(user=user, query=topic)
 
     verdict = pipeline.hybrid(
         ITEMS,
         owner_id=user.pk,
-        query=perspective.as_stored(query or ""),
+        query=perspective.as_stored(topic, holder),
         filters=scope,
         top_k=top_k,
-        documents=lambda ids: _as_read(owned, ids, related),
+        documents=lambda ids: _as_read(owned, ids, related, holder),
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         also=relations.searches(related),
-        asked=query,
+        asked=perspective.for_judge(topic, holder),
         judged=judge,
+        phrasings=phrasings,
+        unspoken=perspective.holder_words(holder),
     )
-    return Hits(_hits(owned, verdict.hits, related), judged=verdict.judged, reason=verdict.reason)
+    return Hits(
+        _hits(owned, verdict.hits, related),
+        judged=verdict.judged,
+        reason=verdict.reason,
+        time_read=said,
+    )
 
 
-def _as_read(owned: Any, ids: list[int], related: Related | None) -> dict[int, str]:
-    """What the judge reads of each item: an item a relation brought, after the relation."""
+def _as_read(
+    owned: Any, ids: list[int], related: Related | None, holder: Holder = perspective.NOBODY
+) -> dict[int, str]:
+    """What the judge reads of each item: an item a relation brought, after the relation;
+    the holder's names as "User" (`perspective.judged_text`)."""
     rows = owned.filter(pk__in=ids).values_list("pk", "content", "entity")
     if related is None:
-        return {pk: content for pk, content, _ in rows}
-    return {pk: relations.shown(content, related.via(pk, ent)) for pk, content, ent in rows}
+        shown = {pk: content for pk, content, _ in rows}
+    else:
+        shown = {pk: relations.shown(content, related.via(pk, ent)) for pk, content, ent in rows}
+    return {pk: perspective.judged_text(text, holder) for pk, text in shown.items()}
 
 
 def _hits(owned: Any, ranked: list[Any], related: Related | None) -> list[Hit]:

@@ -17,6 +17,15 @@ _JUDGE = {
     "description": "false: faster, without the relevance judge (default true).",
 }
 _ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
+_QUERIES = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "Up to 4 other phrasings of the same question, fused with `query` into "
+    "one ranking. Give them when you know words the question lacks: what the stored text "
+    'would say ("dentist" for "who looks after my teeth"), names you know from the '
+    'conversation (the partner\'s name for "my partner"), or a short hypothetical '
+    'answer ("User\'s dentist is ..."). Leave out for a plain question.',
+}
 
 
 def function_schema(name: str, description: str, properties: dict, required: list[str]) -> dict:
@@ -78,9 +87,14 @@ MEMORY_TOOLS: list[dict] = [
         "recall",
         "Search long-term memory. Returns matching items, best first, with their ids (use "
         "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
-        "means nothing stored matches.",
+        'means nothing stored matches. Say times as the user does ("yesterday", "about '
+        'a week ago"): they narrow the search, and `time_read` says the window read.',
         {
-            "query": {"type": "string", "description": "What to look for, in plain words."},
+            "query": {
+                "type": "string",
+                "description": "The question, in the user's words (first person is fine).",
+            },
+            "queries": _QUERIES,
             "top_k": {
                 "type": "integer",
                 "minimum": 1,
@@ -126,9 +140,11 @@ MEMORY_TOOLS: list[dict] = [
     function_schema(
         "search_past_conversations",
         "Search earlier conversation turns by keywords, a time range, or both. Returns "
-        "turns with their time and session id.",
+        "turns with their time and session id. Times said as people say them "
+        '("yesterday", "last Tuesday") narrow the search; `time_read` says the window.',
         {
-            "query": {"type": "string", "description": "Keywords to look for."},
+            "query": {"type": "string", "description": "What to look for."},
+            "queries": _QUERIES,
             "top_k": {
                 "type": "integer",
                 "minimum": 1,

@@ -69,6 +69,8 @@ class Candidate:
     moment: Any = None  # when the row happened (the corpus's time column)
     speaker: str = ""
     covered: float = 0.0
+    topic: float = 1.0  # the share of the query's topic words it holds (fusion.Fused.topic)
+    framed: bool = False  # it holds words of the query the owner's rows share (Fused.framed)
     stages: set[str] = field(default_factory=set)
     scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
 
@@ -91,6 +93,8 @@ class Started:
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
     covered: dict[int, float]
+    topics: dict[str, float]  # the weights of the words that say what the query is about
+    frames: frozenset[str]  # the query's words that many of the owner's rows share
     state: Snapshot  # the owner's generations, and which corpora link to turns
 
 
@@ -102,6 +106,7 @@ def start(
     limit: int,
     *,
     state: Snapshot | None = None,
+    unspoken: frozenset[str] = frozenset(),
 ) -> Started:
     """The part of `candidates` that needs no query vector: the embedding is started, the
     keyword stage runs its SQL (which also reads the found rows' text) and their coverage
@@ -111,7 +116,10 @@ def start(
     active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params), owner_id)
     by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
     rows = {row_id: _row(values) for row_id, _, values in by_keyword}
-    weights = keyword.term_weights(corpus.fts, relevance.terms_of(query), where)
+    terms = relevance.terms_of(query)
+    weights = keyword.term_weights(corpus.fts, terms, where)
+    shares = keyword.term_shares(corpus.fts, terms, owner_id)
+    topics, frames = relevance.split_topic(weights, shares, unspoken)
     covered = {i: _covered(weights, row) for i, row in rows.items()}
     state = state or snapshot(owner_id)
     return Started(
@@ -125,6 +133,8 @@ def start(
         rows=rows,
         weights=weights,
         covered=covered,
+        topics=topics,
+        frames=frames,
         state=state,
     )
 
@@ -189,6 +199,9 @@ def finish(
         candidate.text, candidate.moment, candidate.speaker = rows[row_id]
         known = started.covered.get(row_id)
         candidate.covered = _covered(started.weights, rows[row_id]) if known is None else known
+        candidate.topic = _covered(started.topics, rows[row_id]) if started.topics else 1.0
+        text, _, speaker = rows[row_id]
+        candidate.framed = relevance.holds_any(started.frames, f"{speaker} {text}")
     return found, elsewhere
 
 

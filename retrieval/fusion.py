@@ -16,6 +16,13 @@ class Fused:
     stages: frozenset[str]
     relevance: float = 0.0  # in [0, 1], comparable across queries (`retrieval.relevance`)
     similarity: float = 0.0  # the part of it the row's own embedding gives (0: none)
+    # The share of the question's topic (its words less the owner's shared ones and the
+    # holder's names: `retrieval.relevance.topic_weights`) the row holds; 1 when the
+    # question has no topic words of its own.
+    topic: float = 1.0
+    # Whether the row holds words of the question that many of the owner's rows share
+    # ("favourite", "team", "called"): with no topic word, such a match says nothing.
+    framed: bool = False
 
     @property
     def matched_by(self) -> str:

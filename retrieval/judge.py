@@ -90,6 +90,9 @@ LOGIT_SCALE = 1.5
 # its words.
 VETO = 1.0 / (1.0 + math.exp(-(-10.0 - LOGIT_MID) / LOGIT_SCALE))
 STRONG = 0.6
+# The judge is sure a text answers above this (logit about -0.7): it then needs no shared
+# topic word (`framed_only`): "who is my boss" -> "User's manager is Priya Shah".
+SURE = 0.9
 # The judge's order is kept close to the fused one: each halving of a candidate's fused
 # rank is worth RANK_WEIGHT logits of the judge.
 RANK_WEIGHT = 1.0
@@ -104,10 +107,22 @@ def _odds(p: float) -> float:
     return math.log(p / (1 - p))
 
 
+def framed_only(p: float, fused: fusion.Fused) -> bool:
+    """Whether all the candidate shares with the question is words the owner's rows share
+    (`fusion.Fused.framed`, no topic word) while neither its embedding is STRONGly similar
+    nor the judge SURE: "What's my favourite Pokémon?" and "User's favourite wine is
+    Albariño" share "favourite", as a dozen of the person's memories do. Such a match
+    makes the row no more relevant than a row sharing nothing: the judge read the frame."""
+    return fused.framed and fused.topic <= 0.0 and fused.similarity < STRONG and p < SURE
+
+
 def blend(p: float, fused: fusion.Fused, rank: int) -> tuple[float, float]:
     """(score, relevance) of a candidate the judge gave probability `p`, at 0-based fused
     `rank`: the relevance is the judge's, or the fused relevance unless the judge vetoes
-    it; the score orders by the judge, kept near the fused order."""
+    it; the score orders by the judge, kept near the fused order. A match on the account's
+    shared words alone (`framed_only`) keeps neither."""
+    if framed_only(p, fused):
+        p = min(p, VETO / 2)
     vouched = 0.0 if p < VETO and fused.similarity < STRONG else fused.relevance
     named = len(fused.stages & {"date", "speaker"})
     key = _odds(p) + (NAMED_WEIGHT * named - RANK_WEIGHT * math.log1p(rank)) / LOGIT_SCALE
@@ -157,7 +172,7 @@ def judge(
     blended = [blend(p, f, rank) for rank, (f, p) in enumerate(zip(head, scores, strict=True))]
     kept = sorted(
         (
-            fusion.Fused(f.id, score, f.stages, relevance, f.similarity)
+            fusion.Fused(f.id, score, f.stages, relevance, f.similarity, f.topic, f.framed)
             for f, (score, relevance) in zip(head, blended, strict=True)
             if relevance >= min_relevance
         ),
@@ -173,14 +188,22 @@ class Hits(list):
     """Hits, best first, that also say whether the judge chose them (and if not, why:
     "off", "skipped" by the caller, "deadline", "unavailable")."""
 
-    def __init__(self, hits=(), *, judged: bool = False, reason: str = "") -> None:
+    def __init__(
+        self, hits=(), *, judged: bool = False, reason: str = "", time_read: dict | None = None
+    ) -> None:
         super().__init__(hits)
         self.judged = judged
         self.reason = "" if judged else reason
+        self.time_read = time_read  # the window a time expression of the question gave
 
     def answer(self) -> dict:
-        """The hits as an API answer: {results, judged, judge_note}."""
-        return {"results": list(self), "judged": self.judged, "judge_note": self.reason}
+        """The hits as an API answer: {results, judged, judge_note, time_read}."""
+        return {
+            "results": list(self),
+            "judged": self.judged,
+            "judge_note": self.reason,
+            "time_read": self.time_read,
+        }
 
 
 def reset() -> None:

@@ -228,6 +228,18 @@ def term_weights(spec: FullTextSpec, terms: list[str], where: Where) -> dict[str
     return {stem(term): w for term, w in _owner_idf(spec, terms, where).items()}
 
 
+SHARED_MIN_ROWS = 20  # an owner with fewer rows shares no words (as `vocabulary.MIN_ROWS`)
+
+
+def term_shares(spec: FullTextSpec, terms: list[str], owner_id: int) -> dict[str, float]:
+    """{stem: share of the owner's rows holding it} (the same sample as the idf); `terms`
+    are stems already (`relevance.terms_of`)."""
+    mine = owner_terms(spec, owner_id) if terms else None
+    if mine is None or mine.rows < SHARED_MIN_ROWS:
+        return {}  # a handful of rows share everything: no word is the account's own frame
+    return {t: min(1.0, mine.stem_frequency(t) / mine.rows) for t in terms}
+
+
 def _within_budget(terms: list[str], counts: dict[str, int], budget: int) -> list[str]:
     """The rarest terms whose postings fit `budget`; none if even the rarest is in a
     huge share of rows (such a term barely ranks anything; the vector stage answers).

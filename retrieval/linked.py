@@ -74,7 +74,12 @@ def through_link(
         return None
     evidence = {
         f.id: fusion.Fused(
-            f.id, f.score * INDIRECT, frozenset({"conversation"}), f.relevance * INDIRECT
+            f.id,
+            f.score * INDIRECT,
+            frozenset({"conversation"}),
+            f.relevance * INDIRECT,
+            topic=f.topic,
+            framed=f.framed,
         )
         for f in found
     }
@@ -95,6 +100,9 @@ def narrower(
         state=state,
     )[:ALSO_CANDIDATES]
     evidence = {
-        f.id: fusion.Fused(f.id, f.score, frozenset({also.stage}), f.relevance) for f in found
+        f.id: fusion.Fused(
+            f.id, f.score, frozenset({also.stage}), f.relevance, topic=f.topic, framed=f.framed
+        )
+        for f in found
     }
     return Linked("t.id", evidence) if evidence else None

@@ -19,6 +19,7 @@ from retrieval.linked import Also, Linked
 
 CANDIDATES_PER_RESULT = 4  # each stage proposes top_k x 4 (reference: Recall)
 MIN_CANDIDATES = 20
+MAX_PHRASINGS = 4  # the caller's own phrasings of a question (`hybrid`'s `phrasings`)
 
 
 def in_scope(corpus: Corpus, owner_id: int, filters: Filters = ()) -> list[int]:
@@ -94,6 +95,7 @@ def ranked(
     also: Sequence[Also] = (),
     linked_query: str | None = None,
     state: Snapshot | None = None,
+    unspoken: frozenset[str] = frozenset(),
 ) -> list[fusion.Fused]:
     """Every candidate with its score and relevance, best first.
 
@@ -105,7 +107,7 @@ def ranked(
     Rows of a day the query names, and turns of a speaker it names, score more (they stay
     as relevant as they are).
     """
-    started = start(corpus, owner_id, query, where, limit, state=state)
+    started = start(corpus, owner_id, query, where, limit, state=state, unspoken=unspoken)
     links: list[Linked] = []
     if linked_query is not None:
         links = _elsewhere(corpus, owner_id, linked_query, where, also, started.state)
@@ -118,6 +120,8 @@ def ranked(
             frozenset(c.stages),
             c.relevance,
             relevance.of_similarity(c.cosine, c.scale),
+            c.topic,
+            c.framed,
         )
         for i, c in found.items()
     }
@@ -131,7 +135,13 @@ def ranked(
         for row_id in ids:
             f = fused[row_id]
             fused[row_id] = fusion.Fused(
-                row_id, f.score * (1 + weight), f.stages | {stage}, f.relevance, f.similarity
+                row_id,
+                f.score * (1 + weight),
+                f.stages | {stage},
+                f.relevance,
+                f.similarity,
+                f.topic,
+                f.framed,
             )
     # On equal scores a direct match comes before a row found only through other evidence.
     return sorted(fused.values(), key=lambda f: (-f.score, "conversation" in f.stages, f.id))
@@ -150,10 +160,18 @@ def _take_better(fused: dict[int, fusion.Fused], elsewhere: Mapping[int, fusion.
                 other.stages | (mine.stages if mine else frozenset()),
                 max(other.relevance, mine.relevance if mine else 0.0),
                 mine.similarity if mine else 0.0,
+                max(other.topic, mine.topic if mine else 0.0),
+                mine.framed if mine else other.framed,
             )
-        elif other.relevance > mine.relevance:
+        elif other.relevance > mine.relevance or other.topic > mine.topic:
             fused[row_id] = fusion.Fused(
-                row_id, mine.score, mine.stages, other.relevance, mine.similarity
+                row_id,
+                mine.score,
+                mine.stages,
+                max(other.relevance, mine.relevance),
+                mine.similarity,
+                max(other.topic, mine.topic),
+                mine.framed,
             )
 
 
@@ -171,6 +189,39 @@ def _elsewhere(
     return [f for f in found if f is not None]
 
 
+def fuse_phrasings(lists: Sequence[list[fusion.Fused]]) -> list[fusion.Fused]:
+    """One ranking from the rankings of several phrasings of one question: reciprocal
+    rank fusion of their orders (k = GAIA_RRF_K), each row with the best relevance,
+    similarity and topic any phrasing gave it and every stage that found it."""
+    if len(lists) == 1:
+        return lists[0]
+    k = settings.GAIA_RRF_K
+    scores: dict[int, float] = {}
+    best: dict[int, fusion.Fused] = {}
+    for ranking in lists:
+        for rank, f in enumerate(ranking, start=1):
+            scores[f.id] = scores.get(f.id, 0.0) + 1.0 / (k + rank)
+            mine = best.get(f.id)
+            if mine is None:
+                best[f.id] = f
+                continue
+            best[f.id] = fusion.Fused(
+                f.id,
+                max(f.score, mine.score),
+                f.stages | mine.stages,
+                max(f.relevance, mine.relevance),
+                max(f.similarity, mine.similarity),
+                max(f.topic, mine.topic),
+                f.framed or mine.framed,
+            )
+    order = sorted(scores, key=lambda i: (-scores[i], "conversation" in best[i].stages, i))
+    return [
+        fusion.Fused(i, scores[i], best[i].stages, best[i].relevance, best[i].similarity,
+                     best[i].topic, best[i].framed)
+        for i in order
+    ]  # fmt: skip
+
+
 def hybrid(
     corpus: Corpus,
     *,
@@ -183,6 +234,8 @@ def hybrid(
     also: Sequence[Also] = (),
     asked: str | None = None,
     judged: bool = True,
+    phrasings: Sequence[tuple[str, str]] = (),
+    unspoken: frozenset[str] = frozenset(),
 ) -> judge.Verdict:
     """The owner's best rows of `corpus` under `filters`, at least `min_relevance`
     relevant, at most `top_k`: retrieval's search, for every caller.
@@ -191,32 +244,47 @@ def hybrid(
     `query`), and each of `also` within the same filters; rows take the better of their own
     evidence and theirs (`retrieval.linked`).
 
+    `phrasings` are the caller's other wordings of the question, each (as searched, as
+    asked): each is searched like the query and the rankings are fused into one
+    (`fuse_phrasings`); the judge still reads each candidate once, with the question.
+    `unspoken` are words that say who is asked about (the holder's names, "User"), never
+    what: they carry no topic (`retrieval.relevance.split_topic`).
+
     With `judged` (and a judge configured), the judge reads the question as `asked`
     (default `query`) with the first fused candidates, whose text `documents(ids)` gives,
     and its relevance orders and filters them (`retrieval.judge`). Without it, or when it
     fails or runs out of time, the fused order and relevance stand (`Verdict.judged`).
     """
-    if not query.strip():
+    wordings = [(query, asked or query)]
+    wordings += [(q, a) for q, a in phrasings if q.strip() and (q, a) not in wordings]
+    wordings = [(q, a) for q, a in wordings if q.strip()][: 1 + MAX_PHRASINGS]
+    if not wordings:
         return judge.Verdict([], judged)
     judging = judged and judge.mode() != "off"
-    if judging and not relevance.terms_of(asked or query):
+    if judging and not any(relevance.terms_of(a) for _, a in wordings):
         # Nothing but form words ("the", "what is it"): nothing to judge a row against.
         return judge.Verdict([], True)
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
-    fused = ranked(
-        corpus,
-        owner_id=owner_id,
-        query=query,
-        where=scoped(corpus, owner_id, filters),
-        limit=limit,
-        also=also,
-        linked_query=asked or query,
+    where = scoped(corpus, owner_id, filters)
+    fused = fuse_phrasings(
+        [
+            ranked(
+                corpus,
+                owner_id=owner_id,
+                query=q,
+                where=where,
+                limit=limit,
+                also=also,
+                linked_query=a,
+                unspoken=unspoken,
+            )
+            for q, a in wordings
+        ]
     )
+    question = wordings[0][1]
     reason = "skipped" if judged is False else "off"
     if judging:
-        verdict = judge.judge(
-            asked or query, fused, documents, top_k=top_k, min_relevance=min_relevance
-        )
+        verdict = judge.judge(question, fused, documents, top_k=top_k, min_relevance=min_relevance)
         if verdict.judged:
             return judge.Verdict(verdict.hits[:top_k], True)
         reason = verdict.reason

@@ -58,6 +58,35 @@ def coverage(weights: Mapping[str, float], text: str) -> float:
     return sum(w for term, w in weights.items() if term in present) / total
 
 
+# A word in at least this share of the owner's rows is shared by the account: their name,
+# "User", the frames their memories are told in ("favourite", "is called", "prefers").
+SHARED_SHARE = 0.02
+
+
+def split_topic(
+    weights: Mapping[str, float], shares: Mapping[str, float], unspoken: frozenset[str]
+) -> tuple[dict[str, float], frozenset[str]]:
+    """(the query's weighted stems that say what it asks about, the stems it shares with
+    many of the owner's rows): neither holds the holder's names (`unspoken`, compared by
+    stem: they say who, not what); a stem held by at least SHARED_SHARE of the owner's
+    rows (`shares`) is shared, not topic."""
+    who = {stem(w) for w in unspoken}
+    topics, frames = {}, set()
+    for term, weight in weights.items():
+        if term in who:
+            continue
+        if shares.get(term, 0.0) >= SHARED_SHARE:
+            frames.add(term)
+        else:
+            topics[term] = weight
+    return topics, frozenset(frames)
+
+
+def holds_any(terms: frozenset[str], text: str) -> bool:
+    """Whether `text` holds any of the stems `terms`."""
+    return bool(terms) and not terms.isdisjoint(_stems_in(text))
+
+
 def of_similarity(cosine: float | None, scale: Scale = MINILM_SCALE) -> float:
     """The similarity alone on the [0, 1] scale."""
     if cosine is None:

@@ -61,7 +61,13 @@ class OwnerTerms:
         """Estimated rows of the owner holding `term` (exact for a small owner)."""
         if not self.sampled:
             return 0
-        held = self.counts.get(stem(term.lower()), 0)
+        return self.stem_frequency(stem(term.lower()))
+
+    def stem_frequency(self, stemmed: str) -> int:
+        """Estimated rows of the owner holding the stem `stemmed` (already stemmed)."""
+        if not self.sampled:
+            return 0
+        held = self.counts.get(stemmed, 0)
         return held if self.sampled >= self.rows else round(held * self.rows / self.sampled)
 
 

@@ -12,6 +12,7 @@ from django.test.signals import setting_changed
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
+from memory import holder as holder_names
 from retrieval.caches import clear_process_caches
 
 # Markers of the tests that take tens of seconds, longest kind first (pyproject.toml).
@@ -72,9 +73,11 @@ def _fresh_search_caches(settings, tmp_path):
     # of an earlier test's rows (vocabulary, word counts, vector indexes, query vectors)
     # must not, nor the index snapshots it wrote (each test has its own folder).
     clear_process_caches()
+    holder_names.clear_cache()
     settings.GAIA_INDEX_SNAPSHOT_DIR = str(tmp_path / "indexes")
     yield
     clear_process_caches()
+    holder_names.clear_cache()
 
 
 @pytest.fixture

@@ -92,8 +92,27 @@ class TurnSerializer(serializers.ModelSerializer):
     )  # fmt: skip
 
 
+class TimeReadSerializer(serializers.Serializer):
+    from_ = serializers.CharField(help_text="Start of the window read (ISO 8601).")
+    to = serializers.CharField(help_text="End of the window read (ISO 8601, exclusive).")
+    said = serializers.CharField(help_text='The words read ("about a week ago").')
+
+    def get_fields(self) -> dict:
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")
+        return fields
+
+
 class TurnSearchSerializer(StrictSerializer):
     query = optional_text(20_000, "Keywords to look for; leave out to list by time.")
+    queries = serializers.ListField(
+        child=serializers.CharField(max_length=2_000, allow_blank=True),
+        required=False,
+        max_length=4,
+        default=list,
+        help_text="Up to 4 other phrasings of the query, searched with it and fused into one "
+        "ranking (each turn judged once, against `query`); a hypothetical reply allowed.",
+    )
     top_k = serializers.IntegerField(
         min_value=1, max_value=MAX_TOP_K, default=10, help_text="How many turns (default 10)."
     )
@@ -133,6 +152,12 @@ class TurnHitSerializer(serializers.Serializer):
 
 class TurnSearchResultSerializer(JudgedHitsSerializer):
     results = TurnHitSerializer(many=True)
+    time_read = TimeReadSerializer(
+        allow_null=True,
+        help_text='The time the query names as people say it ("yesterday", "last '
+        "Tuesday\", in the user's time zone), read as a window that narrowed the search; "
+        "null when it names none.",
+    )
 
 
 class SessionSerializer(serializers.ModelSerializer):

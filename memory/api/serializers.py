@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from conversations.api.serializers import (
+    TimeReadSerializer,
     agent_name_field,
     judge_field,
     min_relevance_field,
@@ -233,8 +234,35 @@ class MemoryListQuerySerializer(serializers.Serializer):
     )
 
 
+QUERIES_HELP = (
+    "Up to 4 other phrasings of the same question, searched with it and fused into one "
+    "ranking (each hit judged once, against `query`): the words the question lacks, as "
+    'the stored text might say it, or a hypothetical answer ("User\'s dentist is ...").'
+)
+
+
+def queries_field() -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.CharField(max_length=2_000, allow_blank=True),
+        required=False,
+        max_length=4,
+        default=list,
+        help_text=QUERIES_HELP,
+    )
+
+
+def time_read_field() -> TimeReadSerializer:
+    return TimeReadSerializer(
+        allow_null=True,
+        help_text='The time the query names as people say it ("yesterday", "about a week '
+        "ago\", in the user's time zone), read as a window that narrowed the search; "
+        "null when it names none.",
+    )
+
+
 class RecallSerializer(StrictSerializer):
     query = serializers.CharField(max_length=20_000, help_text="What to look for, in plain words.")
+    queries = queries_field()
     top_k = serializers.IntegerField(
         min_value=1, max_value=MAX_TOP_K, default=5, help_text="How many results (default 5)."
     )
@@ -274,12 +302,22 @@ class RecallHitSerializer(serializers.Serializer):
         help_text="How well the hit answers the query, 0..1, comparable across queries."
     )
     matched_by = serializers.ChoiceField(
-        choices=["vector", "keyword", "both", "conversation", "date", "profile", "relation"],
+        choices=[
+            "vector",
+            "keyword",
+            "both",
+            "conversation",
+            "date",
+            "profile",
+            "relation",
+            "time",
+        ],  # fmt: skip
         help_text='"conversation": found only through the turn it was learned from; '
         '"date": only among the items of a day the query names; "profile": the question '
         'asked about the person as a whole ("what do you know about me"), answered with '
         'what matters most of them; "relation": only through an entity the question '
-        "names and its relations (see `via`).",
+        'names and its relations (see `via`); "time": the question names a time and no '
+        'topic ("what did I tell you yesterday?"), newest first.',
     )
     via = serializers.CharField(
         help_text="How the hit relates to an entity the question names, by name, alias or "
@@ -290,6 +328,7 @@ class RecallHitSerializer(serializers.Serializer):
 
 class RecallResultSerializer(JudgedHitsSerializer):
     results = RecallHitSerializer(many=True)
+    time_read = time_read_field()
 
 
 class ForgetBulkSerializer(StrictSerializer):

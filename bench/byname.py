@@ -1,0 +1,81 @@
+"""An account stored by name, as apps and mem0's SDK store memories ("Maya prefers oat
+milk"), derived from an account file written the way extraction stores them ("User
+prefers oat milk"): the memories name the person, the questions are asked three ways
+(in the first person as written, naming the person, and nonsense naming the person).
+
+`by_name(data)` rewrites "User" / "the user" into the person's first name (read from the
+memory that gives their name, else the file's `name`), so the same account is measured
+both ways (`bench.account`): the holder's names should read as the holder.
+"""
+
+import re
+from typing import Any
+
+_NAME = re.compile(r"^User's (?:full )?name is (?P<full>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)*)")
+
+
+def person_name(data: dict[str, Any]) -> tuple[str, str]:
+    """(first name, full name) of the account's person."""
+    if data.get("name"):
+        full = str(data["name"])
+        return full.split()[0], full
+    for memory in data["memories"]:
+        match = _NAME.match(memory.get("content", ""))
+        if match:
+            return match["full"].split()[0], match["full"]
+    raise ValueError('the account names no one (no "User\'s name is ..." memory)')
+
+
+def told_by_name(text: str, first: str, full: str) -> str:
+    """A memory in the third person, with the person's name for "User"."""
+    text = re.sub(r"^User's (?:full )?name is ", f"{first}'s full name is ", text)
+    text = re.sub(r"\b[Tt]he user\b", first, text)
+    return re.sub(r"\bUser\b", first, text)
+
+
+# A question in the first person (or about "the user") asked naming the person.
+_ASKED = [
+    (r"\bam I\b", "is {n}"), (r"\bI am\b", "{n} is"), (r"\bI'm\b", "{n} is"),
+    (r"\bI've\b", "{n} has"), (r"\bhave I\b", "has {n}"), (r"\bI have\b", "{n} has"),
+    (r"\bdo I\b", "does {n}"), (r"\bdid I\b", "did {n}"), (r"\bcan I\b", "can {n}"),
+    (r"\bshould I\b", "should {n}"), (r"\bwas I\b", "was {n}"), (r"\bI was\b", "{n} was"),
+    (r"\bI'd\b", "{n} would"), (r"\bI'll\b", "{n} will"),
+    (r"\b[Tt]he user's\b", "{n}'s"), (r"\b[Uu]ser's\b", "{n}'s"), (r"\b[Tt]he user\b", "{n}"),
+    (r"\b[Mm]y\b", "{n}'s"), (r"\bmine\b", "{n}'s"), (r"\bmyself\b", "{n}"), (r"\bme\b", "{n}"),
+    (r"\bI\b", "{n}"), (r"\bwe\b", "{n} and family"), (r"\bour\b", "{n}'s family's"),
+]  # fmt: skip
+
+
+def asked_by_name(question: str, first: str) -> str | None:
+    """The question naming the person, or None when it names no one (a topic alone)."""
+    text = question
+    for pattern, replacement in _ASKED:
+        text = re.sub(pattern, replacement.format(n=first), text)
+    return text if text != question else None
+
+
+def by_name(data: dict[str, Any]) -> dict[str, Any]:
+    """The account with its memories told by name, its questions asked in the first
+    person (as written) and naming the person, and its nonsense naming the person."""
+    first, full = person_name(data)
+    told = {m["content"]: told_by_name(m["content"], first, full) for m in data["memories"]}
+    memories = [{**m, "content": told[m["content"]]} for m in data["memories"]]
+    first_person = [{**q, "answers": [told[a] for a in q["answers"]]} for q in data["questions"]]
+    named = []
+    for q in first_person:
+        asked = asked_by_name(q["question"], first)
+        if asked:
+            named.append({**q, "question": asked})
+    nonsense = []
+    for question in data["nonsense_questions"]:
+        asked = asked_by_name(question, first)
+        nonsense.append(asked or f"What does {first} think about {question}?")
+    return {
+        **data,
+        "memories": memories,
+        "questions": first_person,
+        "named_questions": named,
+        "nonsense_questions": data["nonsense_questions"],
+        "named_nonsense": nonsense,
+        "person": first,
+    }

@@ -1,0 +1,124 @@
+"""Who the account holder is, by name: what recall's perspective stage reads as "me".
+
+`holder(user)` gathers the names the person goes by: the account's name fields, the
+external id an app gave them when it is a name ("maya", "maya_brennan"; not "u-123" or an
+email), the name their own memories give them ("User's name is Maya Brennan", "My name is
+Maya", "Maya's full name is Maya Brennan") and the holder's aliases in the graph. It also
+says which form the person's memories use most for them, "User" or one of the names
+(`retrieval.perspective.Holder.form`), counted among the owner's own rows like every word
+weight (`retrieval.termstats`). Read once per owner per HOLDER_SECONDS in each process
+(names change rarely; a statement per recall would not be worth it).
+"""
+
+import re
+import time
+from typing import Any
+
+from core.lru import Lru
+from graph.models import Alias
+from memory.corpus import ITEMS
+from memory.models import KnowledgeItem
+from retrieval import termstats
+from retrieval.perspective import HOLDER, NOBODY, Holder
+
+MAX_OWNERS = 4096
+HOLDER_SECONDS = 30.0
+_cache: Lru[int, tuple[float, Holder]] = Lru(MAX_OWNERS)
+_WORD = r"[A-ZÀ-Ö][\w'\-]+"
+_PARTICLE = r"de|da|do|dos|van|von|der|di|le|la"
+_NAME = rf"(?P<name>{_WORD}(?:\s+(?:{_WORD}|{_PARTICLE})){{0,3}})"
+_KIND = r"(?:full\s+|first\s+|given\s+|real\s+|legal\s+|preferred\s+)?name"
+_SAYS_NAME = [
+    re.compile(rf"^(?:the\s+)?(?:user|my|i)(?:'s)?\s+{_KIND}\s+is\s+{_NAME}", re.IGNORECASE),
+    re.compile(
+        rf"^(?:the\s+)?user\s+(?:is\s+called|is\s+named|goes\s+by)\s+{_NAME}", re.IGNORECASE
+    ),
+    re.compile(rf"^(?:i\s+am|i'm)\s+called\s+{_NAME}", re.IGNORECASE),
+]
+# "Maya's full name is Maya Brennan": a name that names itself is the holder's.
+_SELF_NAMED = re.compile(rf"^(?P<first>[A-ZÀ-Ö][\w\-]+)(?:'s)?\s+{_KIND}\s+is\s+{_NAME}")
+_EXTERNAL_NAME = re.compile(r"^[A-Za-zÀ-ÖØ-öø-ÿ]{2,30}(?:[ ._\-][A-Za-zÀ-ÖØ-öø-ÿ]{2,30}){0,2}$")
+_NOT_NAMES = frozenset("user me i you admin test guest person people anonymous default".split())
+
+
+def names_said(texts: list[str]) -> list[str]:
+    """The names these memories give the holder."""
+    found = []
+    for text in texts:
+        text = (text or "").strip()
+        for pattern in _SAYS_NAME:
+            match = pattern.match(text)
+            if match:
+                found.append(match["name"])
+                break
+        else:
+            match = _SELF_NAMED.match(text)
+            if match and match["name"].split()[0] == match["first"]:
+                found.append(match["name"])
+    return found
+
+
+def _external(user: Any) -> list[str]:
+    person = getattr(user, "app_person", None) if hasattr(user, "app_person") else None
+    try:
+        external = person.external_id if person is not None else ""
+    except Exception:  # no app person (RelatedObjectDoesNotExist)
+        return []
+    if not _EXTERNAL_NAME.match(external or ""):
+        return []
+    words = re.split(r"[ ._\-]", external)
+    if any(w.lower() in _NOT_NAMES for w in words):
+        return []
+    return [" ".join(w.capitalize() for w in words)]
+
+
+def _account(user: Any) -> list[str]:
+    first = (getattr(user, "first_name", "") or "").strip()
+    last = (getattr(user, "last_name", "") or "").strip()
+    return [n for n in (f"{first} {last}".strip(), first, last) if n]
+
+
+def _graph(user: Any) -> list[str]:
+    texts = Alias.objects.for_user(user).filter(entity__holder=True).values_list("text", flat=True)
+    return [t for t in texts[:20] if t.lower() not in _NOT_NAMES | {"my", "myself"}]
+
+
+def _form(owner_id: int, holder: Holder) -> str:
+    """ "User", or the holder's name word the owner's items hold most (when more hold it)."""
+    if not holder.names:
+        return HOLDER
+    terms = termstats.owner_terms(ITEMS.fts, owner_id)
+    best, count = HOLDER, terms.frequency(HOLDER.lower())
+    for name in holder.names:
+        if " " in name:
+            continue
+        held = terms.frequency(name.lower())
+        if held > count:
+            best, count = name, held
+    return best
+
+
+def holder(user: Any) -> Holder:
+    """The holder's names and the form their memories use (cached HOLDER_SECONDS)."""
+    if user is None or getattr(user, "pk", None) is None:
+        return NOBODY
+    cached = _cache.get(user.pk)
+    if cached is not None and cached[0] > time.monotonic():
+        return cached[1]
+    said = (
+        KnowledgeItem.objects.for_user(user)
+        .active()
+        .filter(content__icontains="name")
+        .order_by("-pk")
+        .values_list("content", flat=True)[:200]
+    )
+    names = [*_account(user), *_external(user), *names_said(list(said)), *_graph(user)]
+    names = [n for n in names if n.strip().lower() not in _NOT_NAMES]
+    found = Holder.of(names)
+    found = Holder(found.names, _form(user.pk, found), found.tokens)
+    _cache.put(user.pk, (time.monotonic() + HOLDER_SECONDS, found))
+    return found
+
+
+def clear_cache() -> None:
+    _cache.clear()
