@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.byname import by_name
 from bench.markdown import markdown_table
 from bench.scenario import NotAnAccount, memories_tell, read_scenario, throwaway_user
+from memory import holder
 from memory.recall import recall
 from retrieval import keyword
 
@@ -33,6 +35,15 @@ class AccountScore:
     broad: int = 0
     broad_answered: int = 0
     misses: list[str] = field(default_factory=list)  # questions not right at rank 1
+    # Stored by name (`bench.byname`): the questions asked naming the person, and the
+    # nonsense naming them.
+    named: int = 0
+    named_top1: int = 0
+    named_top5: int = 0
+    named_nonsense: int = 0
+    named_nonsense_answered: int = 0
+    named_nonsense_most: int = 0  # the most hits one nonsense question naming them got
+    named_misses: list[str] = field(default_factory=list)
 
 
 def read_account(path: Path) -> dict[str, Any]:
@@ -47,25 +58,59 @@ def read_account(path: Path) -> dict[str, Any]:
     return data
 
 
+def _asked(user: Any, question: dict[str, Any]) -> tuple[bool, bool]:
+    """(right at rank 1, in the top 5) for one question with its answers."""
+    answers = set(question["answers"])
+    found = [
+        h.item.content
+        for h in recall(user=user, query=question["question"], queries=question.get("queries"))
+    ]
+    return bool(found[:1]) and found[0] in answers, bool(answers & set(found[:5]))
+
+
 def evaluate_account(
-    path: Path, data: dict[str, Any], *, keep: bool = False, settled: bool = False
+    path: Path,
+    data: dict[str, Any],
+    *,
+    keep: bool = False,
+    settled: bool = False,
+    named: bool = False,
+    phrased: bool = False,
 ) -> AccountScore:
     """`settled`: the owner's word counts are read again once every memory is in, as a
     question asked later sees them (not as sampled while the memories were told, which
-    depends on how fast they were: retrieval/termstats.py)."""
-    score = AccountScore(path.stem)
+    depends on how fast they were: retrieval/termstats.py). `named`: the account stored
+    by name (`bench.byname`), also asked naming the person. `phrased`: each question with
+    the phrasings a strong model would give (`queries`, bench/data/phrasings-*.json)."""
+    score = AccountScore(
+        path.stem + (" (by name)" if named else "") + (" + phrasings" if phrased else "")
+    )
+    if named:
+        data = by_name(data)
     with throwaway_user("account", keep=keep) as user:
         memories_tell(user, data["memories"])
         if settled:
             keyword.clear_caches()
+            holder.clear_cache()
         for question in data["questions"]:
-            answers = set(question["answers"])
-            found = [h.item.content for h in recall(user=user, query=question["question"])]
+            top1, top5 = _asked(user, question)
             score.questions += 1
-            score.top1 += bool(found[:1]) and found[0] in answers
-            score.top5 += bool(answers & set(found[:5]))
-            if not (found[:1] and found[0] in answers):
+            score.top1 += top1
+            score.top5 += top5
+            if not top1:
                 score.misses.append(question["question"])
+        for question in data.get("named_questions", []):
+            top1, top5 = _asked(user, question)
+            score.named += 1
+            score.named_top1 += top1
+            score.named_top5 += top5
+            if not top1:
+                score.named_misses.append(question["question"])
+        for question in data.get("named_nonsense", []):
+            hits = len(recall(user=user, query=question))
+            score.named_nonsense += 1
+            score.named_nonsense_answered += bool(hits)
+            score.named_nonsense_most = max(score.named_nonsense_most, hits)
         for question in data["nonsense_questions"]:
             hits = len(recall(user=user, query=question))
             score.nonsense += 1
@@ -83,8 +128,30 @@ ACCOUNT_HEAD = [
 ]  # fmt: skip
 
 
+NAMED_HEAD = [
+    "account stored by name", "first person: rank 1", "top 5", "naming the person: rank 1",
+    "top 5", "nonsense with hits", "nonsense naming the person with hits",
+    "most hits for one",
+]  # fmt: skip
+
+
 def account_table(scores: list[AccountScore]) -> list[str]:
     return markdown_table(ACCOUNT_HEAD, (_account_row(s) for s in scores))
+
+
+def named_table(scores: list[AccountScore]) -> list[str]:
+    """The accounts stored by name: first-person questions, questions naming the person,
+    nonsense as asked and nonsense naming the person."""
+    return markdown_table(NAMED_HEAD, (_named_row(s) for s in scores if s.named))
+
+
+def _named_row(s: AccountScore) -> list[Any]:
+    n, m = max(1, s.questions), max(1, s.named)
+    return [
+        s.name, f"{s.top1 / n:.3f}", f"{s.top5 / n:.3f}", f"{s.named_top1 / m:.3f}",
+        f"{s.named_top5 / m:.3f}", f"{s.nonsense_answered} of {s.nonsense}",
+        f"{s.named_nonsense_answered} of {s.named_nonsense}", s.named_nonsense_most,
+    ]  # fmt: skip
 
 
 def _account_row(s: AccountScore) -> list[Any]:

@@ -17,7 +17,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test import override_settings
 
 from bench import extraction
-from bench.account import NotAnAccount, account_table, evaluate_account, read_account
+from bench.account import (
+    NotAnAccount,
+    account_table,
+    evaluate_account,
+    named_table,
+    read_account,
+)
 from bench.floors import floors_table
 from bench.graph import evaluate_graph, graph_table, read_graph_scenario
 from bench.locomo import evaluate_folder
@@ -183,6 +189,10 @@ class Command(BaseCommand):
         for path, data in accounts:
             self.stderr.write(f"asking the account {path.name} ...")
             accounted.append(evaluate_account(path, data, keep=keep, settled=settled))
+        named = []
+        for path, data in accounts:
+            self.stderr.write(f"asking the account {path.name} stored by name ...")
+            named.append(evaluate_account(path, data, keep=keep, settled=settled, named=True))
         if accounted:
             self.stdout.write("")
             for line in account_table(accounted):
@@ -190,7 +200,17 @@ class Command(BaseCommand):
             for score in accounted:
                 if score.misses:
                     self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
-        return scores, accounted
+            self.stdout.write("")
+            for line in named_table(named):
+                self.stdout.write(line)
+            for score in named:
+                if score.misses:
+                    self.stdout.write(f"{score.name}, first person, not at rank 1: {score.misses}")
+                if score.named_misses:
+                    self.stdout.write(
+                        f"{score.name}, naming the person, not at rank 1: {score.named_misses}"
+                    )
+        return scores, [*accounted, *named]
 
     def graph(self, paths: list[Path], *, keep: bool) -> None:
         try:
