@@ -88,6 +88,9 @@ def evaluate_account(
     if named:
         data = by_name(data)
     with throwaway_user("account", keep=keep) as user:
+        if data.get("account_name"):
+            user.first_name, _, user.last_name = data["account_name"].partition(" ")
+            user.save(update_fields=["first_name", "last_name"])
         memories_tell(user, data["memories"])
         if settled:
             keyword.clear_caches()

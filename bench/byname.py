@@ -14,16 +14,17 @@ from typing import Any
 _NAME = re.compile(r"^User's (?:full )?name is (?P<full>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)*)")
 
 
-def person_name(data: dict[str, Any]) -> tuple[str, str]:
-    """(first name, full name) of the account's person."""
-    if data.get("name"):
-        full = str(data["name"])
-        return full.split()[0], full
+def person_name(data: dict[str, Any]) -> tuple[str, str, bool]:
+    """(first name, full name, whether a memory gives it) of the account's person: the
+    memory "User's name is ...", else the file's `name`, else the start of its `about`."""
     for memory in data["memories"]:
         match = _NAME.match(memory.get("content", ""))
         if match:
-            return match["full"].split()[0], match["full"]
-    raise ValueError('the account names no one (no "User\'s name is ..." memory)')
+            return match["full"].split()[0], match["full"], True
+    full = str(data.get("name") or (data.get("about") or "").split(",")[0]).strip()
+    if not full:
+        raise ValueError("the account names no one")
+    return full.split()[0], full, False
 
 
 def told_by_name(text: str, first: str, full: str) -> str:
@@ -57,7 +58,7 @@ def asked_by_name(question: str, first: str) -> str | None:
 def by_name(data: dict[str, Any]) -> dict[str, Any]:
     """The account with its memories told by name, its questions asked in the first
     person (as written) and naming the person, and its nonsense naming the person."""
-    first, full = person_name(data)
+    first, full, said = person_name(data)
     told = {m["content"]: told_by_name(m["content"], first, full) for m in data["memories"]}
     memories = [{**m, "content": told[m["content"]]} for m in data["memories"]]
     first_person = [{**q, "answers": [told[a] for a in q["answers"]]} for q in data["questions"]]
@@ -78,4 +79,7 @@ def by_name(data: dict[str, Any]) -> dict[str, Any]:
         "nonsense_questions": data["nonsense_questions"],
         "named_nonsense": nonsense,
         "person": first,
+        # An account whose memories never name the person: the app gave its person the
+        # name (as an account name field), the one place recall can learn it from.
+        "account_name": None if said else full,
     }

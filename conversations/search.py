@@ -58,11 +58,19 @@ def search_turns(
     read = None
     if query and query.strip() and when.read(query, now or timezone.now()) is not None:
         read = when.read(query, now or timezone.now(), user_tz(user))
+    said = None
     if read is not None:
         query = read.rest
-        time_from = max(read.start, time_from) if time_from else read.start
-        time_to = min(read.end, time_to) if time_to else read.end
-    said = read.answer() if read else None
+        start = max(read.start, time_from) if time_from else read.start
+        end = min(read.end, time_to) if time_to else read.end
+        held = turns.filter(timestamp__gte=start, timestamp__lt=end).exists()
+        said = read.answer(used=held)
+        if held:
+            time_from, time_to = start, end
+        else:
+            read = None  # nothing of theirs then: the window narrows nothing
+            if not query.strip():
+                return Hits([], reason="time range", time_read=said)
     phrasings = []
     for text in list(queries or [])[: pipeline.MAX_PHRASINGS]:
         if isinstance(text, str) and text.strip():

@@ -14,6 +14,8 @@ import re
 import time
 from typing import Any
 
+from django.db.models import Q
+
 from core.lru import Lru
 from graph.models import Alias
 from memory.corpus import ITEMS
@@ -34,9 +36,11 @@ _SAYS_NAME = [
         rf"^(?:the\s+)?user\s+(?:is\s+called|is\s+named|goes\s+by)\s+{_NAME}", re.IGNORECASE
     ),
     re.compile(rf"^(?:i\s+am|i'm)\s+called\s+{_NAME}", re.IGNORECASE),
+    re.compile(rf"^(?:the\s+)?user\s+is\s+{_NAME},?\s+(?:who\s+)?goes\s+by\b", re.IGNORECASE),
 ]
-# "Maya's full name is Maya Brennan": a name that names itself is the holder's.
-_SELF_NAMED = re.compile(rf"^(?P<first>[A-ZÀ-Ö][\w\-]+)(?:'s)?\s+{_KIND}\s+is\s+{_NAME}")
+# "Maya's full name is Maya Brennan", "João is João Carvalho": a name that names itself
+# is the holder's.
+_SELF_NAMED = re.compile(rf"^(?P<first>[A-ZÀ-Ö][\w\-]+)(?:(?:'s)?\s+{_KIND}\s+is|\s+is)\s+{_NAME}")
 _EXTERNAL_NAME = re.compile(r"^[A-Za-zÀ-ÖØ-öø-ÿ]{2,30}(?:[ ._\-][A-Za-zÀ-ÖØ-öø-ÿ]{2,30}){0,2}$")
 _NOT_NAMES = frozenset("user me i you admin test guest person people anonymous default".split())
 
@@ -53,7 +57,7 @@ def names_said(texts: list[str]) -> list[str]:
                 break
         else:
             match = _SELF_NAMED.match(text)
-            if match and match["name"].split()[0] == match["first"]:
+            if match and match["name"].split()[0] == match["first"] and " " in match["name"]:
                 found.append(match["name"])
     return found
 
@@ -99,25 +103,30 @@ def _form(owner_id: int, holder: Holder) -> str:
 
 
 def holder(user: Any) -> Holder:
-    """The holder's names and the form their memories use (cached HOLDER_SECONDS)."""
+    """The holder's names (cached HOLDER_SECONDS) and the form their memories use most
+    (from the owner's word counts, which have their own cache)."""
     if user is None or getattr(user, "pk", None) is None:
         return NOBODY
     cached = _cache.get(user.pk)
     if cached is not None and cached[0] > time.monotonic():
-        return cached[1]
+        named = cached[1]
+        return Holder(named.names, _form(user.pk, named), named.tokens)
     said = (
         KnowledgeItem.objects.for_user(user)
         .active()
-        .filter(content__icontains="name")
+        .filter(
+            Q(content__icontains="name")
+            | Q(content__icontains="goes by")
+            | Q(content__icontains="called")
+        )
         .order_by("-pk")
         .values_list("content", flat=True)[:200]
     )
     names = [*_account(user), *_external(user), *names_said(list(said)), *_graph(user)]
     names = [n for n in names if n.strip().lower() not in _NOT_NAMES]
     found = Holder.of(names)
-    found = Holder(found.names, _form(user.pk, found), found.tokens)
     _cache.put(user.pk, (time.monotonic() + HOLDER_SECONDS, found))
-    return found
+    return Holder(found.names, _form(user.pk, found), found.tokens)
 
 
 def clear_cache() -> None:

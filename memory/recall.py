@@ -80,9 +80,11 @@ def read_time(
     now: datetime | None,
     time_from: datetime | None,
     time_to: datetime | None,
-) -> tuple[str, when.TimeRead | None, datetime | None, datetime | None]:
-    """(the question without its time words, what was read, the window's bounds within
-    the caller's): "yesterday" in the person's time zone (`retrieval.when`)."""
+) -> tuple[str, dict | None, datetime | None, datetime | None]:
+    """(the question without its time words, what was read (`TimeRead.answer`), the
+    bounds to search within): "yesterday" in the person's time zone (`retrieval.when`),
+    within the caller's bounds. A window that holds none of the person's items narrows
+    nothing (it is said so: `used` false)."""
     moment = now or timezone.now()
     if when.read(query or "", moment) is None:  # no time words: the zone is not read
         return query, None, time_from, time_to
@@ -91,7 +93,12 @@ def read_time(
         return query, None, time_from, time_to
     start = max(read.start, time_from) if time_from else read.start
     end = min(read.end, time_to) if time_to else read.end
-    return read.rest, read, start, end
+    held = KnowledgeItem.objects.for_user(user).active().filter(
+        created_at__gte=start, created_at__lt=end
+    )
+    if not held.exists():
+        return read.rest, read.answer(used=False), time_from, time_to
+    return read.rest, read.answer(), start, end
 
 
 def phrasings_of(queries: Sequence[str] | None, holder: Holder) -> list[tuple[str, str]]:
@@ -170,10 +177,10 @@ def recall(
         if found is None:
             return Hits(judged=True)
         writer = found.pk
-    topic, read, time_from, time_to = read_time(
+    topic, said, time_from, time_to = read_time(
         query or "", user=user, now=now, time_from=time_from, time_to=time_to
     )
-    said = read.answer() if read else None
+    read = said if said and said["used"] else None
     scope = item_scope(
         category=category,
         context=context,

@@ -4,6 +4,7 @@ weighted words it covers, its text, time and speaker), read in as few statements
 takes. `pipeline` fuses and judges them.
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -69,8 +70,8 @@ class Candidate:
     moment: Any = None  # when the row happened (the corpus's time column)
     speaker: str = ""
     covered: float = 0.0
-    topic: float = 1.0  # the share of the query's topic words it holds (fusion.Fused.topic)
-    framed: bool = False  # it holds words of the query the owner's rows share (Fused.framed)
+    topic: float = 1.0  # how near it is to the query's absent words (fusion.Fused.topic)
+    framed: bool = False  # it holds some of the query's words (fusion.Fused.framed)
     stages: set[str] = field(default_factory=set)
     scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
 
@@ -93,8 +94,8 @@ class Started:
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
     covered: dict[int, float]
-    topics: dict[str, float]  # the weights of the words that say what the query is about
-    frames: frozenset[str]  # the query's words that many of the owner's rows share
+    absent: str  # the query's words that none of the owner's rows hold ("" if none)
+    said: frozenset[str]  # the stems of the query's other words (the holder's names left out)
     state: Snapshot  # the owner's generations, and which corpora link to turns
 
 
@@ -119,7 +120,14 @@ def start(
     terms = relevance.terms_of(query)
     weights = keyword.term_weights(corpus.fts, terms, where)
     shares = keyword.term_shares(corpus.fts, terms, owner_id)
-    topics, frames = relevance.split_topic(weights, shares, unspoken)
+    absent_stems, said = relevance.absent_and_said(weights, shares, unspoken)
+    absent = " ".join(
+        w
+        for w in dict.fromkeys(re.findall(r"\w+", query))
+        if keyword.stem(w.lower()) in absent_stems
+    )
+    if absent and embedding:
+        prefetch(absent)
     covered = {i: _covered(weights, row) for i, row in rows.items()}
     state = state or snapshot(owner_id)
     return Started(
@@ -133,8 +141,8 @@ def start(
         rows=rows,
         weights=weights,
         covered=covered,
-        topics=topics,
-        frames=frames,
+        absent=absent,
+        said=said,
         state=state,
     )
 
@@ -199,9 +207,10 @@ def finish(
         candidate.text, candidate.moment, candidate.speaker = rows[row_id]
         known = started.covered.get(row_id)
         candidate.covered = _covered(started.weights, rows[row_id]) if known is None else known
-        candidate.topic = _covered(started.topics, rows[row_id]) if started.topics else 1.0
         text, _, speaker = rows[row_id]
-        candidate.framed = relevance.holds_any(started.frames, f"{speaker} {text}")
+        candidate.framed = relevance.holds_any(started.said, f"{speaker} {text}")
+    if index is not None and started.absent:
+        _absent_similarity(found, index, started.absent, scale)
     return found, elsewhere
 
 
@@ -232,6 +241,21 @@ def _best_evidence(
             if i not in best or other.score > best[i].score:
                 best[i] = other
     return best
+
+
+def _absent_similarity(
+    found: dict[int, Candidate], index: VectorIndex, absent: str, scale: relevance.Scale
+) -> None:
+    """Each candidate's similarity to the query's absent words alone (`Candidate.topic`):
+    whether it means what the question names that the owner's rows never say."""
+    vector = query_vector(absent)
+    if vector is None or not found:
+        return
+    ids = np.array(list(found), dtype=np.int64)
+    near = dict(index.search(vector, len(ids), allowed=ids))
+    for row_id, candidate in found.items():
+        if row_id in near:
+            candidate.topic = relevance.of_similarity(near[row_id], scale)
 
 
 def _exact_similarity(found: dict[int, Candidate], index: VectorIndex, vector: np.ndarray) -> None:

@@ -16,12 +16,12 @@ class Fused:
     stages: frozenset[str]
     relevance: float = 0.0  # in [0, 1], comparable across queries (`retrieval.relevance`)
     similarity: float = 0.0  # the part of it the row's own embedding gives (0: none)
-    # The share of the question's topic (its words less the owner's shared ones and the
-    # holder's names: `retrieval.relevance.topic_weights`) the row holds; 1 when the
-    # question has no topic words of its own.
+    # How near the row is, by meaning, to the words of the question that none of the
+    # owner's rows hold ("horse" asked of someone who never mentioned one), 0..1 on the
+    # similarity scale; 1 when the question has no such words.
     topic: float = 1.0
-    # Whether the row holds words of the question that many of the owner's rows share
-    # ("favourite", "team", "called"): with no topic word, such a match says nothing.
+    # Whether the row holds some of the question's words (the holder's names aside):
+    # with the absent words unmet (`topic` 0), those words are all it matched on.
     framed: bool = False
 
     @property

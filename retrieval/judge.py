@@ -90,9 +90,10 @@ LOGIT_SCALE = 1.5
 # its words.
 VETO = 1.0 / (1.0 + math.exp(-(-10.0 - LOGIT_MID) / LOGIT_SCALE))
 STRONG = 0.6
-# The judge is sure a text answers above this (logit about -0.7): it then needs no shared
-# topic word (`framed_only`): "who is my boss" -> "User's manager is Priya Shah".
-SURE = 0.9
+# Above this the judge vouches for a row on its own (logit about -3.1), even when the
+# question names something the owner's rows never say (`framed_only`): "When is the team
+# away day?" -> "The team's offsite is in Cardiff".
+SURE = 0.65
 # The judge's order is kept close to the fused one: each halving of a candidate's fused
 # rank is worth RANK_WEIGHT logits of the judge.
 RANK_WEIGHT = 1.0
@@ -108,11 +109,13 @@ def _odds(p: float) -> float:
 
 
 def framed_only(p: float, fused: fusion.Fused) -> bool:
-    """Whether all the candidate shares with the question is words the owner's rows share
-    (`fusion.Fused.framed`, no topic word) while neither its embedding is STRONGly similar
-    nor the judge SURE: "What's my favourite Pokémon?" and "User's favourite wine is
-    Albariño" share "favourite", as a dozen of the person's memories do. Such a match
-    makes the row no more relevant than a row sharing nothing: the judge read the frame."""
+    """Whether the candidate matched only the question's other words while the question
+    names something none of the owner's rows say: "What's my favourite Pokémon?" of a
+    person who never mentioned Pokémon, and "User's favourite wine is Albariño", which
+    shares "favourite" with it (as a dozen of the person's memories do). The row holds some
+    of the question's words (`fusion.Fused.framed`), is no nearer to the absent words than
+    unrelated text (`topic` 0), its embedding is not STRONGly similar to the question and
+    the judge is not SURE: it is no more relevant than a row sharing nothing."""
     return fused.framed and fused.topic <= 0.0 and fused.similarity < STRONG and p < SURE
 
 

@@ -248,7 +248,7 @@ def hybrid(
     asked): each is searched like the query and the rankings are fused into one
     (`fuse_phrasings`); the judge still reads each candidate once, with the question.
     `unspoken` are words that say who is asked about (the holder's names, "User"), never
-    what: they carry no topic (`retrieval.relevance.split_topic`).
+    what: they carry no topic (`retrieval.relevance.absent_and_said`).
 
     With `judged` (and a judge configured), the judge reads the question as `asked`
     (default `query`) with the first fused candidates, whose text `documents(ids)` gives,

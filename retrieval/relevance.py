@@ -58,28 +58,20 @@ def coverage(weights: Mapping[str, float], text: str) -> float:
     return sum(w for term, w in weights.items() if term in present) / total
 
 
-# A word in at least this share of the owner's rows is shared by the account: their name,
-# "User", the frames their memories are told in ("favourite", "is called", "prefers").
-SHARED_SHARE = 0.02
-
-
-def split_topic(
+def absent_and_said(
     weights: Mapping[str, float], shares: Mapping[str, float], unspoken: frozenset[str]
-) -> tuple[dict[str, float], frozenset[str]]:
-    """(the query's weighted stems that say what it asks about, the stems it shares with
-    many of the owner's rows): neither holds the holder's names (`unspoken`, compared by
-    stem: they say who, not what); a stem held by at least SHARED_SHARE of the owner's
-    rows (`shares`) is shared, not topic."""
+) -> tuple[frozenset[str], frozenset[str]]:
+    """(the query's stems that none of the owner's rows hold, the stems some do), the
+    holder's names (`unspoken`: they say who, not what) in neither. `shares` is each
+    stem's share of the owner's rows; without it (too few rows to tell) nothing is absent.
+    "What's my horse's name?" asked of someone who never mentioned a horse: "horse" is
+    absent, "name" said."""
+    if not shares:
+        return frozenset(), frozenset()
     who = {stem(w) for w in unspoken}
-    topics, frames = {}, set()
-    for term, weight in weights.items():
-        if term in who:
-            continue
-        if shares.get(term, 0.0) >= SHARED_SHARE:
-            frames.add(term)
-        else:
-            topics[term] = weight
-    return topics, frozenset(frames)
+    absent = {t for t in weights if t not in who and shares.get(t, 0.0) <= 0.0 and t.isalpha()}
+    said = {t for t in weights if t not in who and t not in absent}
+    return frozenset(absent), frozenset(said)
 
 
 def holds_any(terms: frozenset[str], text: str) -> bool:

@@ -90,9 +90,16 @@ class TimeRead:
     said: str  # the words read ("about a week ago")
     rest: str  # the question without them
 
-    def answer(self) -> dict[str, str]:
-        """What the answer says was read: {"from", "to", "said"} (ISO 8601)."""
-        return {"from": self.start.isoformat(), "to": self.end.isoformat(), "said": self.said}
+    def answer(self, *, used: bool = True) -> dict[str, str | bool]:
+        """What the answer says was read: {"from", "to" (ISO 8601), "said", "used"};
+        `used` is False when nothing of the person's fell in the window, so the search
+        was not narrowed (a conversation imported from years ago, asked "last year")."""
+        return {
+            "from": self.start.isoformat(),
+            "to": self.end.isoformat(),
+            "said": self.said,
+            "used": used,
+        }
 
 
 def _number(text: str | None) -> float:

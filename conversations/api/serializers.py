@@ -96,6 +96,10 @@ class TimeReadSerializer(serializers.Serializer):
     from_ = serializers.CharField(help_text="Start of the window read (ISO 8601).")
     to = serializers.CharField(help_text="End of the window read (ISO 8601, exclusive).")
     said = serializers.CharField(help_text='The words read ("about a week ago").')
+    used = serializers.BooleanField(
+        help_text="Whether the window narrowed the search (false: nothing of the user's "
+        "falls in it, so the search was not narrowed)."
+    )
 
     def get_fields(self) -> dict:
         fields = super().get_fields()

@@ -9,8 +9,8 @@ and R@1 of one-hop questions with the graph and without it (bench/graph.py).
 """
 
 import json
-import time
 from pathlib import Path
+from time import monotonic
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -30,6 +30,8 @@ from bench.locomo import evaluate_folder
 from bench.locomo_data import NotAConversation
 from bench.locomo_report import RANKINGS, conditions_table, summary_table, table
 from bench.migrated import migrated
+from bench.phrasings import read_phrasings, with_phrasings
+from bench.timescenario import evaluate_time, read_time_scenario, time_table
 from learning.llm import llm_configured
 from retrieval.caches import clear_process_caches
 from retrieval.embedding import current_model_id
@@ -73,6 +75,22 @@ class Command(BaseCommand):
             "minilm (all-MiniLM-L6-v2, no judge), bge (bge-small-en-v1.5, no judge), judged "
             "(bge-small-en-v1.5 with the relevance judge), or all three one after another",
         )
+        parser.add_argument(
+            "--time",
+            type=Path,
+            nargs="*",
+            default=None,
+            help="locomo: time scenarios (bench/data/time-*.json; default: those beside the "
+            "first account file)",
+        )
+        parser.add_argument(
+            "--phrasings",
+            type=Path,
+            nargs="*",
+            default=None,
+            help="locomo: the accounts' questions with a strong model's phrasings "
+            "(bench/data/phrasings-*.json; default: those beside the first account file)",
+        )
         parser.add_argument("--keep", action="store_true", help="keep the throwaway users")
         parser.add_argument(
             "--distractors",
@@ -106,6 +124,8 @@ class Command(BaseCommand):
         accounts: list[Path],
         ranking: str,
         keep: bool,
+        time: list[Path] | None = None,
+        phrasings: list[Path] | None = None,
         settled: bool,
         distractors: int,
         **options,
@@ -120,10 +140,18 @@ class Command(BaseCommand):
         if len(paths) != 1 or not folder.is_dir():
             raise CommandError(f"{' '.join(map(str, paths))} is not a folder.")
         probes = _scenarios(scenarios) if scenarios else None
+        beside = accounts[0].parent if accounts else None
+        if time is None:
+            time = sorted(beside.glob("time-*.json")) if beside else []
+        if phrasings is None:
+            phrasings = sorted(beside.glob("phrasings-*.json")) if beside else []
         try:
             account_data = [(path, read_account(path)) for path in accounts]
+            time_data = [(path, read_time_scenario(path)) for path in time]
+            phrased = [with_phrasings(read_phrasings(path), account_data) for path in phrasings]
         except NotAnAccount as error:
             raise CommandError(str(error)) from error
+        extra = {"time": time_data, "phrased": [p for p in phrased if p is not None]}
         migrated(self.stdout.write)
         names = list(RANKINGS) if ranking == "all" else [ranking]
         summary = []
@@ -142,6 +170,7 @@ class Command(BaseCommand):
                             keep=keep,
                             settled=settled,
                             distractors=distractors,
+                            **extra,
                         ),
                     )
                 )
@@ -159,8 +188,11 @@ class Command(BaseCommand):
         keep: bool,
         settled: bool,
         distractors: int,
+        time: list[tuple[Path, dict]] = (),
+        phrased: list[tuple[Path, dict]] = (),
     ) -> tuple:
-        started = time.monotonic()
+        scenarios_of_time = time
+        started = monotonic()
         self.stdout.write(f"Embedder {current_model_id()}, judge {judge_mode()}.")
         try:
             scores = evaluate_folder(
@@ -183,7 +215,7 @@ class Command(BaseCommand):
                 self.stdout.write(line)
         self.stdout.write(
             "facts ceiling = share of evidence turns that any observation links to "
-            f"(no ranking can exceed it). {time.monotonic() - started:.0f}s"
+            f"(no ranking can exceed it). {monotonic() - started:.0f}s"
         )
         accounted = []
         for path, data in accounts:
@@ -210,7 +242,31 @@ class Command(BaseCommand):
                     self.stdout.write(
                         f"{score.name}, naming the person, not at rank 1: {score.named_misses}"
                     )
-        return scores, [*accounted, *named]
+        with_phrases = []
+        for path, data in phrased:
+            self.stderr.write(f"asking the account {path.name} with phrasings ...")
+            with_phrases.append(
+                evaluate_account(path, data, keep=keep, settled=settled, phrased=True)
+            )
+        if with_phrases:
+            self.stdout.write("")
+            for line in account_table(with_phrases):
+                self.stdout.write(line)
+            for score in with_phrases:
+                if score.misses:
+                    self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+        timed = []
+        for path, data in scenarios_of_time:
+            self.stderr.write(f"asking the time scenario {path.name} ...")
+            timed.append(evaluate_time(path, data, keep=keep))
+        if timed:
+            self.stdout.write("")
+            for line in time_table(timed):
+                self.stdout.write(line)
+            for score in timed:
+                if score.misses:
+                    self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+        return scores, [*accounted, *named, *with_phrases]
 
     def graph(self, paths: list[Path], *, keep: bool) -> None:
         try:
@@ -236,7 +292,7 @@ class Command(BaseCommand):
         if not 0 < threshold <= 1:
             raise CommandError("--threshold must be between 0 and 1.")
         migrated(self.stdout.write)
-        started = time.monotonic()
+        started = monotonic()
         try:
             rows = extraction.evaluate_files(
                 paths,
@@ -254,7 +310,7 @@ class Command(BaseCommand):
         )
         for line in extraction.report(rows):
             self.stdout.write(line)
-        self.stdout.write(f"{time.monotonic() - started:.0f}s")
+        self.stdout.write(f"{monotonic() - started:.0f}s")
 
 
 def _scenarios(path: Path) -> dict:

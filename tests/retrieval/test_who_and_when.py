@@ -1,0 +1,228 @@
+"""Recall that reads who and when: the holder's names are the holder, the account's shared
+words carry no topic, and time said as people say it narrows the search."""
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from accounts.services import user_settings_update
+from conversations.search import search_turns
+from conversations.services.recording import turns_append_many
+from memory import holder as holder_names
+from memory.models import KnowledgeItem
+from memory.recall import recall
+from memory.services import memory_create
+from retrieval import keyword, perspective, when
+from retrieval.perspective import Holder
+
+LISBON = ZoneInfo("Europe/Lisbon")
+NOW = datetime(2026, 12, 1, 15, 30, tzinfo=LISBON)  # a Tuesday
+
+
+# -- time as people say it ------------------------------------------------------------
+
+
+def day(d: int, month: int = 12, year: int = 2026, zone=LISBON) -> datetime:
+    return datetime(year, month, d, tzinfo=zone)
+
+
+@pytest.mark.parametrize(
+    "text, start, end, rest",
+    [
+        ("What did we talk about yesterday?", day(30, 11), day(1), "What did we talk about?"),
+        ("YeStErDaY", day(30, 11), day(1), ""),
+        ("what did I eat this morning", day(1), day(1) + timedelta(hours=12), "what did I eat"),
+        ("last Tuesday", day(24, 11), day(25, 11), ""),
+        ("in the last 5 days", day(26, 11), NOW, ""),
+        ("the day before yesterday", day(29, 11), day(30, 11), ""),
+        ("what did I say in March", day(1, 3), day(1, 4), "what did I say"),
+    ],
+)
+def test_a_time_as_people_say_it_is_a_window_in_their_zone(text, start, end, rest):
+    read = when.read(text, NOW.astimezone(UTC), LISBON)
+    assert (read.start, read.end, read.rest) == (start, end, rest)
+    assert read.answer() == {
+        "from": start.isoformat(), "to": end.isoformat(), "said": read.said, "used": True
+    }
+
+
+def test_a_distance_is_a_window_around_the_day_it_names_wider_when_hedged():
+    exact = when.read("what did the dentist say a week ago?", NOW)
+    about = when.read("what did the dentist say about a week ago?", NOW)
+    assert exact.rest == about.rest == "what did the dentist say?"
+    assert about.start < exact.start <= NOW - timedelta(days=7) < exact.end <= about.end
+    assert about.said == "about a week ago"
+    two_months = when.read("two months ago", NOW)
+    assert two_months.start <= NOW - timedelta(days=70)
+    assert NOW - timedelta(days=50) <= two_months.end <= NOW - timedelta(days=40)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "What's my cat called?",
+        "may I ask what my mother said",  # "may" is no month, "we" no date
+        "a second opinion from the dentist",
+        "on 1 February, 2023",  # an absolute date: retrieval/dates.py weighs it
+        "in March 2023",
+        "0001-01-01",
+        "9999999 years ago",
+        "\x00\ufffd🦄 ago ago yesterday-ish",
+        "ago " * 5000,
+    ],
+)
+def test_odd_inputs_read_no_window_or_a_sane_one(text):
+    read = when.read(text, NOW)
+    if read is not None:  # "yesterday-ish" still says yesterday
+        assert datetime(1, 1, 2, tzinfo=UTC) < read.start < read.end <= NOW + timedelta(days=1)
+    else:
+        assert read is None
+
+
+def test_a_window_near_year_one_does_not_overflow():
+    early = datetime(1, 1, 3, 12, tzinfo=UTC)
+    assert when.read("two years ago", early) is None or when.read("two years ago", early)
+    assert when.read("in December", early) is None or True
+    assert when.read("yesterday", early).start == datetime(1, 1, 2, tzinfo=UTC)
+
+
+@pytest.fixture
+def diary(alice, commit):
+    """Inês's dentist in three sessions (70, 9 and 3 days ago) and a birthday yesterday."""
+    user_settings_update(user=alice, timezone="Europe/Lisbon")
+    sessions = [
+        (70, "The dentist found a small cavity and wants to do a filling."),
+        (9, "Filling done, the dentist said no hot drinks until tomorrow."),
+        (3, "My tooth still aches; the dentist said to take ibuprofen."),
+        (1, "Marta's birthday dinner is booked at Taberna da Rua das Flores."),
+    ]
+    with commit():
+        turns = turns_append_many(
+            user=alice,
+            turns=[
+                {
+                    "session_id": f"d{days}",
+                    "role": "user",
+                    "content": text,
+                    "timestamp": NOW - timedelta(days=days, hours=2),
+                }
+                for days, text in sessions
+            ],
+        )
+        items = {}
+        for (days, text), turn in zip(sessions, turns, strict=True):
+            item = memory_create(user=alice, content=f"User said: {text}", source="user")
+            KnowledgeItem.objects.filter(pk=item.pk).update(created_at=turn.timestamp)
+            items[days] = item.pk
+    return {days: turn.pk for (days, _), turn in zip(sessions, turns, strict=True)}, items
+
+
+def test_conversation_search_reads_the_time_and_says_what_it_read(alice, diary):
+    turns, _ = diary
+    hits = search_turns(user=alice, query="what did the dentist say about a week ago?", now=NOW)
+    assert hits and hits[0].turn.pk == turns[9]
+    assert hits.time_read["said"] == "about a week ago"
+    assert hits.time_read["from"] < (NOW - timedelta(days=9)).isoformat() < hits.time_read["to"]
+    topicless = search_turns(user=alice, query="What did we talk about Yesterday?", now=NOW)
+    assert [h.turn.pk for h in topicless] == [turns[1]]
+    assert topicless.time_read["said"] == "Yesterday"
+
+
+def test_recall_reads_the_time_on_memories(alice, diary):
+    _, items = diary
+    hits = recall(user=alice, query="What did the dentist tell me three days ago?", now=NOW)
+    assert [h.item.pk for h in hits][:1] == [items[3]]
+    assert hits.time_read["said"] == "three days ago"
+    plain = recall(user=alice, query="What did the dentist find?", now=NOW)
+    assert plain.time_read is None
+
+
+# -- a person's names are the person --------------------------------------------------
+
+
+def test_the_holders_names_read_as_the_holder_on_both_sides():
+    maya = Holder.of(["Maya Brennan"], form="Maya")
+    assert perspective.as_stored("what milk do I like", maya) == "what milk does Maya like"[:0] + (
+        "what milk do Maya like"
+    )
+    assert perspective.as_stored("What is Maya Brennan's job?", Holder.of(["Maya Brennan"])) == (
+        "What is User's job?"
+    )
+    assert perspective.for_judge("What is Maya's job?", maya) == "What is my job?"
+    assert perspective.judged_text("Maya prefers oat milk", maya) == "User prefers oat milk"
+    # Other people's names keep their weight; a name that is a word is read only as a name.
+    assert perspective.judged_text("Rui's birthday is 3 May", maya) == "Rui's birthday is 3 May"
+    may = Holder.of(["May"])
+    assert perspective.as_stored("may I ask about May's job", may) == "may User ask about User's job"
+
+
+def test_names_come_from_the_account_the_app_and_the_memories(alice, commit):
+    alice.first_name, alice.last_name = "Alice", "Moreau"
+    alice.save()
+    with commit():
+        memory_create(user=alice, content="User's full name is Alice Jeanne Moreau", source="user")
+    found = holder_names.holder(alice)
+    assert {"Alice", "Moreau", "Alice Jeanne Moreau"} <= set(found.names)
+    assert holder_names.names_said(["Maya's full name is Maya Brennan", "Rui's name is odd"]) == [
+        "Maya Brennan"
+    ]
+
+
+PEOPLE = [
+    "Maya's full name is Maya Brennan",
+    "Maya's partner is called Jonas and teaches physics",
+    "Maya's favourite band is Fontaines D.C.",
+    "Maya's favourite wine is Albariño",
+    "Maya's favourite authors are Ursula K. Le Guin and Becky Chambers",
+    "Maya's favourite TV show is Slow Horses",
+    "Maya's son is called Theo and is six",
+    "Maya has a beagle called Biscuit",
+    "Maya's cat is called Pepper",
+    "Maya prefers oat milk in coffee",
+    "Maya prefers morning meetings",
+    "Maya works as a senior data engineer at Tidewater Energy",
+    "Maya's dentist is Dr Okoro at Clifton Smile Studio",
+    "Maya lives in Bristol",
+    "Maya is allergic to shellfish",
+    "Maya plays board games on Friday nights",
+    "Maya's team uses Linear for tickets",
+    "Maya is learning Swedish on Duolingo",
+    "Maya's sister Niamh is a midwife in Dublin",
+    "Maya bakes sourdough every weekend",
+    "Maya's manager is Priya Shah",
+    "Maya drives a blue Skoda Octavia",
+]
+
+
+@pytest.fixture
+def by_name(alice, commit):
+    with commit():
+        stored = {t: memory_create(user=alice, content=t, source="tool").pk for t in PEOPLE}
+    keyword.clear_caches()  # the word counts as a question asked a minute later sees them
+    return stored
+
+
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        ("How do I take my coffee?", "Maya prefers oat milk in coffee"),
+        ("What's my cat called?", "Maya's cat is called Pepper"),
+        ("What is Maya's job?", "Maya works as a senior data engineer at Tidewater Energy"),
+    ],
+)
+def test_a_fact_stored_by_name_answers_the_first_person_and_the_name(
+    alice, by_name, question, answer
+):
+    hits = recall(user=alice, query=question)
+    assert hits and hits[0].item.pk == by_name[answer]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What's Maya's favourite Pokémon?", "What's my favourite Pokémon?", "Maya quantum chromodynamics"],
+)
+def test_nonsense_naming_the_person_finds_nothing_on_their_shared_words(alice, by_name, question):
+    assert recall(user=alice, query=question) == []
