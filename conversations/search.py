@@ -104,6 +104,7 @@ def search_turns(
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         judged=judge,
         phrasings=phrasings,
+        timed=read is not None,
     )
     found = turns.in_bulk([r.id for r in verdict.hits])
     return Hits(

@@ -212,6 +212,7 @@ def recall(
         judged=judge,
         phrasings=phrasings,
         unspoken=perspective.holder_words(holder),
+        timed=read is not None,
     )
     return Hits(
         _hits(owned, verdict.hits, related),

@@ -71,7 +71,7 @@ class Candidate:
     speaker: str = ""
     covered: float = 0.0
     topic: float = 1.0  # how near it is to the query's absent words (fusion.Fused.topic)
-    framed: bool = False  # it holds some of the query's words (fusion.Fused.framed)
+    framed: bool = False  # it holds only the query's frame words (fusion.Fused.framed)
     stages: set[str] = field(default_factory=set)
     scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
 
@@ -96,6 +96,7 @@ class Started:
     covered: dict[int, float]
     absent: str  # the query's words that none of the owner's rows hold ("" if none)
     said: frozenset[str]  # the stems of the query's other words (the holder's names left out)
+    frames: frozenset[str]  # those of them that many of the owner's rows hold
     state: Snapshot  # the owner's generations, and which corpora link to turns
 
 
@@ -120,7 +121,7 @@ def start(
     terms = relevance.terms_of(query)
     weights = keyword.term_weights(corpus.fts, terms, where)
     shares = keyword.term_shares(corpus.fts, terms, owner_id)
-    absent_stems, said = relevance.absent_and_said(weights, shares, unspoken)
+    absent_stems, said, frames = relevance.absent_and_said(weights, shares, unspoken)
     absent = " ".join(
         w
         for w in dict.fromkeys(re.findall(r"\w+", query))
@@ -143,6 +144,7 @@ def start(
         covered=covered,
         absent=absent,
         said=said,
+        frames=frames,
         state=state,
     )
 
@@ -208,7 +210,10 @@ def finish(
         known = started.covered.get(row_id)
         candidate.covered = _covered(started.weights, rows[row_id]) if known is None else known
         text, _, speaker = rows[row_id]
-        candidate.framed = relevance.holds_any(started.said, f"{speaker} {text}")
+        shown = f"{speaker} {text}"
+        candidate.framed = relevance.holds_any(started.frames, shown) and not (
+            relevance.holds_any(started.said - started.frames, shown)
+        )
     if index is not None and started.absent:
         _absent_similarity(found, index, started.absent, scale)
     return found, elsewhere

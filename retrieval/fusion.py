@@ -20,8 +20,9 @@ class Fused:
     # owner's rows hold ("horse" asked of someone who never mentioned one), 0..1 on the
     # similarity scale; 1 when the question has no such words.
     topic: float = 1.0
-    # Whether the row holds some of the question's words (the holder's names aside):
-    # with the absent words unmet (`topic` 0), those words are all it matched on.
+    # Whether the question's words the row holds (the holder's names aside) are all words
+    # that many of the owner's rows hold ("favourite", "team": `relevance.FRAME_SHARE`):
+    # with the absent words unmet (`topic` 0), such a match says nothing.
     framed: bool = False
 
     @property

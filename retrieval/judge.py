@@ -101,6 +101,9 @@ RANK_WEIGHT = 1.0
 # boosts, `retrieval.pipeline.ranked`), gains this many logits: the judge reads "on 1
 # February, 2023" or "Gina" as words, not as the row's time or its speaker.
 NAMED_WEIGHT = 2.0
+# A question placed in time ("what did the dentist say about a week ago?") searched within
+# that time keeps hits this share of the floor relevant: the time is half of what it asks.
+TIMED_FLOOR = 0.5
 
 
 def _odds(p: float) -> float:
@@ -109,24 +112,28 @@ def _odds(p: float) -> float:
 
 
 def framed_only(p: float, fused: fusion.Fused) -> bool:
-    """Whether the candidate matched only the question's other words while the question
-    names something none of the owner's rows say: "What's my favourite Pokémon?" of a
-    person who never mentioned Pokémon, and "User's favourite wine is Albariño", which
-    shares "favourite" with it (as a dozen of the person's memories do). The row holds some
-    of the question's words (`fusion.Fused.framed`), is no nearer to the absent words than
-    unrelated text (`topic` 0), its embedding is not STRONGly similar to the question and
-    the judge is not SURE: it is no more relevant than a row sharing nothing."""
+    """Whether the candidate matched only the frame of a question that names something
+    none of the owner's rows say: "What's my favourite Pokémon?" of a person who never
+    mentioned Pokémon, and "User's favourite wine is Albariño", which shares "favourite"
+    with it (as several of the person's memories do). The words it shares with the
+    question are all words many of the owner's rows hold (`fusion.Fused.framed`), it is no
+    nearer to the absent words than unrelated text (`topic` 0), its embedding is not
+    STRONGly similar to the question and the judge is not SURE: it is no more relevant than
+    a row sharing nothing."""
     return fused.framed and fused.topic <= 0.0 and fused.similarity < STRONG and p < SURE
 
 
-def blend(p: float, fused: fusion.Fused, rank: int) -> tuple[float, float]:
+def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> tuple[float, float]:
     """(score, relevance) of a candidate the judge gave probability `p`, at 0-based fused
     `rank`: the relevance is the judge's, or the fused relevance unless the judge vetoes
     it; the score orders by the judge, kept near the fused order. A match on the account's
-    shared words alone (`framed_only`) keeps neither."""
+    shared words alone (`framed_only`) keeps neither. `timed`: the question named a time
+    and the candidate is of that time (the search was narrowed to it): the judge, which
+    reads "what did I book?" without the "yesterday" that chose the rows, vetoes nothing."""
     if framed_only(p, fused):
         p = min(p, VETO / 2)
-    vouched = 0.0 if p < VETO and fused.similarity < STRONG else fused.relevance
+    vetoed = p < VETO and fused.similarity < STRONG and not timed
+    vouched = 0.0 if vetoed else fused.relevance
     named = len(fused.stages & {"date", "speaker"})
     key = _odds(p) + (NAMED_WEIGHT * named - RANK_WEIGHT * math.log1p(rank)) / LOGIT_SCALE
     return 1.0 / (1.0 + math.exp(-key)), max(p, vouched)
@@ -153,10 +160,15 @@ def judge(
     *,
     top_k: int,
     min_relevance: float,
+    timed: bool = False,
 ) -> Verdict:
     """The first candidates judged, best first, those below `min_relevance` left out
     (with the rest the judge never saw, unless `min_relevance` is 0: they follow in
-    fused order at relevance 0)."""
+    fused order at relevance 0). `timed`: the candidates are of the time the question
+    named (`blend`), and the floor is TIMED_FLOOR of `min_relevance`: the time chose them
+    as much as the words did."""
+    if timed:
+        min_relevance *= TIMED_FLOOR
     if not fused:
         return Verdict([], True)
     shown = max(top_k, settings.GAIA_JUDGE_CANDIDATES)
@@ -172,7 +184,9 @@ def judge(
     except JudgeError as error:
         log.warning("recall not judged: %s", error)
         return Verdict(fused, False, "unavailable")
-    blended = [blend(p, f, rank) for rank, (f, p) in enumerate(zip(head, scores, strict=True))]
+    blended = [
+        blend(p, f, rank, timed=timed) for rank, (f, p) in enumerate(zip(head, scores, strict=True))
+    ]
     kept = sorted(
         (
             fusion.Fused(f.id, score, f.stages, relevance, f.similarity, f.topic, f.framed)

@@ -222,6 +222,15 @@ def fuse_phrasings(lists: Sequence[list[fusion.Fused]]) -> list[fusion.Fused]:
     ]  # fmt: skip
 
 
+def judged_question(wordings: Sequence[str]) -> str:
+    """What the judge reads as the question: the question as asked, then the caller's
+    phrasings ("Who looks after my teeth? (user's dentist; User's dentist is Dr ...)"):
+    one judgement per candidate, with the words the caller knew the question lacks."""
+    question, *others = wordings
+    others = [o.strip() for o in others if o.strip() and o.strip() != question.strip()]
+    return f"{question} ({'; '.join(others)})" if others else question
+
+
 def hybrid(
     corpus: Corpus,
     *,
@@ -236,6 +245,7 @@ def hybrid(
     judged: bool = True,
     phrasings: Sequence[tuple[str, str]] = (),
     unspoken: frozenset[str] = frozenset(),
+    timed: bool = False,
 ) -> judge.Verdict:
     """The owner's best rows of `corpus` under `filters`, at least `min_relevance`
     relevant, at most `top_k`: retrieval's search, for every caller.
@@ -246,7 +256,9 @@ def hybrid(
 
     `phrasings` are the caller's other wordings of the question, each (as searched, as
     asked): each is searched like the query and the rankings are fused into one
-    (`fuse_phrasings`); the judge still reads each candidate once, with the question.
+    (`fuse_phrasings`); the judge reads each candidate once, with the question followed by
+    the phrasings (`judged_question`). `timed`: `filters` hold the time the question
+    names as people say it ("yesterday"), and the judge weighs that (`judge.judge`).
     `unspoken` are words that say who is asked about (the holder's names, "User"), never
     what: they carry no topic (`retrieval.relevance.absent_and_said`).
 
@@ -281,10 +293,12 @@ def hybrid(
             for q, a in wordings
         ]
     )
-    question = wordings[0][1]
+    question = judged_question([a for _, a in wordings])
     reason = "skipped" if judged is False else "off"
     if judging:
-        verdict = judge.judge(question, fused, documents, top_k=top_k, min_relevance=min_relevance)
+        verdict = judge.judge(
+            question, fused, documents, top_k=top_k, min_relevance=min_relevance, timed=timed
+        )
         if verdict.judged:
             return judge.Verdict(verdict.hits[:top_k], True)
         reason = verdict.reason

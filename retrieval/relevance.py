@@ -58,20 +58,27 @@ def coverage(weights: Mapping[str, float], text: str) -> float:
     return sum(w for term, w in weights.items() if term in present) / total
 
 
+# A word held by at least this share of the owner's rows frames their memories rather than
+# naming a topic: "favourite", "called", "prefers", "team" in a 200-memory account (4 rows
+# and more). Only read when the question also names something the owner never said.
+FRAME_SHARE = 0.02
+
+
 def absent_and_said(
     weights: Mapping[str, float], shares: Mapping[str, float], unspoken: frozenset[str]
-) -> tuple[frozenset[str], frozenset[str]]:
-    """(the query's stems that none of the owner's rows hold, the stems some do), the
-    holder's names (`unspoken`: they say who, not what) in neither. `shares` is each
-    stem's share of the owner's rows; without it (too few rows to tell) nothing is absent.
-    "What's my horse's name?" asked of someone who never mentioned a horse: "horse" is
-    absent, "name" said."""
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(the query's stems that none of the owner's rows hold, the stems some do, those of
+    them that many do: FRAME_SHARE of the rows or more), the holder's names (`unspoken`:
+    they say who, not what) in none. `shares` is each stem's share of the owner's rows;
+    without it (too few rows to tell) nothing is absent. "What's my horse's name?" asked
+    of someone who never mentioned a horse: "horse" is absent, "name" said."""
     if not shares:
-        return frozenset(), frozenset()
+        return frozenset(), frozenset(), frozenset()
     who = {stem(w) for w in unspoken}
     absent = {t for t in weights if t not in who and shares.get(t, 0.0) <= 0.0 and t.isalpha()}
     said = {t for t in weights if t not in who and t not in absent}
-    return frozenset(absent), frozenset(said)
+    frames = {t for t in said if shares.get(t, 0.0) >= FRAME_SHARE}
+    return frozenset(absent), frozenset(said), frozenset(frames)
 
 
 def holds_any(terms: frozenset[str], text: str) -> bool:

@@ -168,7 +168,7 @@ def _queued(turns: list, run_id: str) -> dict[str, Any]:
 class SearchView(Mem0View):
     UNSUPPORTED = {"fields", "categories", "metadata", "reference_date", "keyword_search",
                    "app_id"}  # fmt: skip
-    ACCEPTED = {"query", "top_k", "threshold", "rerank", "show_expired", "latest_only"}
+    ACCEPTED = {"query", "top_k", "threshold", "rerank", "show_expired", "latest_only", "queries"}
 
     @extend_schema(exclude=True)
     def post(self, request: Request) -> Response:
@@ -182,29 +182,38 @@ class SearchView(Mem0View):
         if len(owned) > MAX_SEARCHED:  # one recall per person: bounded work per request
             raise Invalid({"filters": [f"A search covers at most {MAX_SEARCHED} people."]})
         found: dict[int, dict[str, Any]] = {}
+        time_read = None
         for person, scope in owned:
-            for out in _search_one(person, scope, args):
+            outs, read = _search_one(person, scope, args)
+            time_read = time_read or read
+            for out in outs:
                 if out["id"] not in found or out["score"] > found[out["id"]]["score"]:
                     found[out["id"]] = out
         best = sorted(found.values(), key=lambda o: -o["score"])[: args["top_k"]]
-        return Response(self.answer(best))
+        return Response(self.answer(best, time_read))
 
-    def answer(self, results: list[dict[str, Any]]) -> Any:
-        return {"results": results}
+    def answer(self, results: list[dict[str, Any]], time_read: dict | None = None) -> Any:
+        """mem0's answer; Gaia's `time_read` beside the results when the query named a
+        time as people say it ("yesterday": the window read, in the person's zone)."""
+        return {"results": results, **({"time_read": time_read} if time_read else {})}
 
 
 class SearchV2View(SearchView):
     """POST /v2/memories/search/ (mem0ai before 2.0): the same search, a bare list."""
 
-    def answer(self, results: list[dict[str, Any]]) -> Any:
+    def answer(self, results: list[dict[str, Any]], time_read: dict | None = None) -> Any:
         return results
 
 
-def _search_one(person: AppPerson, scope: Scope, args: dict) -> list[dict[str, Any]]:
-    """Recall over one person's memory in one scope; the hits are marked as used."""
+def _search_one(
+    person: AppPerson, scope: Scope, args: dict
+) -> tuple[list[dict[str, Any]], dict | None]:
+    """Recall over one person's memory in one scope, and the time it read; the hits are
+    marked as used."""
     hits = recall(
         user=person.user,
         query=args["query"],
+        queries=args.get("queries"),
         top_k=MAX_TOP_K if scope.run_id else args["top_k"],
         min_relevance=args.get("threshold"),
         agent=scope.agent_id,
@@ -217,7 +226,7 @@ def _search_one(person: AppPerson, scope: Scope, args: dict) -> list[dict[str, A
     return [
         memory_out(h.item, person=person, run_id=runs.get(h.item.pk), score=h.relevance)
         for h in kept
-    ]
+    ], hits.time_read
 
 
 class ListView(Mem0View):

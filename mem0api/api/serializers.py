@@ -31,6 +31,12 @@ class SearchSerializer(serializers.Serializer):
     query = serializers.CharField(max_length=2000)
     top_k = serializers.IntegerField(default=10, min_value=1, max_value=100)
     threshold = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1)
+    # Gaia's own: other phrasings of the query, fused with it (recall's `queries`).
+    queries = serializers.ListField(
+        child=serializers.CharField(max_length=2000, allow_blank=True),
+        required=False,
+        max_length=4,
+    )
 
 
 class PageSerializer(serializers.Serializer):

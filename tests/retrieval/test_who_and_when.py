@@ -43,7 +43,10 @@ def test_a_time_as_people_say_it_is_a_window_in_their_zone(text, start, end, res
     read = when.read(text, NOW.astimezone(UTC), LISBON)
     assert (read.start, read.end, read.rest) == (start, end, rest)
     assert read.answer() == {
-        "from": start.isoformat(), "to": end.isoformat(), "said": read.said, "used": True
+        "from": start.isoformat(),
+        "to": end.isoformat(),
+        "said": read.said,
+        "used": True,
     }
 
 
@@ -156,7 +159,9 @@ def test_the_holders_names_read_as_the_holder_on_both_sides():
     # Other people's names keep their weight; a name that is a word is read only as a name.
     assert perspective.judged_text("Rui's birthday is 3 May", maya) == "Rui's birthday is 3 May"
     may = Holder.of(["May"])
-    assert perspective.as_stored("may I ask about May's job", may) == "may User ask about User's job"
+    assert (
+        perspective.as_stored("may I ask about May's job", may) == "may User ask about User's job"
+    )
 
 
 def test_names_come_from_the_account_the_app_and_the_memories(alice, commit):
@@ -222,7 +227,11 @@ def test_a_fact_stored_by_name_answers_the_first_person_and_the_name(
 
 @pytest.mark.parametrize(
     "question",
-    ["What's Maya's favourite Pokémon?", "What's my favourite Pokémon?", "Maya quantum chromodynamics"],
+    [
+        "What's Maya's favourite Pokémon?",
+        "What's my favourite Pokémon?",
+        "Maya quantum chromodynamics",
+    ],
 )
 def test_nonsense_naming_the_person_finds_nothing_on_their_shared_words(alice, by_name, question):
     assert recall(user=alice, query=question) == []

@@ -57,11 +57,16 @@ class _Api(_GraphApi):
         time_to: datetime | str | None = None,
         min_relevance: float | None = None,
         judge: bool | None = None,
+        queries: list[str] | None = None,
     ) -> list[RecallHit]:
         """Search memory (hybrid recall), best first. `judge=False` takes the fast path,
-        without the server's relevance judge."""
+        without the server's relevance judge. `queries`: up to 4 other phrasings of the
+        question (words it lacks, a hypothetical answer), fused with it into one ranking.
+        A time in the query ("yesterday") narrows the search; the answer list's
+        `time_read` says what was read."""
         body = _given(
             query=query,
+            queries=queries,
             top_k=top_k,
             category=category,
             context=context,
@@ -128,11 +133,14 @@ class _Api(_GraphApi):
         time_to: datetime | str | None = None,
         min_relevance: float | None = None,
         judge: bool | None = None,
+        queries: list[str] | None = None,
     ) -> list[TurnHit]:
         """Search logged turns by keywords, a time range, or both (`judge=False`: the fast
-        path, without the server's relevance judge)."""
+        path, without the server's relevance judge; `queries`: up to 4 other phrasings,
+        fused with the query). The answer list's `time_read` says what time was read."""
         body = _given(
             query=query,
+            queries=queries,
             top_k=top_k,
             session_id=session_id,
             role=role,

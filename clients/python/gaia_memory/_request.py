@@ -42,8 +42,23 @@ def _given(**values: Any) -> dict[str, Any]:
     }
 
 
+class Found(list):
+    """A search's hits, best first, with what the server read of the query:
+    `time_read` ({"from", "to", "said", "used"} for "yesterday", "about a week ago"; None
+    when the query names no time) and `judged` (whether the relevance judge chose them)."""
+
+    def __init__(self, hits: Any = (), *, time_read: Any = None, judged: Any = None) -> None:
+        super().__init__(hits)
+        self.time_read = time_read
+        self.judged = judged
+
+
 def _results(kind: type) -> Callable[[Any], list]:
-    return lambda body: [kind.from_json(row) for row in body["results"]]
+    return lambda body: Found(
+        [kind.from_json(row) for row in body["results"]],
+        time_read=body.get("time_read") if isinstance(body, dict) else None,
+        judged=body.get("judged") if isinstance(body, dict) else None,
+    )
 
 
 def _rows(body: Any) -> list:
