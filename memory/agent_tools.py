@@ -150,6 +150,7 @@ def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
                 "relevance": h.relevance,
                 "matched_by": h.matched_by,
                 **({"via": h.via} if h.via else {}),
+                **({"older_than": h.older_than} if h.older_than else {}),
             }
             for h in hits
         ],

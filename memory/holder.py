@@ -87,10 +87,15 @@ def _graph(user: Any) -> list[str]:
     return [t for t in texts[:20] if t.lower() not in _NOT_NAMES | {"my", "myself"}]
 
 
-def _form(owner_id: int, holder: Holder) -> str:
-    """ "User", or the holder's name word the owner's items hold most (when more hold it)."""
+SURE_ROWS = 20  # word counts from fewer of the owner's rows cannot tell the form
+
+
+def _form(owner_id: int, holder: Holder) -> Holder:
+    """The holder with the form their items use most: "User", or the name word more of
+    them hold; while the counts come from fewer than SURE_ROWS rows, the other form is
+    searched too (`Holder.also`)."""
     if not holder.names:
-        return HOLDER
+        return holder
     terms = termstats.owner_terms(ITEMS.fts, owner_id)
     best, count = HOLDER, terms.frequency(HOLDER.lower())
     for name in holder.names:
@@ -99,7 +104,10 @@ def _form(owner_id: int, holder: Holder) -> str:
         held = terms.frequency(name.lower())
         if held > count:
             best, count = name, held
-    return best
+    first = next((n for n in holder.names if " " not in n), HOLDER)
+    other = first if best == HOLDER else HOLDER
+    also = other if terms.sampled < SURE_ROWS else ""
+    return Holder(holder.names, best, holder.tokens, also)
 
 
 def holder(user: Any) -> Holder:
@@ -109,8 +117,7 @@ def holder(user: Any) -> Holder:
         return NOBODY
     cached = _cache.get(user.pk)
     if cached is not None and cached[0] > time.monotonic():
-        named = cached[1]
-        return Holder(named.names, _form(user.pk, named), named.tokens)
+        return _form(user.pk, cached[1])
     said = (
         KnowledgeItem.objects.for_user(user)
         .active()
@@ -126,7 +133,7 @@ def holder(user: Any) -> Holder:
     names = [n for n in names if n.strip().lower() not in _NOT_NAMES]
     found = Holder.of(names)
     _cache.put(user.pk, (time.monotonic() + HOLDER_SECONDS, found))
-    return Holder(found.names, _form(user.pk, found), found.tokens)
+    return _form(user.pk, found)
 
 
 def clear_cache() -> None:

@@ -19,7 +19,7 @@ from graph.selectors import Related
 from memory import relations
 from memory.corpus import ITEMS
 from memory.holder import holder as holder_of
-from memory.models import KnowledgeItem
+from memory.models import KnowledgeItem, MemoryVersion
 from retrieval import perspective, pipeline, when
 from retrieval.filters import AnyOf, Filter, Filters, among, eq, since, until
 from retrieval.judge import Hits
@@ -35,6 +35,7 @@ class Hit:
     matched_by: str  # "vector" | "keyword" | "both" | "conversation" (via its source turn)
     relevance: float = 0.0  # in [0, 1], comparable across queries
     via: str = ""  # how it relates to an entity the question names ("my partner is Rui")
+    older_than: int | None = None  # a diary note: the hit corrected after it was written
 
 
 def item_scope(
@@ -93,8 +94,10 @@ def read_time(
         return query, None, time_from, time_to
     start = max(read.start, time_from) if time_from else read.start
     end = min(read.end, time_to) if time_to else read.end
-    held = KnowledgeItem.objects.for_user(user).active().filter(
-        created_at__gte=start, created_at__lt=end
+    held = (
+        KnowledgeItem.objects.for_user(user)
+        .active()
+        .filter(created_at__gte=start, created_at__lt=end)
     )
     if not held.exists():
         return read.rest, read.answer(used=False), time_from, time_to
@@ -198,6 +201,8 @@ def recall(
     if read is not None and not phrasings and perspective.names_no_topic(topic, holder):
         return _in_window(owned, user.pk, scope, top_k, said)
     related = graph.related(user=user, query=topic)
+    if holder.also:  # which form their memories use cannot be told yet: both are searched
+        phrasings.append((perspective.as_stored(topic, holder, holder.also), ""))
 
     verdict = pipeline.hybrid(
         ITEMS,
@@ -238,7 +243,8 @@ def _as_read(
 def _hits(owned: Any, ranked: list[Any], related: Related | None) -> list[Hit]:
     """The ranked rows as hits, read in one query; a diary note is evidence of what was
     said in its session, not what holds now: it yields to a current fact that answers as
-    well ("where do I live": Lisbon before a note from when the person lived in Porto)."""
+    well ("where do I live": Lisbon before a note from when the person lived in Porto),
+    and comes after any hit corrected since it was written (`_after_corrections`)."""
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
     hits = [
         Hit(
@@ -252,4 +258,39 @@ def _hits(owned: Any, ranked: list[Any], related: Related | None) -> list[Hit]:
         if r.id in items
     ]
     hits.sort(key=lambda h: -h.score * (NOTE_WEIGHT if h.item.is_diary_note else 1.0))
-    return hits
+    return _after_corrections(owned, hits)
+
+
+def _after_corrections(owned: Any, hits: list[Hit]) -> list[Hit]:
+    """Each diary note among `hits` that was written before a correction of another hit
+    (the fact's earlier text was replaced, or it superseded an older item, after the
+    note) comes right after that fact and says so (`older_than`): "I live in Porto" in a
+    note of a session before "I moved to Lisbon" is what was said then. Two statements,
+    only when a note is among the hits."""
+    notes = [h for h in hits if h.item.is_diary_note]
+    facts = [h for h in hits if not h.item.is_diary_note]
+    if not notes or not facts:
+        return hits
+    ids = [h.item.pk for h in facts]
+    changed: dict[int, Any] = {}
+    for item_id, moment in MemoryVersion.objects.filter(item_id__in=ids).values_list(
+        "item_id", "created_at"
+    ):
+        changed[item_id] = max(moment, changed.get(item_id, moment))
+    replaced = owned.filter(superseded_by_id__in=ids).values_list("superseded_by_id", "updated_at")
+    for item_id, moment in replaced:
+        changed[item_id] = max(moment, changed.get(item_id, moment))
+    if not changed:
+        return hits
+    order = list(hits)
+    for note in notes:
+        newer = [
+            f for f in facts if f.item.pk in changed and changed[f.item.pk] > note.item.created_at
+        ]
+        if not newer:
+            continue
+        fact = newer[0]
+        note.older_than = fact.item.pk
+        order.remove(note)
+        order.insert(order.index(fact) + 1, note)
+    return order

@@ -54,6 +54,9 @@ class Holder:
     names: tuple[str, ...] = ()  # full names first ("Maya Brennan", "Maya", "Brennan")
     form: str = HOLDER  # what the person's memories call them most: "User" or a name
     tokens: frozenset[str] = field(default_factory=frozenset)  # lower-case name words
+    # The other form, searched too, when the person's word counts cannot yet tell which
+    # their memories use ("" when they can): a few memories, or just written.
+    also: str = ""
 
     @classmethod
     def of(cls, names: "list[str] | tuple[str, ...]", form: str = HOLDER) -> "Holder":
@@ -92,10 +95,10 @@ def _named(text: str, holder: Holder, to: str, *, in_question: bool) -> str:
     return pattern.sub(to, text) if pattern is not None else text
 
 
-def as_stored(query: str, holder: Holder = NOBODY) -> str:
+def as_stored(query: str, holder: Holder = NOBODY, form: str = "") -> str:
     """`query` with its first-person words, and the holder's names, in the form the
-    person's memories use (`Holder.form`, "User" by default)."""
-    form = holder.form or HOLDER
+    person's memories use (`form`, default `Holder.form`, "User" by default)."""
+    form = form or holder.form or HOLDER
     text = _named(query, holder, HOLDER, in_question=True)
     text = _WORDS.sub(lambda match: _FIRST_PERSON[match.group(0).lower()], text)
     if form != HOLDER:

@@ -319,6 +319,11 @@ class RecallHitSerializer(serializers.Serializer):
         'names and its relations (see `via`); "time": the question names a time and no '
         'topic ("what did I tell you yesterday?"), newest first.',
     )
+    older_than = serializers.IntegerField(
+        allow_null=True,
+        help_text="A diary note written before another hit was corrected: that hit's id "
+        "(the note says what was said then; the hit says what holds now); null otherwise.",
+    )
     via = serializers.CharField(
         help_text="How the hit relates to an entity the question names, by name, alias or "
         'role ("my partner is Rui; Rui works at Atelier Norte"); empty when the question '

@@ -10,7 +10,6 @@ from conversations.services.recording import turns_append_many
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from tests.mcp_rpc import mcp_tool
-from tests.recall_fixtures import commit  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 SEARCH = "/api/v1/memories/search/"
@@ -26,8 +25,8 @@ FACTS = [
 
 
 @pytest.fixture
-def facts(alice, commit):
-    with commit():
+def facts(alice, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
         return {text: memory_create(user=alice, content=text, source="user").pk for text in FACTS}
 
 
@@ -64,9 +63,11 @@ def test_the_tool_and_mcp_take_phrasings_and_say_the_time_read(alice_api, alice,
     assert [r["id"] for r in answer["results"]] == [facts[FACTS[1]]]
 
 
-def test_conversation_search_reads_time_on_rest_and_the_tool(alice_api, alice, commit):
+def test_conversation_search_reads_time_on_rest_and_the_tool(
+    alice_api, alice, django_capture_on_commit_callbacks
+):
     now = timezone.now()
-    with commit():
+    with django_capture_on_commit_callbacks(execute=True):
         turns = turns_append_many(
             user=alice,
             turns=[

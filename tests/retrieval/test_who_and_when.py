@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 
 from accounts.services import user_settings_update
 from conversations.search import search_turns
@@ -203,7 +204,8 @@ PEOPLE = [
 
 
 @pytest.fixture
-def by_name(alice, commit):
+def by_name(alice, commit, settings):
+    settings.GAIA_JUDGE_DEADLINE = 120  # a loaded machine must not turn a verdict into none
     with commit():
         stored = {t: memory_create(user=alice, content=t, source="tool").pk for t in PEOPLE}
     keyword.clear_caches()  # the word counts as a question asked a minute later sees them
@@ -234,4 +236,38 @@ def test_a_fact_stored_by_name_answers_the_first_person_and_the_name(
     ],
 )
 def test_nonsense_naming_the_person_finds_nothing_on_their_shared_words(alice, by_name, question):
-    assert recall(user=alice, query=question) == []
+    hits = recall(user=alice, query=question)
+    assert hits.judged and hits == []
+
+
+# -- fresh over stale -----------------------------------------------------------------
+
+
+def test_a_note_written_before_a_correction_ranks_below_it_and_says_so(alice, commit):
+    from datetime import date
+
+    from conversations.services.recording import turn_append
+    from memory.lineage import memory_supersede
+    from memory.services import memory_session_note
+
+    with commit():
+        fact = memory_create(user=alice, content="User lives in Porto", source="user")
+        turn = turn_append(user=alice, session_id="spring", role="user", content="I live in Porto")
+        note = memory_session_note(
+            user=alice,
+            session_id="spring",
+            content="User said she lives in Porto, near the river",
+            context="global",
+            source_turn=turn,
+            first=date(2026, 4, 2),
+            last=date(2026, 4, 2),
+        )
+    KnowledgeItem.objects.filter(pk=note.pk).update(created_at=timezone.now() - timedelta(days=30))
+    with commit():
+        memory_supersede(user=alice, item_id=fact.pk, content="User lives in Lisbon", source="user")
+    hits = recall(user=alice, query="Where do I live?", min_relevance=0)
+    ids = [h.item.pk for h in hits]
+    assert ids.index(fact.pk) < ids.index(note.pk)
+    stale = next(h for h in hits if h.item.pk == note.pk)
+    assert stale.older_than == fact.pk
+    assert next(h for h in hits if h.item.pk == fact.pk).older_than is None
