@@ -271,3 +271,36 @@ def test_a_note_written_before_a_correction_ranks_below_it_and_says_so(alice, co
     stale = next(h for h in hits if h.item.pk == note.pk)
     assert stale.older_than == fact.pk
     assert next(h for h in hits if h.item.pk == fact.pk).older_than is None
+
+
+# -- the agent's own words ------------------------------------------------------------
+
+
+def test_phrasings_fuse_into_one_ranking_with_each_rows_best_evidence():
+    from retrieval import fusion, pipeline
+
+    first = [fusion.Fused(1, 0.9, frozenset({"vector"}), 0.3), fusion.Fused(2, 0.5, frozenset())]
+    second = [fusion.Fused(2, 0.8, frozenset({"keyword"}), 0.9, 0.7), fusion.Fused(3, 0.1, set())]
+    fused = pipeline.fuse_phrasings([first, second])
+    assert [f.id for f in fused] == [2, 1, 3]  # found by both, then by rank
+    two = fused[0]
+    assert (two.relevance, two.similarity, two.stages) == (0.9, 0.7, frozenset({"keyword"}))
+    assert pipeline.fuse_phrasings([first]) == first
+
+
+def test_the_judge_reads_the_question_with_the_callers_phrasings():
+    from retrieval.pipeline import judged_question
+
+    assert judged_question(["Who looks after my teeth?"]) == "Who looks after my teeth?"
+    assert judged_question(["Who looks after my teeth?", "user's dentist", " ", "dentist is"]) == (
+        "Who looks after my teeth? (user's dentist; dentist is)"
+    )
+
+
+def test_recall_takes_at_most_four_phrasings_and_ignores_blank_ones(alice, by_name):
+    hits = recall(
+        user=alice,
+        query="Who looks after my teeth?",
+        queries=["", "user's dentist", "dental practice", "Maya's dentist is Dr", "x", "y"],
+    )
+    assert hits[0].item.pk == by_name["Maya's dentist is Dr Okoro at Clifton Smile Studio"]
