@@ -60,17 +60,14 @@ def search_turns(
         read = when.read(query, now or timezone.now(), user_tz(user))
     said = None
     if read is not None:
-        query = read.rest
         start = max(read.start, time_from) if time_from else read.start
         end = min(read.end, time_to) if time_to else read.end
         held = turns.filter(timestamp__gte=start, timestamp__lt=end).exists()
         said = read.answer(used=held)
         if held:
-            time_from, time_to = start, end
-        else:
-            read = None  # nothing of theirs then: the window narrows nothing
-            if not query.strip():
-                return Hits([], reason="time range", time_read=said)
+            query, time_from, time_to = read.rest, start, end
+        else:  # nothing of theirs then: the window narrows nothing, the words stay
+            read = None
     phrasings = []
     for text in list(queries or [])[: pipeline.MAX_PHRASINGS]:
         if isinstance(text, str) and text.strip():

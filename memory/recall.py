@@ -85,7 +85,8 @@ def read_time(
     """(the question without its time words, what was read (`TimeRead.answer`), the
     bounds to search within): "yesterday" in the person's time zone (`retrieval.when`),
     within the caller's bounds. A window that holds none of the person's items narrows
-    nothing (it is said so: `used` false)."""
+    nothing and the question is searched as asked ("moved here 4 years ago" may be what
+    a memory says; `used` false tells)."""
     moment = now or timezone.now()
     if when.read(query or "", moment) is None:  # no time words: the zone is not read
         return query, None, time_from, time_to
@@ -99,8 +100,8 @@ def read_time(
         .active()
         .filter(created_at__gte=start, created_at__lt=end)
     )
-    if not held.exists():
-        return read.rest, read.answer(used=False), time_from, time_to
+    if not held.exists():  # nothing of theirs then: the words may be what was said
+        return query, read.answer(used=False), time_from, time_to
     return read.rest, read.answer(), start, end
 
 
