@@ -20,7 +20,7 @@ from core.lru import Lru
 from graph.models import Alias
 from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
-from retrieval import termstats
+from retrieval import pipeline
 from retrieval.perspective import HOLDER, NOBODY, Holder
 
 MAX_OWNERS = 4096
@@ -96,17 +96,18 @@ def _form(owner_id: int, holder: Holder) -> Holder:
     searched too (`Holder.also`)."""
     if not holder.names:
         return holder
-    terms = termstats.owner_terms(ITEMS.fts, owner_id)
-    best, count = HOLDER, terms.frequency(HOLDER.lower())
+    words = [HOLDER.lower(), *(n.lower() for n in holder.names if " " not in n)]
+    counts, sampled = pipeline.word_rows(ITEMS, owner_id, words)
+    best, count = HOLDER, counts[HOLDER.lower()]
     for name in holder.names:
         if " " in name:
             continue
-        held = terms.frequency(name.lower())
+        held = counts[name.lower()]
         if held > count:
             best, count = name, held
     first = next((n for n in holder.names if " " not in n), HOLDER)
     other = first if best == HOLDER else HOLDER
-    also = other if terms.sampled < SURE_ROWS else ""
+    also = other if sampled < SURE_ROWS else ""
     return Holder(holder.names, best, holder.tokens, also)
 
 

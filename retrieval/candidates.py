@@ -70,7 +70,7 @@ class Candidate:
     moment: Any = None  # when the row happened (the corpus's time column)
     speaker: str = ""
     covered: float = 0.0
-    topic: float = 1.0  # whether the owner's rows mean the query's absent words (Fused.topic)
+    topic: float = 1.0  # how near it is to the query's absent words (fusion.Fused.topic)
     framed: bool = False  # it holds only the query's frame words (fusion.Fused.framed)
     stages: set[str] = field(default_factory=set)
     scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
@@ -121,7 +121,11 @@ def start(
     terms = relevance.terms_of(query)
     weights = keyword.term_weights(corpus.fts, terms, where)
     shares = keyword.term_shares(corpus.fts, terms, owner_id)
-    absent_stems, said, frames = relevance.absent_and_said(weights, shares, unspoken)
+    # The words a person's memories never say are read over memories, whose holder is
+    # known (`unspoken`); a conversation's turns are searched as before.
+    absent_stems, said, frames = relevance.absent_and_said(
+        weights, shares if unspoken else {}, unspoken
+    )
     absent = " ".join(
         w
         for w in dict.fromkeys(re.findall(r"\w+", query))
@@ -248,26 +252,19 @@ def _best_evidence(
     return best
 
 
-# The owner's rows mean what the query's absent words name when the nearest of them is at
-# least this similar to those words alone (similarity relevance; bge-small cosine 0.55):
-# "dog" and "User has a retired racing greyhound called Pickle".
-MEANT = 1 / 6
-
-
 def _absent_similarity(
     found: dict[int, Candidate], index: VectorIndex, absent: str, scale: relevance.Scale
 ) -> None:
-    """Whether the owner's rows mean the query's absent words (`Candidate.topic`, 1 or 0
-    for every candidate): the words no row holds, embedded alone, against the owner's
-    nearest row. A person who never said "dog" but has a greyhound has a dog; one who never
-    mentioned a horse, Pokémon or an instrument has none of them."""
+    """Each candidate's similarity to the query's absent words alone (`Candidate.topic`):
+    whether it means what the question names that the owner's rows never say."""
     vector = query_vector(absent)
     if vector is None or not found:
         return
-    nearest = index.search(vector, 1)
-    meant = bool(nearest) and relevance.of_similarity(nearest[0][1], scale) >= MEANT
-    for candidate in found.values():
-        candidate.topic = 1.0 if meant else 0.0
+    ids = np.array(list(found), dtype=np.int64)
+    near = dict(index.search(vector, len(ids), allowed=ids))
+    for row_id, candidate in found.items():
+        if row_id in near:
+            candidate.topic = relevance.of_similarity(near[row_id], scale)
 
 
 def _exact_similarity(found: dict[int, Candidate], index: VectorIndex, vector: np.ndarray) -> None:

@@ -116,8 +116,8 @@ def framed_only(p: float, fused: fusion.Fused) -> bool:
     none of the owner's rows say: "What's my favourite Pokémon?" of a person who never
     mentioned Pokémon, and "User's favourite wine is Albariño", which shares "favourite"
     with it (as several of the person's memories do). The words it shares with the
-    question are all words many of the owner's rows hold (`fusion.Fused.framed`), no row of
-    the owner means the absent words either (`topic` 0), its embedding is not
+    question are all words many of the owner's rows hold (`fusion.Fused.framed`), it is no
+    nearer to the absent words than unrelated text (`topic` 0), its embedding is not
     STRONGly similar to the question and the judge is not SURE: it is no more relevant than
     a row sharing nothing."""
     return fused.framed and fused.topic <= 0.0 and fused.similarity < STRONG and p < SURE

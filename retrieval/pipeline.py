@@ -48,6 +48,13 @@ def keyword_ids(
     ]
 
 
+def word_rows(corpus: Corpus, owner_id: int, words: Sequence[str]) -> tuple[dict[str, int], int]:
+    """({word: how many of the owner's rows hold it}, how many rows the counts were read
+    from): the owner's own word counts, as every word weight uses them (`termstats`)."""
+    terms = keyword.owner_terms(corpus.fts, owner_id)
+    return {w: terms.frequency(w) for w in words}, terms.sampled
+
+
 def score(candidate: Candidate, depth: int) -> float:
     """Rank fusion of the two stages, each scaled by its own evidence for this row.
 

@@ -247,6 +247,7 @@ def test_it_recalls_with_scores_filters_and_side_effects(alice_api, alice):
     assert set(results[0]) == {
         "id", "content", "category", "context", "entity", "domain", "confidence", "source",
         "created_at", "due_at", "metadata", "score", "relevance", "matched_by", "via", "agent",
+        "older_than",
     }  # fmt: skip
     hit.refresh_from_db()
     assert hit.use_count == 1 and hit.confidence == pytest.approx(0.72)

@@ -37,7 +37,8 @@ PUBLIC = {
     "retrieval.documents",  # how a turn reads when embedded
     "retrieval.judge",  # Hits, the answer of a search
     "retrieval.relevance",  # word stems and coverage (skills' own search)
-    "retrieval.perspective",  # "my" and "me" as stored
+    "retrieval.perspective",  # "my" and "me" as stored, the holder's names
+    "retrieval.when",  # time as people say it ("yesterday") as a window
     "retrieval.embedding",  # the embedder interface
     "retrieval.embedding.ahead",
     "retrieval.embedding.startup",
