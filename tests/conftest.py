@@ -8,11 +8,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings as django_settings
+from django.core.cache import cache
 from django.test.signals import setting_changed
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
 from retrieval.caches import clear_process_caches
+
+# The fake model servers' fixtures (fake_llm, llm_settings, no_llm, queued), for every test.
+pytest_plugins = ["tests.fake_model"]
 
 # Markers of the tests that take tens of seconds, longest kind first (pyproject.toml).
 LONG_FIRST = ("slow", "system", "own_sqlite")
@@ -64,6 +68,15 @@ def pytest_configure(config: pytest.Config) -> None:
 def _fast_password_hashing(settings):
     # Real hashing costs ~0.3 s per user; tests check behaviour, not hash strength.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The cache holds throttle and login counters, queue de-duplication marks and the
+    disk-full mark: every test starts from an empty one and leaves one."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from conversations.services.recording import turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 MEMORIES = "/api/v1/memories/"

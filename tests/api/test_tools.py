@@ -6,7 +6,7 @@ from conversations.services.recording import turn_append
 from memory import agent_tools
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 CALL = "/api/v1/tools/call/"

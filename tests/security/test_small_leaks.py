@@ -16,7 +16,7 @@ from conversations.models import Session
 from core import queue
 from core.management.commands import serve
 from discovery.models import Finding
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 from tests.web.seed import seed_month
 
 pytestmark = pytest.mark.django_db

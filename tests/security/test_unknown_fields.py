@@ -12,8 +12,8 @@ from graph.services import entity_create, relation_add
 from memory import services
 from memory.models import MemoryVersion
 from tests.accounts.callers import rightful_caller
-from tests.api.conftest import assert_error
 from tests.api.test_fuzz import _resolve, _sample
+from tests.support import assert_error
 from webhooks.services import endpoint_create
 
 pytestmark = pytest.mark.django_db
