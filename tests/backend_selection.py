@@ -3,7 +3,7 @@ differs by backend, found by per-test coverage and written to tests/backend_test
 
     python -m tests.backend_selection write        # measure every test, write the list
     python -m tests.backend_selection write --new  # measure only the tests not listed yet
-    python -m tests.backend_selection write --reuse  # the last measurement again (var/ci/)
+    python -m tests.backend_selection write --reuse  # the last measurement again (var/reports/)
     python -m tests.backend_selection ids          # the PostgreSQL pass's tests, for pytest
     python -m tests.backend_selection cov-args     # pytest-cov's arguments for those modules
     python -m tests.backend_selection report DATA  # backend-specific lines a run ran
@@ -321,7 +321,7 @@ def main() -> None:
     writing = commands.add_parser("write")
     writing.add_argument("--new", action="store_true", help="measure unlisted tests only")
     writing.add_argument("--workers", default=os.environ.get("TEST_WORKERS", "2"))
-    writing.add_argument("--folder", type=Path, default=ROOT / "var" / "ci")
+    writing.add_argument("--folder", type=Path, default=ROOT / "var" / "reports")
     writing.add_argument(
         "--reuse", action="store_true", help="read the folder's last measurement, run nothing"
     )
