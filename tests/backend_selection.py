@@ -266,6 +266,11 @@ def write(new_only: bool, workers: str, folder: Path, reuse: bool = False) -> No
     modules = backend_modules()
     everything = every_test_function()
     listed = read_list()
+    if new_only and sorted(modules) != listed["modules"]:
+        sys.exit(
+            "The backend-specific modules are not those the list was measured against: "
+            "measure every test again (`make backend-tests`)."
+        )
     known = set(listed["postgres"]) | set(listed["neutral"]) if new_only else set()
     targets = [t for t in everything if t not in known]
     folder.mkdir(parents=True, exist_ok=True)
