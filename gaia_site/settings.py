@@ -277,6 +277,9 @@ GAIA_INDEX_CACHE_MB = envint("GAIA_INDEX_CACHE_MB", 256)
 # an owner's index maps it from here instead of building it from the database.
 GAIA_INDEX_SNAPSHOTS = envbool("GAIA_INDEX_SNAPSHOTS", True)
 GAIA_INDEX_SNAPSHOT_DIR = envstr("GAIA_INDEX_SNAPSHOT_DIR", str(DATA_DIR / "indexes"))
+# How often (seconds) each process applies the erases other nodes made to its own snapshot
+# folder (retrieval/snapshot_marks.py); 0 = never (one node, or the tests).
+GAIA_SNAPSHOT_ERASE_POLL = envfloat("GAIA_SNAPSHOT_ERASE_POLL", 2.0)
 GAIA_RRF_K = envint("GAIA_RRF_K", 60)
 # Equal weights: on conversational text BM25 is at least as good as MiniLM vectors, and
 # 0.6/0.4 lets vector-only hits outrank keyword-only ones (docs/decisions.md).

@@ -29,6 +29,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts.first_admin import first_admin_login
 from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
+from retrieval.snapshot_marks import erases_catch_up
 
 STOP_GRACE_SECONDS = 15
 GROUP_GRACE_SECONDS = 5  # for what a child left behind in its process group
@@ -84,6 +85,8 @@ class Command(BaseCommand):
             self.stdout.write(embedding_startup())
         except EmbedderError as error:
             raise CommandError(str(error)) from error
+        if settings.GAIA_INDEX_SNAPSHOTS:  # erases other nodes made while this one was down
+            erases_catch_up()
         commands = {"web": _web_command(host, port, workers, threads)}
         if not no_worker:
             commands["worker"] = [sys.executable, str(settings.BASE_DIR / "manage.py"), "qcluster"]
