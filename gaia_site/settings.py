@@ -348,8 +348,9 @@ GAIA_WEBHOOK_TIMEOUT = envfloat("GAIA_WEBHOOK_TIMEOUT", 10.0)  # one POST, whole
 GAIA_WEBHOOK_PAUSE_FAILURES = envint("GAIA_WEBHOOK_PAUSE_FAILURES", 10)
 GAIA_WEBHOOK_PAUSE_HOURS = envfloat("GAIA_WEBHOOK_PAUSE_HOURS", 24.0)
 GAIA_WEBHOOK_KEEP_DAYS = envint("GAIA_WEBHOOK_KEEP_DAYS", 14)  # delivered events, then pruned
-# Receivers on loopback or private networks (a self-hosted receiver next to the server).
-GAIA_WEBHOOK_ALLOW_PRIVATE = envbool("GAIA_WEBHOOK_ALLOW_PRIVATE", True)
+# People's and apps' receivers on loopback or private networks too (a self-hosted receiver
+# next to the server); staff's own endpoints may always reach them (docs/webhooks.md).
+GAIA_WEBHOOK_ALLOW_PRIVATE = envbool("GAIA_WEBHOOK_ALLOW_PRIVATE", False)
 
 # --- Web app
 GAIA_ALLOW_SIGNUP = envbool("GAIA_ALLOW_SIGNUP", False)
