@@ -13,6 +13,7 @@ import numpy as np
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
+from core import metrics
 from retrieval import fusion, keyword, relevance, vocabulary
 from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id, similarity_scale
@@ -142,6 +143,7 @@ def candidates(
     return finish(start(corpus, owner_id, query, where, limit))[0]
 
 
+@metrics.timed("vector")
 def finish(
     started: Started, links: Sequence[Linked] = ()
 ) -> tuple[dict[int, Candidate], dict[int, fusion.Fused]]:

@@ -57,6 +57,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from core import metrics
 from retrieval.generations import generations_read
 from retrieval.snapshot_marks import after_erases, erase_everywhere, erase_lock, watch
 from retrieval.vector import VectorIndex
@@ -90,6 +91,7 @@ def _stem(corpus_name: str, model_id: str) -> str:
 def _count(what: str) -> None:
     with _lock:
         counts[what] += 1
+    metrics.SNAPSHOTS.labels(what).inc()
 
 
 def snapshot_load(

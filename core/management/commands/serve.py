@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -34,8 +35,11 @@ from retrieval.snapshot_marks import erases_catch_up
 STOP_GRACE_SECONDS = 15
 GROUP_GRACE_SECONDS = 5  # for what a child left behind in its process group
 # Gunicorn's default access line holds the query string and the referrer, and with them
-# what people searched for (/memories/?q=...). This one keeps the path only.
-ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+# what people searched for (/memories/?q=...). This one keeps the path only, and ends
+# with the request id the answer carried (the one its log lines name).
+ACCESS_LOG_FORMAT = (
+    '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s" %({x-request-id}o)s'
+)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -87,6 +91,9 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         if settings.GAIA_INDEX_SNAPSHOTS:  # erases other nodes made while this one was down
             erases_catch_up()
+        if settings.GAIA_METRICS:  # the last run's processes' files (multiprocess mode)
+            for stale in Path(settings.GAIA_METRICS_DIR).glob("*.db"):
+                stale.unlink(missing_ok=True)
         commands = {"web": _web_command(host, port, workers, threads)}
         if not no_worker:
             commands["worker"] = [sys.executable, str(settings.BASE_DIR / "manage.py"), "qcluster"]
