@@ -28,6 +28,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.first_admin import first_admin_login
+from learning.schedules import schedules_setup
 from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
 from retrieval.snapshot_marks import erases_catch_up
@@ -89,6 +90,8 @@ class Command(BaseCommand):
             self.stdout.write(embedding_startup())
         except EmbedderError as error:
             raise CommandError(str(error)) from error
+        for name, what in schedules_setup():  # the schedules follow this start's settings
+            self.stdout.write(f"{name}: {what}")
         if settings.GAIA_INDEX_SNAPSHOTS:  # erases other nodes made while this one was down
             erases_catch_up()
         if settings.GAIA_METRICS:  # the last run's processes' files (multiprocess mode)
