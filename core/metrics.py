@@ -75,6 +75,20 @@ DATABASE_GAUGES = (
 )  # fmt: skip
 
 
+# Every known label value starts at 0, so each family is in every scrape (in multiprocess
+# mode a family no process has touched would be missing) and rate() sees its first step.
+for _model in ("embedder", "judge"):
+    MODEL_LOAD_ERRORS.labels(_model)
+for _reason in ("off", "skipped", "deadline", "unavailable"):
+    UNJUDGED.labels(_reason)
+for _outcome in ("hit", "catch_up", "build", "rebuild"):
+    INDEX_CACHE.labels(_outcome)
+for _outcome in ("loaded", "caught_up", "missing", "refused", "written"):
+    SNAPSHOTS.labels(_outcome)
+for _stage in ("embed", "keyword", "vector", "judge"):
+    RECALL_STAGE.labels(_stage)
+
+
 def enabled() -> bool:
     return bool(settings.GAIA_METRICS)
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from core import metrics
 from retrieval import termstats
 from retrieval.fulltext_schema import FullTextSpec, vocab_table
 from retrieval.termstats import owner_terms, stem
@@ -74,7 +73,6 @@ def search(
     return [(row_id, score) for row_id, score, _ in hits]
 
 
-@metrics.timed("keyword")
 def search_rows(
     spec: FullTextSpec,
     text: str,
