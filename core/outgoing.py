@@ -11,9 +11,11 @@ Two rules hold for every socket this module opens:
   `allow_private=False` resolves the host itself, connects only to global addresses and
   checks the socket's peer once connected; a name that resolved to a public address when
   a URL was checked and to a loopback one now (DNS rebinding) is refused at connect time,
-  as healthchecks does with curl's OPENSOCKETFUNCTION. Proxies from the environment are
-  never used (they would be the address connected). Each rule has its own pool, so a
-  connection opened under one is never reused under the other.
+  as healthchecks does with curl's OPENSOCKETFUNCTION. Such a client never uses a proxy
+  from the environment (the proxy would be the address connected); the operator's own
+  model servers (`allow_private=True`) keep the environment's proxy and CA settings.
+  Each rule has its own pool, so a connection opened under one is never reused under
+  the other.
 """
 
 import contextlib
@@ -156,11 +158,11 @@ class Transport(httpx.HTTPTransport):
     """httpx's own transport over a connection pool that uses the backend above."""
 
     def __init__(self, *, allow_private: bool = True) -> None:
-        super().__init__(trust_env=False)
+        super().__init__(trust_env=allow_private)
         # Same pool httpx builds (no proxy), plus our network backend. httpx is pinned;
         # tests/core/test_outgoing.py fails if this stops bounding reads or addresses.
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=httpx.create_ssl_context(trust_env=allow_private),
             max_connections=10,
             max_keepalive_connections=5,
             keepalive_expiry=5.0,
@@ -174,7 +176,7 @@ def client(*, allow_private: bool = True, headers: dict[str, str] | None = None)
         transport=Transport(allow_private=allow_private),
         headers=headers or {},
         follow_redirects=False,
-        trust_env=False,
+        trust_env=allow_private,  # HTTP(S)_PROXY, SSL_CERT_FILE: the operator's servers only
     )
 
 

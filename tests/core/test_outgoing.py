@@ -4,9 +4,10 @@ and each rule has a pool of its own."""
 import socket
 import threading
 
+import httpx
 import pytest
 
-from core.outgoing import RefusedAddressError, is_public, post_bytes
+from core.outgoing import RefusedAddressError, client, is_public, post_bytes
 
 
 class Listener:
@@ -64,3 +65,13 @@ def test_only_global_unicast_addresses_are_public():
     private += ["::ffff:10.0.0.1", "100.64.0.1", "224.0.0.1", "0.0.0.0", "not-an-ip"]
     for address in private:
         assert not is_public(address), address
+
+
+def test_a_public_only_client_never_goes_through_a_proxy_from_the_environment(
+    listener, monkeypatch
+):
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{listener.port}")
+    monkeypatch.setenv("ALL_PROXY", f"http://127.0.0.1:{listener.port}")
+    with client(allow_private=False) as public, pytest.raises(httpx.ConnectError):
+        public.post("http://hooks.invalid/hook", content=b"{}")  # resolved here, not there
+    assert listener.accepted == 0
