@@ -1,5 +1,7 @@
 """The periodic jobs, created idempotently by code (`manage.py setup_schedules`)."""
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.utils import timezone
 
@@ -39,7 +41,9 @@ STARTUP_SWEEPS = (
 
 
 def schedules_setup() -> list[tuple[str, str]]:
-    """Create or update each schedule from settings; an interval of 0 removes it.
+    """Create or update each schedule from settings; an interval of 0 removes it. A
+    changed interval moves the next run too: it is one new interval from now (the stored
+    next run was computed from the old one). `serve` runs this on every start.
 
     Returns (name, what happened) pairs. Running it again changes nothing.
     """
@@ -64,6 +68,8 @@ def schedules_setup() -> list[tuple[str, str]]:
             Schedule.objects.create(name=name, next_run=timezone.now(), **wanted)
             report.append((name, f"created, every {minutes} min"))
         elif any(getattr(row, k) != v for k, v in wanted.items()):
+            if row.minutes != minutes:
+                wanted["next_run"] = timezone.now() + timedelta(minutes=minutes)
             existing.update(**wanted)
             report.append((name, f"updated, every {minutes} min"))
         else:

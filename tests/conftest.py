@@ -86,6 +86,7 @@ def _fresh_search_caches(settings, tmp_path):
     # must not, nor the index snapshots it wrote (each test has its own folder).
     clear_process_caches()
     settings.GAIA_INDEX_SNAPSHOT_DIR = str(tmp_path / "indexes")
+    settings.GAIA_SNAPSHOT_ERASE_POLL = 0  # a test applies other nodes' erases itself
     yield
     clear_process_caches()
 

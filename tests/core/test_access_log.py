@@ -7,7 +7,7 @@ from wsgiref.util import setup_testing_defaults
 
 import pytest
 from gunicorn.config import Config
-from gunicorn.glogging import Logger
+from gunicorn.glogging import Logger, SafeAtoms
 
 from conversations.services.recording import turn_append
 from core.management.commands.serve import ACCESS_LOG_FORMAT
@@ -43,7 +43,7 @@ def _access_line(environ: dict, status: str) -> str:
     config.set("access_log_format", ACCESS_LOG_FORMAT)
     response = type("Response", (), {"status": status, "sent": 10, "headers": []})()
     atoms = Logger(config).atoms(response, [], environ, timedelta(milliseconds=2))
-    return config.access_log_format % atoms
+    return config.access_log_format % SafeAtoms(atoms)  # as gunicorn formats it
 
 
 def test_the_access_log_shows_a_sessions_route_not_its_id(alice, alice_api):

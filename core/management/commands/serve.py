@@ -22,19 +22,26 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 
 from accounts.first_admin import first_admin_login
+from learning.schedules import schedules_setup
 from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
+from retrieval.snapshot_marks import erases_catch_up
 
 STOP_GRACE_SECONDS = 15
 GROUP_GRACE_SECONDS = 5  # for what a child left behind in its process group
 # Gunicorn's default access line holds the query string and the referrer, and with them
-# what people searched for (/memories/?q=...). This one keeps the path only.
-ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+# what people searched for (/memories/?q=...). This one keeps the path only, and ends
+# with the request id the answer carried (the one its log lines name).
+ACCESS_LOG_FORMAT = (
+    '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s" %({x-request-id}o)s'
+)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -84,6 +91,16 @@ class Command(BaseCommand):
             self.stdout.write(embedding_startup())
         except EmbedderError as error:
             raise CommandError(str(error)) from error
+        for name, what in schedules_setup():  # the schedules follow this start's settings
+            self.stdout.write(f"{name}: {what}")
+        if settings.GAIA_INDEX_SNAPSHOTS:  # erases other nodes made while this one was down
+            try:
+                erases_catch_up()
+            except DatabaseError as error:  # not migrated yet: the watcher retries later
+                self.stdout.write(self.style.WARNING(f"snapshot erases not applied: {error}"))
+        if settings.GAIA_METRICS:  # the last run's processes' files (multiprocess mode)
+            for stale in Path(settings.GAIA_METRICS_DIR).glob("*.db"):
+                stale.unlink(missing_ok=True)
         commands = {"web": _web_command(host, port, workers, threads)}
         if not no_worker:
             commands["worker"] = [sys.executable, str(settings.BASE_DIR / "manage.py"), "qcluster"]
