@@ -59,7 +59,7 @@ from memory.versions import replaced_items
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval.snapshots import snapshots_erase
-from skills.models import Skill, SkillContribution
+from skills.models import Skill, SkillContribution, SkillWord
 from skills.services import contributions_erase
 from webhooks.services import user_webhooks_erase
 
@@ -131,6 +131,7 @@ def _scope(user: Any) -> dict[str, Any]:
         "profile": ProfileCache.objects.filter(owner_id=user.pk),
         "imports": ImportJob.objects.for_user(user),
         "skill_contributions": SkillContribution.objects.for_user(user),
+        "skill_words": SkillWord.objects.for_user(user),
         "entities": Entity.objects.for_user(user),
         "relations": Relation.objects.for_user(user),
     }
