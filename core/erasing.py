@@ -80,9 +80,12 @@ def _erased_lately(user_id: int) -> bool:
     now = timezone.now()
     if not get_user_model().objects.filter(pk=user_id).exists():
         return True
-    return Erasure.objects.filter(user_id=user_id, started_at__gte=now - STALE).filter(
-        finished_at__isnull=True
-    ).exists() or Erasure.objects.filter(user_id=user_id, finished_at__gte=now - RECENT).exists()
+    return (
+        Erasure.objects.filter(user_id=user_id, started_at__gte=now - STALE)
+        .filter(finished_at__isnull=True)
+        .exists()
+        or Erasure.objects.filter(user_id=user_id, finished_at__gte=now - RECENT).exists()
+    )
 
 
 def _user_id(request: Any) -> int | None:
