@@ -5,7 +5,8 @@ and relations), 20 rounds, through `DELETE people/P/` and mem0's `delete_users` 
 No answer is a 500; every write is either stored (and then erased: none of its text is
 in the database afterwards) or refused (503 with Retry-After while the erase runs; 404
 or 401 once the person and their token are gone); the person is gone, with every row
-that was theirs. And a person's own `account/erase` (the account stays) raced by 8 of
+that was theirs, and their external ids are in no line of the server's logs. And a
+person's own `account/erase` (the account stays) raced by 8 of
 their threads, 6 rounds: every write is stored or the 503, never a 500. On SQLite by
 default; on a fresh PostgreSQL database when DATABASE_URL points there.
 """
@@ -121,6 +122,9 @@ def test_an_erase_beats_eight_writers_every_round(deployment, database_url):
     app.close()
     assert sum(statuses[s] for s in STORED) > 0, statuses  # the writers did write
     assert _texts_left(database_url, written) == [], statuses
+    for log in ("web.log", "access.log"):  # nor their external ids in the server's logs
+        text = (deployment.data_dir / log).read_text(errors="replace")
+        assert "@example.org" not in text and "person-" not in text, log
     print("erase race answers:", dict(statuses))
 
 
