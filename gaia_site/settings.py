@@ -336,6 +336,9 @@ GAIA_DECAY_EXEMPT_CONTEXTS = envlist("GAIA_DECAY_EXEMPT_CONTEXTS", "")
 GAIA_DECAY_HALF_LIFE_DAYS = envfloat("GAIA_DECAY_HALF_LIFE_DAYS", 30.0)
 GAIA_DECAY_THRESHOLD = envfloat("GAIA_DECAY_THRESHOLD", 0.05)
 GAIA_DECAY_PRUNE_AGE_DAYS = envfloat("GAIA_DECAY_PRUNE_AGE_DAYS", 30.0)
+# Shared skills: a word taught to an agent type by this many different people is the
+# type's own and may reach its other users (docs/privacy.md).
+GAIA_SKILL_WORD_PEOPLE = max(2, envint("GAIA_SKILL_WORD_PEOPLE", 3))
 # Background schedules, in minutes (0 = not scheduled).
 GAIA_EXTRACT_SWEEP_INTERVAL = envint("GAIA_EXTRACT_SWEEP_INTERVAL", 10)
 GAIA_CONSOLIDATE_INTERVAL = envint("GAIA_CONSOLIDATE_INTERVAL", 10)

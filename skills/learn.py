@@ -4,7 +4,9 @@ The model reads the session's turns and tool calls (secrets already masked when 
 were logged; tool arguments by name only) and proposes procedures. Each is scrubbed of
 the user's details (skills/scrub.py, with the terms of skills/personal.py) and stored as
 proposed, or validates a skill the type already has (skills/services.py). A proposal
-whose trigger needed scrubbing is refused: it is about someone, not a procedure.
+whose trigger needed scrubbing is refused: it is about someone, not a procedure. The
+words of the proposals count as taught to the type by this person (a word enough
+people taught is the type's own, skills/personal.py `taught_words`).
 """
 
 from typing import Any
@@ -18,8 +20,8 @@ from learning.llm import LLM, LLMError, get_llm
 from learning.llm.counters import llm_count
 from skills import prompts
 from skills.personal import personal_terms, scrubber_for
-from skills.scrub import Scrubber
-from skills.services import skill_propose
+from skills.scrub import Scrubber, words
+from skills.services import skill_propose, skill_words_record
 
 TURNS_MAX = 60
 CALLS_MAX = 60
@@ -95,7 +97,11 @@ def _ask(
 def _propose_all(
     user: Any, session: Session, agent: Agent, calls: list[ToolCall], proposals: list[dict]
 ) -> dict[str, int]:
-    """Scrub and store each proposal; how many ended each way."""
+    """Count the proposals' words as taught by this person, then scrub and store each
+    proposal; how many ended each way."""
+    texts = [str(v) for p in proposals for v in p.values() if isinstance(v, str)]
+    texts += [str(i) for p in proposals for v in p.values() if isinstance(v, list) for i in v]
+    skill_words_record(owner_id=user.pk, agent_type=agent.agent_type, words_taught=words(texts))
     scrubber = scrubber_for(
         user=user,
         terms=personal_terms(user, [session]),
