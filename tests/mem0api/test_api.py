@@ -143,9 +143,9 @@ def test_search_needs_an_entity_and_names_filters_it_does_not_offer(tutor):
     answer = tutor.post(SEARCH, {"query": "tea", "filters": {}}, format="json")
     assert answer.status_code == 400 and "user_id" in answer.json()["detail"]
     answer = tutor.post(
-        SEARCH, {"query": "tea", "filters": {"AND": [{"user_id": "a"}, {"categories": {
+        SEARCH, {"query": "tea", "filters": {"AND": [{"user_id": "a"}, {"text": {
             "contains": "food"}}]}}, format="json")  # fmt: skip
-    assert answer.status_code == 501 and "categories" in answer.json()["detail"]
+    assert answer.status_code == 501 and "text is not supported" in answer.json()["detail"]
 
 
 @pytest.mark.cross_user("api-mem0-memory", "api-mem0-history")
@@ -229,7 +229,7 @@ def test_entities_are_the_apps_people_agents_and_runs_and_deleting_a_user_erases
 def test_what_is_not_supported_answers_501_naming_it(tutor, shop):
     for method, path, named in [
         ("post", "/mem0/v1/feedback/", "feedback"),
-        ("post", "/mem0/v1/exports/", "memory exports"),
+        ("post", "/mem0/v1/exports/", "exports shaped by a schema"),
         ("get", "/mem0/api/v1/webhooks/projects/tutor-site/", "mem0's webhooks"),
         ("patch", "/mem0/api/v1/orgs/organizations/tutor-site/projects/tutor-site/",
          "organizations and projects"),
