@@ -15,11 +15,15 @@ and `~` and apply them inside the person's rows (`for_user`) before anything is 
 - `keywords`: `{"contains": "Porto"}` (case-sensitive), `{"icontains": "porto"}`.
 - `memory_ids`: a list of ids (or `{"in": [...]}`).
 
-A malformed condition raises ValidationError naming the field and the shape it takes.
+`tree` reads a whole condition (AND / OR / NOT over these fields) for the house's own
+recall and listing. A malformed condition raises ValidationError naming the field and the
+shape it takes.
 """
 
+import operator
 import re
 from datetime import UTC, date, datetime, time, timedelta
+from functools import reduce
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -42,6 +46,7 @@ from memory.models import KnowledgeItem
 
 KEY = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 MAX_VALUES = 100
+MAX_DEPTH = 8
 COMPARE = {"gt": KeyTransformGt, "gte": KeyTransformGte, "lt": KeyTransformLt,
            "lte": KeyTransformLte}  # fmt: skip
 METADATA_OPS = ("eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "icontains", "*")
@@ -252,3 +257,28 @@ def condition(field: str, value: Any) -> Q:
     if field == "memory_ids":
         return memory_ids(value)
     raise invalid(field, f"not a content field (use: {', '.join(CONTENT_FIELDS)}).")
+
+
+def tree(node: Any, depth: int = 0) -> Q:
+    """A whole condition: content fields, `AND` / `OR` (lists), `NOT` (an object, or a list:
+    none of them), nestable, sibling keys ANDed. For the house's own recall and listing."""
+    if depth > MAX_DEPTH:
+        raise invalid("where", f"nests at most {MAX_DEPTH} levels.")
+    if not isinstance(node, dict) or not node:
+        raise invalid("where", 'takes an object, as {"metadata": {"source": "email"}}.')
+    q = Q()
+    for key, value in node.items():
+        if key in ("AND", "OR"):
+            if not isinstance(value, list) or not value:
+                raise invalid("where", f"{key} takes a non-empty list of objects.")
+            parts = [tree(part, depth + 1) for part in value]
+            q &= reduce(operator.and_ if key == "AND" else operator.or_, parts)
+        elif key == "NOT":
+            parts = [tree(part, depth + 1) for part in (value if isinstance(value, list)
+                                                         else [value])]  # fmt: skip
+            if not parts:
+                raise invalid("where", "NOT takes an object or a non-empty list of them.")
+            q &= ~reduce(operator.or_, parts)
+        else:
+            q &= condition(key, value)
+    return q

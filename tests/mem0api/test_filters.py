@@ -184,3 +184,35 @@ def test_an_app_exports_one_person_and_never_another_apps(tutor, shop, maria):
     assert tutor.post("/mem0/v1/exports/get/", two, format="json").status_code == 400
     made = shop.post("/mem0/v1/exports/", {"schema": "{}", "user_id": "maria"}, format="json")
     assert made.status_code == 501 and "get_memory_export" in made.json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["list", "recall"])
+def test_our_own_recall_and_list_take_the_same_conditions(alice_api, bob_api, path):
+    for api, who in ((alice_api, "Alice"), (bob_api, "Bob")):
+        for content, metadata in (
+            (f"{who} renews the car insurance every March", {"kind": "bill", "amount": 420}),
+            (f"{who} pays the flat insurance monthly", {"kind": "bill", "amount": 35}),
+            (f"{who} keeps the insurance papers in the blue folder", {}),
+        ):
+            made = api.post("/api/v1/memories/", {"content": content, "metadata": metadata},
+                            format="json")  # fmt: skip
+            assert made.status_code == 201, made.content
+    where = {"AND": [{"metadata": {"kind": "bill"}},
+                     {"NOT": {"metadata": {"amount": {"lt": 100}}}}]}  # fmt: skip
+    if path == "list":
+        answer = alice_api.get("/api/v1/memories/", {"where": json.dumps(where)})
+        rows = answer.json()["results"]
+    else:
+        body = {"query": "insurance", "where": where, "min_relevance": 0, "top_k": 1}
+        answer = alice_api.post("/api/v1/memories/search/", body, format="json")
+        rows = [hit for hit in answer.json()["results"]]
+    assert answer.status_code == 200, answer.content
+    assert [r["content"] for r in rows] == ["Alice renews the car insurance every March"]
+
+    bad = {"metadata": {"amount": {"between": [1, 2]}}}
+    if path == "list":
+        answer = alice_api.get("/api/v1/memories/", {"where": json.dumps(bad)})
+    else:
+        answer = alice_api.post("/api/v1/memories/search/", {"query": "insurance", "where": bad},
+                                format="json")  # fmt: skip
+    assert answer.status_code == 400 and "metadata.amount" in json.dumps(answer.json())
