@@ -24,6 +24,13 @@ $(MEM0_VENV)/.installed: requirements-mem0.txt
 	$(MEM0_VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements-mem0.txt
 	touch $@
 
+# The TypeScript client's dev packages (its compiler, the AI SDK its tests use), from its
+# lock file, for tests/clients/test_typescript_client.py.
+TS_CLIENT := clients/typescript
+$(TS_CLIENT)/node_modules/.package-lock.json: $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $@
+
 install: $(VENV)/.runtime
 
 ## Set everything up and run the server with its worker on the embedded defaults.
@@ -35,7 +42,7 @@ run: $(VENV)/.runtime
 	$(PY) manage.py serve
 
 ## Install what the tests need and run them (DATABASE_URL selects PostgreSQL).
-test: $(VENV)/.dev $(MEM0_VENV)/.installed
+test: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
 	GAIA_MEM0_VENV=$(MEM0_VENV) $(PY) -m pytest -n $(TEST_WORKERS) \
 	  --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
