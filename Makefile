@@ -25,11 +25,12 @@ $(MEM0_VENV)/.installed: requirements-mem0.txt
 	$(MEM0_VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements-mem0.txt
 	touch $@
 
-# The TypeScript client's dev packages (its compiler, the AI SDK its tests use), from its
-# lock file, for tests/clients/test_typescript_client.py.
+# The TypeScript client's dev packages (its compiler, the AI SDK and mem0's TypeScript SDK
+# its tests use), from its lock file, for tests/clients/test_typescript_client.py; no
+# install scripts (nothing there builds native code).
 TS_CLIENT := clients/typescript
 $(TS_CLIENT)/node_modules/.package-lock.json: $(TS_CLIENT)/package-lock.json
-	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	cd $(TS_CLIENT) && npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
 install: $(VENV)/.runtime

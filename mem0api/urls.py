@@ -30,5 +30,11 @@ urlpatterns = [
     path(
         "v2/entities/<str:kind>/<str:name>/", entities.EntityView.as_view(), name="api-mem0-entity"
     ),
+    # mem0's TypeScript SDK's deleteUser calls the v1 path of the same erase.
+    path(
+        "v1/entities/<str:kind>/<str:name>/",
+        entities.EntityView.as_view(),
+        name="api-mem0-entity-v1",
+    ),
     path("<path:rest>", unsupported.UnsupportedView.as_view(), name="api-mem0-unsupported"),
 ]

@@ -44,6 +44,7 @@ REQUESTS: list[tuple[str, str, Any]] = [
     ("api-mem0-delete-all", "delete", {"agent_id": "violin-tutor"}),
     ("api-mem0-delete-all", "delete", {"run_id": "lesson-9"}),
     ("api-mem0-entity", "delete", None),
+    ("api-mem0-entity-v1", "delete", None),
     ("api-mem0-batch", "put", None),
     ("api-mem0-batch", "delete", None),
     ("api-mem0-export", "post", {"filters": {"user_id": "ana"}}),
@@ -111,8 +112,10 @@ def _body(answer: Any) -> bytes:
 
 
 def _calls(name: str, given: Any, theirs: list[dict]) -> list[tuple[str, Any]]:
-    if name == "api-mem0-entity":
-        return [(f"/mem0/v2/entities/{kind}/{value}/", None) for kind, value in TUTOR_ONLY.items()]
+    if name in ("api-mem0-entity", "api-mem0-entity-v1"):
+        version = "v1" if name.endswith("v1") else "v2"
+        return [(f"/mem0/{version}/entities/{kind}/{value}/", None)
+                for kind, value in TUTOR_ONLY.items()]  # fmt: skip
     if name == "api-mem0-batch":
         return [("/mem0/v1/batch/", {"memories": [{"memory_id": m["id"], "text": "x"}]})
                 for m in theirs]  # fmt: skip
