@@ -3,7 +3,7 @@ and that one app's token never reaches another app's people or memories."""
 
 import pytest
 
-from accounts.people import person_create, person_get
+from accounts.people import PersonNotFound, person_create, person_get
 from conversations.models import Session, Turn
 from memory.models import KnowledgeItem
 from tests.mem0api.conftest import add
@@ -287,3 +287,17 @@ def test_one_search_covers_at_most_fifty_people(tutor):
     assert answer.status_code == 400 and "at most 50 people" in answer.json()["detail"]
     one = {"query": "cello", "filters": {"user_id": "learner-7"}}
     assert tutor.post(SEARCH, one, format="json").json() == {"results": []}
+
+
+@pytest.mark.cross_user("api-mem0-entity-v1")
+def test_the_v1_entity_path_erases_as_the_v2_one_inside_the_app(tutor, shop):
+    add(tutor, "maria", "Maria plays the cello")
+    add(shop, "maria", "Maria ordered a cello stand")
+    assert shop.delete("/mem0/v1/entities/user/nobody/").status_code == 404
+    assert tutor.delete("/mem0/v1/entities/user/maria/").status_code == 200
+    with pytest.raises(PersonNotFound):
+        person_get(app=tutor.app, external_id="maria")
+    shops = person_get(app=shop.app, external_id="maria")
+    assert [i.content for i in KnowledgeItem.objects.for_user(shops.user)] == [
+        "Maria ordered a cello stand"
+    ]
