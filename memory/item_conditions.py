@@ -42,6 +42,7 @@ from django.db.models.fields.json import (
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import GreaterThan
 
+from core.jsonsafe import check_json
 from memory.models import KnowledgeItem
 
 KEY = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
@@ -246,6 +247,10 @@ def memory_ids(value: Any) -> Q:
 
 def condition(field: str, value: Any) -> Q:
     """One content field's condition (`CONTENT_FIELDS`)."""
+    try:
+        check_json(value)  # no NUL or lone surrogate reaches the database
+    except ValueError as error:
+        raise invalid(field, str(error)) from None
     if field == "metadata":
         return metadata(value)
     if field in ("created_at", "updated_at"):

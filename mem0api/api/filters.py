@@ -25,6 +25,7 @@ from memory.item_conditions import CONTENT_FIELDS, condition
 
 ENTITY_FIELDS = ("user_id", "agent_id", "run_id")
 MAX_BRANCHES = 50
+MAX_DEPTH = 8
 ANY = "*"
 ALIASES = {"timestamp": "created_at"}  # add's timestamp dates the memory
 NOT_OFFERED = {
@@ -106,16 +107,18 @@ def _field(name: str, value: Any) -> list[Scope]:
     return [Scope(**{name: str(value).strip()[:128]})]
 
 
-def scopes(node: Any) -> list[Scope]:
+def scopes(node: Any, depth: int = 0) -> list[Scope]:
     """The OR branches `node` (mem0 filters) asks for, each a Scope."""
     if not isinstance(node, dict):
         raise ValidationError({"filters": "Must be an object."})
+    if depth > MAX_DEPTH:
+        raise ValidationError({"filters": f"Nest AND, OR and NOT at most {MAX_DEPTH} deep."})
     result = [Scope()]
     for key, value in node.items():
         if key in ("AND", "OR"):
             if not isinstance(value, list) or not value:
                 raise ValidationError({"filters": f"{key} takes a non-empty list of objects."})
-            parts = [scopes(part) for part in value]
+            parts = [scopes(part, depth + 1) for part in value]
             if key == "AND":
                 branch = [Scope()]
                 for part in parts:
@@ -124,20 +127,20 @@ def scopes(node: Any) -> list[Scope]:
                 branch = [s for part in parts for s in part]
             result = _and(result, branch)
         elif key == "NOT":
-            result = _and(result, [_negated(value)])
+            result = _and(result, [_negated(value, depth + 1)])
         else:
             result = _and(result, _field(key, value))
     return result
 
 
-def _negated(value: Any) -> Scope:
+def _negated(value: Any, depth: int) -> Scope:
     """`NOT {...}` (that condition fails) or `NOT [{...}, ...]` (each of them fails)."""
     parts = value if isinstance(value, list) else [value]
     if not parts or not all(isinstance(part, dict) and part for part in parts):
         raise ValidationError({"filters": "NOT takes an object or a non-empty list of them."})
     where = Q()
     for part in parts:
-        branches = scopes(part)
+        branches = scopes(part, depth)
         if any(s.named for s in branches):
             raise FilterNotSupported(
                 "filters: NOT over user_id, agent_id or run_id is not supported by this "

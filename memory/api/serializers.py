@@ -48,7 +48,7 @@ class WhereField(serializers.JSONField):
         if isinstance(data, str):
             try:
                 data = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise serializers.ValidationError("Must be a JSON object.") from None
         try:
             return item_conditions.tree(data)

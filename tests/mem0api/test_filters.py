@@ -51,6 +51,12 @@ def searched(client, filters: dict, top_k: int = 10) -> list[str]:
     return [m["id"] for m in answer.json()["results"]]
 
 
+def nested(condition: dict, levels: int) -> dict:
+    for level in range(levels):
+        condition = {"NOT": condition} if level % 2 else {"AND": [condition]}
+    return condition
+
+
 def only(*conditions: dict) -> dict:
     return {"AND": [{"user_id": "maria"}, *conditions]}
 
@@ -138,6 +144,7 @@ def test_older_calls_options_are_read_as_their_filters(tutor, maria):
         (only({"user_id": {"ne": "joao"}}), 501, "ne"),
         (only({"app_id": "x"}), 501, "app_id"),
         ({"metadata": {"course": "chem-101"}}, 400, "user_id"),
+        (only(nested({"metadata": {"level": 2}}, 9)), 400, "at most 8 deep"),
     ],
 )
 def test_a_filter_it_cannot_read_is_named(tutor, maria, filters, status, named):

@@ -104,6 +104,8 @@ def test_keywords_categories_and_ids(alice, items):
         ("created_at", {"gte": "last week"}, "is not a date or ISO datetime"),
         ("categories", {"eq": "fact"}, "the operator 'eq' is not offered"),
         ("keywords", {"icontains": " "}, "non-empty string"),
+        ("keywords", {"contains": "tea\x00"}, "keywords:"),
+        ("metadata", {"source": "\ud800"}, "metadata:"),
     ],
 )
 def test_a_malformed_condition_names_the_field_and_its_shape(db, field, value, named):
