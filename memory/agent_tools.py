@@ -119,6 +119,13 @@ class _IdSerializer(StrictSerializer):
 
 def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
     rest = {k: v for k, v in arguments.items() if k != "id"}
+    if arguments.get("id") is None:
+        misnamed = [
+            k for k in rest if k.lower().replace("_", "") in ("memoryid", "itemid", "memory")
+        ]
+        hint = f" (not {', '.join(misnamed)})" if misnamed else ""
+        raise ToolError("invalid_arguments", "Invalid arguments.",
+                        {"id": [f"Required{hint}: the memory's id, an integer."]})  # fmt: skip
     return valid_arguments(_IdSerializer, {"id": arguments.get("id")}, user)["id"], rest
 
 
@@ -140,6 +147,7 @@ def _remember(user: Any, arguments: dict, caller: Caller) -> dict:
 def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
     data = valid_arguments(RecallSerializer, arguments, user)
     data["context"] = read_context(data.get("context"), caller.active_context)
+    data["matching"] = data.pop("where", None)
     hits = recall(user=user, **data)
     services.memory_touch(user=user, item_ids=[h.item.pk for h in hits])  # handed to an agent
     return {
@@ -269,6 +277,33 @@ def failure(code: str, message: str, fields: dict | None = None) -> dict[str, An
     return {"ok": False, "error": error}
 
 
+def _shape(name: str) -> str:
+    """What the tool takes, from its schema: "query (string, required), top_k (integer)"."""
+    schema = next((t for t in tools_offered() if t["function"]["name"] == name), None)
+    if schema is None:
+        return ""
+    parameters = schema["function"]["parameters"]
+    required = set(parameters.get("required", ()))
+
+    def kind(spec: dict) -> str:
+        given = spec.get("type", "any")
+        return " or ".join(given) if isinstance(given, list) else str(given)
+
+    return ", ".join(
+        f"{arg} ({kind(spec)}{', required' if arg in required else ''})"
+        for arg, spec in parameters.get("properties", {}).items()
+    )
+
+
+def _named(name: str, error: ToolError) -> str:
+    """An argument error's message naming each argument at fault and what the tool takes."""
+    if error.code != "invalid_arguments" or not error.fields:
+        return error.message
+    wrong = "; ".join(f"{arg}: {' '.join(msgs)}" for arg, msgs in error.fields.items())
+    shape = _shape(name)
+    return f"Invalid arguments for {name}: {wrong}" + (f" It takes: {shape}." if shape else "")
+
+
 def tool_call(
     *,
     user: Any,
@@ -290,7 +325,7 @@ def tool_call(
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments), Caller(token, context))}
     except ToolError as error:
-        return failure(error.code, error.message, error.fields)
+        return failure(error.code, _named(name, error), error.fields)
     except DjangoValidationError as error:
         fields = error_fields(error.message_dict) if hasattr(error, "error_dict") else {}
         code = getattr(error, "code", None) or "invalid"

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q
 
 from accounts.agents import agent_by_name
 from graph import selectors as graph
@@ -18,7 +19,7 @@ from memory import relations
 from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
 from retrieval import perspective, pipeline
-from retrieval.filters import AnyOf, Filter, Filters, among, eq, since, until
+from retrieval.filters import AnyOf, Filter, Filters, Rows, among, eq, since, until, within
 from retrieval.judge import Hits
 
 MAX_TOP_K = 100
@@ -97,12 +98,15 @@ def recall(
     min_relevance: float | None = None,
     agent: str | None = None,
     judge: bool = True,
+    matching: Q | None = None,
 ) -> Hits:
     """The user's items that best answer `query`, best first (at most `top_k`), each at
     least `min_relevance` relevant (default GAIA_MIN_RELEVANCE; 0 returns every candidate).
     `agent` keeps only what the user's agent of that name stored (none if no such agent).
     `judge=False` takes the fast path: the fused order, without the relevance judge. The
-    answer says whether it was judged (`Hits.judged`).
+    answer says whether it was judged (`Hits.judged`). `matching` (a condition on the
+    user's items, e.g. `memory.item_conditions`) keeps only the items it selects, before
+    anything is ranked, so `top_k` is filled from them.
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
     """
@@ -123,6 +127,9 @@ def recall(
         agent_id=writer,
     )
     owned = KnowledgeItem.objects.for_user(user)
+    if matching is not None:
+        sql, params = owned.filter(matching).values("pk").query.sql_with_params()
+        scope.append(within("id", Rows(sql, tuple(params))))
     if perspective.asks_about_holder(query or ""):
         return _about_holder(owned, user.pk, scope, top_k)
     related = graph.related(user=user, query=query or "")

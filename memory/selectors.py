@@ -151,10 +151,14 @@ def memory_list(
     include_forgotten: bool = False,
     ordering: str = "-updated_at",
     agent: str | None = None,
+    matching: Q | None = None,
 ):
     """The user's items under the listing filters (a queryset, newest change first);
-    `agent` keeps what the user's agent of that name stored."""
+    `agent` keeps what the user's agent of that name stored; `matching` (a condition on
+    the items, `memory.item_conditions`) keeps those it selects."""
     items = KnowledgeItem.objects.for_user(user).select_related("agent")
+    if matching is not None:
+        items = items.filter(matching)
     if agent:
         items = items.filter(agent__name=agent)
     if not include_superseded:

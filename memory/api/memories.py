@@ -6,6 +6,7 @@ search entry point, and serializes the answer.
 from collections.abc import Callable
 from typing import Any
 
+from django.db.models import Q
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -87,6 +88,10 @@ def write_source(request: Request) -> str:
     return "tool" if request.auth is not None else "user"
 
 
+def _listed(*, user: Any, where: Q | None = None, **filters: Any) -> Any:
+    return selectors.memory_list(user=user, matching=where, **filters)
+
+
 @api.paged_list(
     "memories_list",
     summary="List memories",
@@ -97,7 +102,7 @@ class MemoryListCreateView(PagedListView):
     serializer_class = MemorySerializer
 
     def get(self, request: Request) -> Response:
-        return self.filtered(request, MemoryListQuerySerializer, selectors.memory_list)
+        return self.filtered(request, MemoryListQuerySerializer, _listed)
 
     @api.body_action(
         "memories_remember",
@@ -245,6 +250,7 @@ class MemorySearchView(APIView):
     def post(self, request: Request) -> Response:
         given = dict(valid_body(RecallSerializer, request, user_context(request.user)))
         given["context"] = read_context(given.get("context"), request_active_context(request))
+        given["matching"] = given.pop("where", None)
         hits = recall(user=request.user, **given)
         services.memory_touch(user=request.user, item_ids=[h.item.pk for h in hits])
         return Response(RecallResultSerializer(hits.answer()).data)

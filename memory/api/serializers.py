@@ -1,7 +1,9 @@
 """Request and response shapes of the memory endpoints (also used by the agent tools)."""
 
+import json
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -21,12 +23,39 @@ from core.serializers import (
     WhenField,
 )
 from core.shapes import optional_text, read_only_meta
+from memory import item_conditions
 from memory.lineage import item_conflicts
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import MAX_TOP_K
 from memory.selectors import ORDERINGS
 
 ALL_CATEGORIES = CATEGORIES + PRIVILEGED_CATEGORIES
+WHERE_HELP = (
+    "Conditions on the items, applied before ranking, in mem0's filter grammar: "
+    '{"metadata": {"key": value or {"gte": 3}}} (eq, ne, in, nin, gt, gte, lt, lte, contains, '
+    'icontains, *), {"created_at": {"gte": "2024-01-01"}} (also updated_at), '
+    '{"categories": {"in": [...]}}, {"keywords": {"icontains": "..."}}, {"memory_ids": [...]}; '
+    "combined with AND and OR (lists) and NOT, nestable (docs/mem0.md)."
+)
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class WhereField(serializers.JSONField):
+    """A condition tree (`memory.item_conditions.tree`): an object, or its JSON text in a
+    query string; validated into the condition itself."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except (ValueError, RecursionError):
+                raise serializers.ValidationError("Must be a JSON object.") from None
+        try:
+            return item_conditions.tree(data)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(
+                " ".join(m for msgs in error.message_dict.values() for m in msgs)
+            ) from None
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -231,6 +260,7 @@ class MemoryListQuerySerializer(serializers.Serializer):
         default="-updated_at",
         help_text="Sort order; a leading minus is newest or highest first.",
     )
+    where = WhereField(required=False, help_text=f"{WHERE_HELP} As JSON text.")
 
 
 class RecallSerializer(StrictSerializer):
@@ -254,6 +284,7 @@ class RecallSerializer(StrictSerializer):
     time_to = WhenField(help_text="Upper bound on created_at (ISO 8601).")
     min_relevance = min_relevance_field()
     judge = judge_field()
+    where = WhereField(required=False, help_text=WHERE_HELP)
 
 
 class RecallHitSerializer(serializers.Serializer):

@@ -27,6 +27,7 @@ from memory import notify, versions
 from memory.batch_store import items_store
 from memory.changes import items_changed
 from memory.models import SESSION_ENTITY, SOURCE_CONFIDENCE, KnowledgeItem
+from memory.services.dating import memory_date
 from memory.services.fields import (
     AUTOMATIC_SOURCES,
     CATEGORY_IMPORTANCE,
@@ -55,6 +56,7 @@ __all__ = [
     "default_importance",
     "memory_create",
     "memory_create_many",
+    "memory_date",
     "memory_decay_confidence",
     "memory_forget",
     "memory_forget_bulk",

@@ -3,9 +3,10 @@
 import socket
 
 import pytest
-from gaia_memory import AuthenticationError, MemoryClient, MemoryMixin
+from gaia_memory import MEMORY_TOOL_NAMES, AuthenticationError, MemoryClient, MemoryMixin
 
 from conversations.models import ToolCall, Turn
+from graph.models import Relation
 from memory import services
 from memory.models import KnowledgeItem
 
@@ -144,3 +145,23 @@ def test_an_agent_starts_while_the_memory_server_is_down_and_gets_the_tools_late
 def test_a_wrong_token_still_stops_the_agent_at_start(in_process, alice):
     with pytest.raises(AuthenticationError):
         StartingAgent(MemoryClient("http://testserver", "gaia_wrong", http_client=in_process))
+
+
+def test_the_mixin_runs_every_tool_the_server_offers(memory, alice, settings):
+    settings.GAIA_LLM_URL = "http://127.0.0.1:9/v1"  # configured: `extract` is offered too
+    offered = [t["function"]["name"] for t in memory.tools()]
+    assert "relate" in offered and "extract" in offered
+    assert set(offered) == set(MEMORY_TOOL_NAMES)
+
+
+def test_relate_runs_on_the_server_and_is_no_failed_tool_of_the_agent(memory, alice):
+    relate = {"subject": "me", "type": "partner_of", "object": "Rui"}
+    recall = {"query": "partner", "where": {"categories": {"in": ["fact"]}}}
+    agent = MyAgent(memory, script=[("relate", relate), ("recall", recall)])
+    agent.register_memory_tools()
+    agent.process_query("My partner is Rui")
+    relation = Relation.objects.for_user(alice).get()
+    assert (relation.subject.name, relation.type, relation.object.name) == ("me", "partner_of",
+                                                                           "Rui")  # fmt: skip
+    assert not ToolCall.objects.for_user(alice).exists()  # memory tools are not the agent's
+    assert agent.execute_memory_tool("recall", recall)["ok"] is True

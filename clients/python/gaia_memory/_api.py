@@ -3,6 +3,7 @@ clients (they differ only in how `_send` sends it)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -29,10 +30,12 @@ class _Api(_GraphApi):
         pinned: bool | None = None,
         due_at: datetime | str | None = None,
         source_turn: int | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Memory:
         """Store one memory; `outcome` says new, deduplicated or conflict."""
         body = _given(
             content=content,
+            metadata=metadata,
             category=category,
             context=context,
             entity=entity,
@@ -57,11 +60,14 @@ class _Api(_GraphApi):
         time_to: datetime | str | None = None,
         min_relevance: float | None = None,
         judge: bool | None = None,
+        where: dict[str, Any] | None = None,
     ) -> list[RecallHit]:
         """Search memory (hybrid recall), best first. `judge=False` takes the fast path,
-        without the server's relevance judge."""
+        without the server's relevance judge. `where`: conditions on the items (mem0's
+        filter grammar, docs/mem0.md), applied before ranking."""
         body = _given(
             query=query,
+            where=where,
             top_k=top_k,
             category=category,
             context=context,
@@ -73,6 +79,23 @@ class _Api(_GraphApi):
             judge=judge,
         )
         return self._send(_Call("POST", "memories/search/", body, parse=_results(RecallHit)))
+
+    def memories(
+        self,
+        *,
+        category: str | None = None,
+        context: str | None = None,
+        entity: str | None = None,
+        where: dict[str, Any] | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> list[Memory]:
+        """One page of active memories, newest change first, under these filters."""
+        params = _given(
+            category=category, context=context, entity=entity, page=page, page_size=page_size,
+            where=json.dumps(where) if where is not None else None,
+        )  # fmt: skip
+        return self._send(_Call("GET", "memories/", params=params, parse=_results(Memory)))
 
     def update(
         self,
@@ -88,6 +111,7 @@ class _Api(_GraphApi):
         due_at: datetime | str | None = None,
         reminded_at: datetime | str | None = None,
         reason: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Memory:
         """Change the given fields of a memory (`reminded_at="now"` after a reminder).
 
@@ -103,6 +127,7 @@ class _Api(_GraphApi):
             due_at=due_at,
             reminded_at=reminded_at,
             reason=reason,
+            metadata=metadata,
         )
         path = f"memories/{int(memory_id)}/"
         return self._send(_Call("PATCH", path, body, parse=Memory.from_json))

@@ -48,9 +48,11 @@ from gaia_memory.client import MemoryClient
 from gaia_memory.errors import GaiaConnectionError, GaiaError, ServiceUnavailableError
 
 logger = logging.getLogger("gaia_memory")
+# Every tool the server may offer (GET /tools/; tests/clients/test_memory_mixin.py checks
+# this list against it): each runs on the server, never as one of the agent's own.
 MEMORY_TOOL_NAMES = (
     "remember", "recall", "update_memory", "forget", "search_past_conversations", "recall_skills",
-    "extract",
+    "relate", "extract",
 )  # fmt: skip
 _IN_CONTEXT = ("remember", "recall", "extract")  # default to the active memory context
 _ANSWER_KEYS = ("result", "answer", "response", "content", "final_answer", "output")
@@ -209,8 +211,9 @@ class MemoryMixin:
         return result
 
     def _execute_tool(self, tool_name: str, tool_args: Any, *args: Any, **kwargs: Any) -> Any:
-        """Memory tools run on the server; every other tool is timed and logged."""
-        if tool_name in MEMORY_TOOL_NAMES:
+        """Memory tools (those the server offered, and any it may offer) run on the server;
+        every other tool is timed and logged."""
+        if tool_name in MEMORY_TOOL_NAMES or tool_name in self._offered_names():
             return self.execute_memory_tool(tool_name, tool_args)
         started = time.perf_counter()
         try:
@@ -223,6 +226,10 @@ class MemoryMixin:
         return result
 
     # --- plumbing -------------------------------------------------------------------
+
+    def _offered_names(self) -> set[str]:
+        """The memory tools' names as the server offered them (none fetched yet: none)."""
+        return {_schema_name(s) for s in self._memory_tool_schemas or ()}
 
     def _client(self) -> MemoryClient:
         if self.memory is None:
