@@ -23,6 +23,7 @@ from django.db.models import F, FloatField, Value
 from django.db.models.functions import Floor
 from django.utils import timezone
 
+from accounts.selectors import memory_on
 from accounts.services import user_tz
 from memory.models import KnowledgeItem
 from memory.selectors import upcoming_items
@@ -58,6 +59,12 @@ NOTHING_HERE = (
     "No preferences, facts, skills or known errors stored for this context yet; "
     "use `recall` to search everything else."
 )
+MEMORY_OFF = """=== MEMORY: OFF (session-only) ===
+The user turned long-term memory off. This conversation is session-only: nothing from
+earlier conversations is available, and nothing said now is kept after it.
+- Do not call `remember`, `recall`, `update_memory`, `forget` or `list_memories`.
+- If the user asks what you remember, say memory is turned off (Settings in the web app)."""
+MEMORY_OFF_TURN = "Memory is off for this user (session-only): no stored items are shown."
 _EXTRA_BREAKS = re.compile("[\x7f-\x9f\u2028\u2029]")
 
 
@@ -121,6 +128,8 @@ def system_block(*, user: Any, context: str | None = None) -> tuple[str, list[in
     `global` (only `global` without a context); sensitive, superseded and forgotten
     items are left out. Pinned first, then by stored importance, confidence band, id.
     """
+    if not memory_on(user):  # session-only: the prompt says so and shows nothing stored
+        return MEMORY_OFF, []
     scope = _scope(user, context).annotate(band=_band_expr())
     parts = [INSTRUCTIONS]
     if context:
@@ -169,6 +178,8 @@ def dynamic_block(*, user: Any, context: str | None = None, days: int = 7) -> tu
         "[Gaia Memory Context]",
         f"Current time: {now.astimezone(tz).strftime('%Y-%m-%dT%H:%M:%S%z (%A)')}",
     ]
+    if not memory_on(user):
+        return "\n".join([*lines, MEMORY_OFF_TURN]), []
     contexts = {"global", context} if context else {"global"}
     due = [
         item

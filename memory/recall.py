@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 
 from accounts.agents import agent_by_name
+from accounts.selectors import memory_on
 from graph import selectors as graph
 from graph.selectors import Related
 from memory import relations
@@ -105,7 +106,10 @@ def recall(
     answer says whether it was judged (`Hits.judged`).
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
+    With memory off for `user` (session-only) nothing is recalled.
     """
+    if not memory_on(user):
+        return Hits(reason="memory off")
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     writer = None
     if agent:
