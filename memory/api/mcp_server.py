@@ -4,8 +4,9 @@ Built with the official MCP Python SDK's low-level `Server` for the user the req
 Bearer token names (memory/api/mcp_view.py serves it at /mcp), so every handler below
 closes over that one user and can reach nobody else's memory.
 
-- Tools: `remember`, `recall`, `update_memory`, `forget`, `search_past_conversations`,
-  `recall_skills`, `relate`, and `extract` while a language model is configured (the schemas and
+- Tools: `remember`, `recall`, `list_memories`, `update_memory`, `forget` (by id, or by
+  scope, age and category), `search_past_conversations`, `recall_skills`, `propose_skill`,
+  `relate`, and `extract` while a language model is configured (the schemas and
   the dispatcher of memory/agent_tools.py, the same as `GET /tools/` and
   `POST /tools/call/`). A tool's failure (bad arguments, an
   unknown id, no model) is a result with `isError: true` the model can read, not a
@@ -45,8 +46,9 @@ _database = partial(sync_to_async, thread_sensitive=True)
 _HINTS = {  # (title, read only, destructive, idempotent)
     "remember": ("Remember", False, False, False),
     "recall": ("Recall", True, False, True),
+    "list_memories": ("List memories", True, False, True),
     "update_memory": ("Update a memory", False, True, True),
-    "forget": ("Forget a memory", False, True, True),
+    "forget": ("Forget memories", False, True, True),
     "search_past_conversations": ("Search past conversations", True, False, True),
     "recall_skills": ("Recall learned procedures", True, False, True),
     "extract": ("Extract facts from a text", False, False, False),

@@ -294,6 +294,7 @@ class RecallResultSerializer(JudgedHitsSerializer):
 
 class ForgetBulkSerializer(StrictSerializer):
     context = optional_text(100, "Only items of this context.")
+    entity = optional_text(200, "Only items about this entity (and its aliases).")
     older_than = optional_text(20, 'e.g. "12h", "30d", "6m"')
     categories = serializers.ListField(
         child=serializers.ChoiceField(choices=ALL_CATEGORIES),
@@ -307,6 +308,10 @@ class ForgetBulkSerializer(StrictSerializer):
 class ForgetBulkResultSerializer(serializers.Serializer):
     forgotten = serializers.IntegerField(help_text="Items forgotten (or, dry run, that would be).")
     dry_run = serializers.BooleanField()
+    ids = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Their ids, oldest first; each can be restored (POST memories/{id}/restore/).",
+    )
 
 
 class UpcomingQuerySerializer(serializers.Serializer):

@@ -35,7 +35,12 @@ from memory.services.fields import (
     clean_fields,
     default_importance,
 )
-from memory.services.forgetting import memory_forget, memory_forget_bulk, memory_restore
+from memory.services.forgetting import (
+    memory_forget,
+    memory_forget_bulk,
+    memory_forget_matching,
+    memory_restore,
+)
 from memory.services.usage import (
     RECALL_CONFIDENCE_BUMP,
     memory_decay_confidence,
@@ -58,6 +63,7 @@ __all__ = [
     "memory_decay_confidence",
     "memory_forget",
     "memory_forget_bulk",
+    "memory_forget_matching",
     "memory_get",
     "memory_restore",
     "memory_seen",
