@@ -3,27 +3,33 @@
 The model reads the session's turns and tool calls (secrets already masked when they
 were logged; tool arguments by name only) and proposes procedures. Each is scrubbed of
 the user's details (skills/scrub.py, with the terms of skills/personal.py) and stored as
-proposed, or validates a skill the type already has (skills/services.py). A proposal
-whose trigger needed scrubbing is refused: it is about someone, not a procedure.
+proposed, or validates a skill the type already has (skills/services.py). A trigger
+that named someone ("When Sarah Chen asks for the report") is kept scrubbed ("When
+<name> asks for the report"): the lesson stays, the person goes; staff see the count.
+Only a trigger that scrubbing leaves without words of its own is refused.
 """
 
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from accounts.models import Agent, AgentType
+from accounts.selectors import memory_on
 from conversations.models import Session, ToolCall, Turn
 from learning.llm import LLM, LLMError, get_llm
 from learning.llm.counters import llm_count
 from skills import prompts
 from skills.personal import personal_terms, scrubber_for
-from skills.scrub import Scrubber
+from skills.scrub import PLACEHOLDERS, Scrubber
 from skills.services import skill_propose
 
 TURNS_MAX = 60
 CALLS_MAX = 60
 TURN_CHARS = 1500
+TRIGGER_WORDS_MIN = 3  # words other than placeholders a scrubbed trigger must keep
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _agent(user: Any, session: Session) -> Agent | None:
@@ -47,6 +53,8 @@ def skills_learn(*, session_pk: int) -> dict[str, Any]:
     if session is None:
         return {"status": "skipped", "reason": "no such session"}
     user = get_user_model().objects.get(pk=session.owner_id)
+    if not memory_on(user):  # session-only: nothing is learned from their turns
+        return {"status": "skipped", "reason": "memory is turned off"}
     agent = _agent(user, session)
     if agent is None:
         return {"status": "skipped", "reason": "no agent of a registered type"}
@@ -104,17 +112,27 @@ def _propose_all(
     )
     outcomes: dict[str, int] = {}
     for proposal in proposals:
-        outcome = _propose(user, session, agent, scrubber, proposal)
+        outcome = skill_scrubbed(user, session, agent, scrubber, proposal)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
     return outcomes
 
 
-def _propose(user: Any, session: Session, agent: Agent, scrubber: Scrubber, proposal: dict) -> str:
-    """One proposal scrubbed and stored (skill_propose's outcome), or "refused"."""
+def trigger_left(trigger: str) -> bool:
+    """Whether a scrubbed trigger still says when to use the skill (enough words of its
+    own besides the placeholders)."""
+    words = [w for w in _WORD.findall(trigger) if w.lower() not in PLACEHOLDERS]
+    return len(words) >= TRIGGER_WORDS_MIN
+
+
+def skill_scrubbed(
+    user: Any, session: Session, agent: Agent, scrubber: Scrubber, proposal: dict
+) -> str:
+    """One proposal scrubbed and stored (skill_propose's outcome), or "refused"; a
+    trigger that named someone is kept scrubbed."""
     scrubber.replaced = 0
-    fields, in_trigger = scrubber.skill(proposal)
-    if in_trigger:
-        llm_count("operation_refused", user=user, message="A skill's trigger named someone.")
+    fields, _ = scrubber.skill(proposal)
+    if not trigger_left(fields.get("trigger") or ""):
+        llm_count("operation_refused", user=user, message="A skill's trigger was only details.")
         return "refused"
     try:
         _, outcome = skill_propose(
