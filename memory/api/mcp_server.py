@@ -51,6 +51,7 @@ _HINTS = {  # (title, read only, destructive, idempotent)
     "forget": ("Forget memories", False, True, True),
     "search_past_conversations": ("Search past conversations", True, False, True),
     "recall_skills": ("Recall learned procedures", True, False, True),
+    "propose_skill": ("Propose a learned procedure", False, False, False),
     "extract": ("Extract facts from a text", False, False, False),
     # a new works_at, lives_in or partner_of ends the one it contradicts (kept, not deleted)
     "relate": ("Relate two entities", False, False, True),
