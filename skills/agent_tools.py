@@ -11,6 +11,7 @@ from conversations.models import Session
 from core.serializers import StrictSerializer
 from memory.agent_prompt import system_section_register
 from memory.agent_tools import Caller, ToolError, function_schema, tool_register, valid_arguments
+from memory.services import usage_add
 from skills.reflect import skill_reflect
 from skills.search import procedures_block, skills_search
 
@@ -103,6 +104,7 @@ def recall_skills(user: Any, arguments: dict, caller: Caller) -> dict:
     """The `recall_skills` tool: the approved skills of the caller's agent type that fit."""
     data = valid_arguments(_SkillQuery, arguments, user)
     hits = skills_search(agent=caller.agent, **data)
+    usage_add(user=user, kind="skills_applied", count=len(hits))  # handed to an agent
     return {
         "results": [
             {

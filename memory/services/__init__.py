@@ -46,6 +46,7 @@ from memory.services.usage import (
     memory_decay_confidence,
     memory_seen,
     memory_touch,
+    usage_add,
 )
 from retrieval.documents import item_text
 from retrieval.embedding.ahead import embedded_ahead
@@ -69,6 +70,7 @@ __all__ = [
     "memory_seen",
     "memory_session_note",
     "memory_touch",
+    "usage_add",
     "memory_update",
 ]
 

@@ -1,24 +1,32 @@
 """What use does to items: recall's side effects (confidence, use count, last use), being
-shown to an agent, and the confidence decay of items left unused."""
+shown to an agent, and the confidence decay of items left unused; and the day's usage
+counts (searches, memories used, skills applied) for stats."""
 
+import logging
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from memory.models import KnowledgeItem
+from memory.models import USAGE_KINDS, KnowledgeItem, UsageDay
+
+log = logging.getLogger("gaia.memory")
 
 RECALL_CONFIDENCE_BUMP = 0.02
 
 
 def memory_touch(*, user: Any, item_ids: Iterable[int], when: datetime | None = None) -> int:
-    """Recall side effects in one query: confidence +0.02 (max 1), use_count +1, last_used."""
+    """Recall side effects in one query: confidence +0.02 (max 1), use_count +1, last_used;
+    and the day's usage: one search, `len(item_ids)` memories used."""
     ids = list(item_ids)
+    usage_add(user=user, kind="searches")
     if not ids:
         return 0
+    usage_add(user=user, kind="memories_used", count=len(ids))
     return (
         KnowledgeItem.objects.for_user(user)
         .filter(pk__in=ids)
@@ -65,3 +73,25 @@ def memory_decay_confidence(
         .filter(idle, pk__in=list(item_ids))
         .update(confidence=F("confidence") * factor, decayed_at=timezone.now())
     )
+
+
+def usage_add(*, user: Any, kind: str, count: int = 1) -> None:
+    """Add `count` to today's `kind` counter of `user`; never raises (counting must not
+    break the recall it counts)."""
+    if kind not in USAGE_KINDS:
+        raise ValueError(f"unknown usage kind {kind!r}")
+    if count <= 0:
+        return
+    day = timezone.now().date()
+    rows = UsageDay.objects.filter(owner_id=user.pk, day=day, kind=kind)
+    try:
+        with transaction.atomic():
+            if rows.update(count=F("count") + count):
+                return
+            try:
+                with transaction.atomic():
+                    UsageDay.objects.create(owner_id=user.pk, day=day, kind=kind, count=count)
+            except IntegrityError:  # another request made today's row first
+                rows.update(count=F("count") + count)
+    except DatabaseError:
+        log.exception("could not count %s usage", kind)
