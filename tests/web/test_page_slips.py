@@ -1,0 +1,42 @@
+"""Slips a person met on the pages: a label said "optional" twice, metadata read as a
+Python dict, the admin wrote "User settingss", the footer promised nobody could see
+memory that staff can read in the admin."""
+
+import pytest
+from django.test import Client
+
+from memory import services
+from memory.models import KnowledgeItem
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_edit_form_says_optional_once(alice_web, alice):
+    item = services.memory_create(user=alice, content="Plays padel on Tuesdays")
+    html = alice_web.get(f"/memories/{item.pk}/edit/").content.decode()
+    assert "(optional)" not in html
+    assert 'Why <span class="optional">optional</span>' in html
+
+
+def test_metadata_is_shown_as_json(alice_web, alice):
+    item = services.memory_create(user=alice, content="Plays padel on Tuesdays")
+    KnowledgeItem.objects.filter(pk=item.pk).update(
+        metadata={"session_date": "2026-11-02", "imported": True, "extra": None}
+    )
+    html = alice_web.get(f"/memories/{item.pk}/").content.decode()
+    assert "&quot;imported&quot;: true" in html and "&quot;extra&quot;: null" in html
+    assert "True" not in html.split("Metadata", 1)[1].split("</pre>", 1)[0]
+
+
+def test_the_footer_says_who_can_see_memory(alice_web):
+    html = alice_web.get("/").content.decode()
+    assert "nobody else can see it" not in html
+    assert "no other user can see it" in html and "administrators can" in html
+
+
+def test_the_admin_names_user_settings_once(django_user_model):
+    staff = django_user_model.objects.create_user("boss", is_staff=True, is_superuser=True)
+    admin = Client()
+    admin.force_login(staff)
+    html = admin.get("/admin/").content.decode()
+    assert "User settingss" not in html and "User settings" in html
