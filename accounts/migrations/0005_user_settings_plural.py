@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0004_apps_and_people'),
+        ("accounts", "0004_apps_and_people"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='usersettings',
-            options={'verbose_name_plural': 'user settings'},
+            name="usersettings",
+            options={"verbose_name_plural": "user settings"},
         ),
     ]
