@@ -17,6 +17,7 @@ from core.serializers import (
     MAX_ID,
     JSONObjectField,
     JudgedHitsSerializer,
+    RoundedFloatField,
     StrictSerializer,
     WhenField,
 )
@@ -70,6 +71,8 @@ class MemorySerializer(serializers.ModelSerializer):
     source_turn = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     metadata = serializers.DictField()
     agent = agent_name_field(_AGENT_OUT)
+    confidence = RoundedFloatField(read_only=True)
+    importance = RoundedFloatField(read_only=True)
 
     class Meta:
         model = KnowledgeItem
@@ -263,14 +266,14 @@ class RecallHitSerializer(serializers.Serializer):
     context = serializers.CharField(source="item.context")
     entity = serializers.CharField(source="item.entity")
     domain = serializers.CharField(source="item.domain")
-    confidence = serializers.FloatField(source="item.confidence")
+    confidence = RoundedFloatField(source="item.confidence")
     source = serializers.CharField(source="item.source")
     created_at = serializers.DateTimeField(source="item.created_at")
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
     agent = agent_name_field(_AGENT_OUT, source="item.agent.name")
-    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
-    relevance = serializers.FloatField(
+    score = RoundedFloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = RoundedFloatField(
         help_text="How well the hit answers the query, 0..1, comparable across queries."
     )
     matched_by = serializers.ChoiceField(
