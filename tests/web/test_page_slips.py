@@ -40,3 +40,11 @@ def test_the_admin_names_user_settings_once(django_user_model):
     admin.force_login(staff)
     html = admin.get("/admin/").content.decode()
     assert "User settingss" not in html and "User settings" in html
+
+
+def test_the_webhook_forms_events_label_heads_its_boxes(alice_web):
+    html = alice_web.get("/settings/webhooks/").content.decode()
+    group = html.split('<fieldset class="field-choices">', 1)[1].split("</fieldset>", 1)[0]
+    assert group.lstrip().startswith("<legend>Events")  # the label above, not after, them
+    assert group.count('type="checkbox"') >= 5 and 'class="choice"' in group
+    assert "<span>Events</span>" not in html  # no longer a label wrapped round the boxes
