@@ -104,7 +104,7 @@ def recall_skills(user: Any, arguments: dict, caller: Caller) -> dict:
     """The `recall_skills` tool: the approved skills of the caller's agent type that fit."""
     data = valid_arguments(_SkillQuery, arguments, user)
     hits = skills_search(agent=caller.agent, **data)
-    usage_add(user=user, kind="skills_applied", count=len(hits))  # handed to an agent
+    usage_add(user=user, counts={"skills_applied": len(hits)})  # handed to an agent
     return {
         "results": [
             {

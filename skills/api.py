@@ -96,7 +96,7 @@ class SkillSearchView(APIView):
     def _search(self, request: Request, given: Any) -> Response:
         query = valid(SkillSearchSerializer, given)
         hits = skills_search(agent=request_agent(request), **query)
-        usage_add(user=request.user, kind="skills_applied", count=len(hits))  # handed over
+        usage_add(user=request.user, counts={"skills_applied": len(hits)})  # handed over
         return Response(_answer(request, hits))
 
 
