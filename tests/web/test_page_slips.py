@@ -5,6 +5,7 @@ memory that staff can read in the admin."""
 import pytest
 from django.test import Client
 
+from accounts.services import user_settings_update
 from memory import services
 from memory.models import KnowledgeItem
 
@@ -48,3 +49,14 @@ def test_the_webhook_forms_events_label_heads_its_boxes(alice_web):
     assert group.lstrip().startswith("<legend>Events")  # the label above, not after, them
     assert group.count('type="checkbox"') >= 5 and 'class="choice"' in group
     assert "<span>Events</span>" not in html  # no longer a label wrapped round the boxes
+
+
+def test_with_memory_off_the_list_says_so_and_search_matches_words(alice_web, alice):
+    services.memory_create(user=alice, content="Plays padel on Tuesdays")
+    services.memory_create(user=alice, content="Drinks oat milk")
+    user_settings_update(user=alice, memory_enabled=False)
+    response = alice_web.get("/memories/", {"q": "padel"})
+    assert "Memory is off" in response.content.decode()
+    assert [row["item"].content for row in response.context["rows"]] == ["Plays padel on Tuesdays"]
+    user_settings_update(user=alice, memory_enabled=True)
+    assert "Memory is off" not in alice_web.get("/memories/").content.decode()
