@@ -131,14 +131,20 @@ _PROMPTS = {  # name -> (what it renders, description, arguments)
     "memory-context": (
         _context,
         "The per-turn context to put before the user's message: the current time in the "
-        "user's time zone and the items due soon or overdue.",
+        "user's time zone and the items due soon or overdue; with notes and the user's "
+        "message as query, the diary notes of earlier conversations that bear on it.",
         [
             types.PromptArgument(name="context", description="A memory context, e.g. work."),
             types.PromptArgument(name="days", description="Look ahead this many days (7)."),
+            types.PromptArgument(name="notes", description="This many diary notes (0..10)."),
+            types.PromptArgument(name="query", description="The user's message, for notes."),
         ],
     ),
 }
-_TEMPLATE_QUERIES = {"memory-system": "{?context}", "memory-context": "{?context,days}"}
+_TEMPLATE_QUERIES = {
+    "memory-system": "{?context}",
+    "memory-context": "{?context,days,notes,query}",
+}
 _RESOURCES = {  # uri -> (prompt name, title)
     SYSTEM_URI: ("memory-system", "Memory block for the system prompt"),
     CONTEXT_URI: ("memory-context", "Per-turn memory context"),

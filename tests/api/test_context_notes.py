@@ -9,6 +9,7 @@ import pytest
 from accounts.services import user_settings_update
 from memory.agent_prompt import NOTES_HEADING
 from memory.services import memory_create, memory_session_note
+from tests.mcp_rpc import mcp_result
 
 pytestmark = pytest.mark.django_db
 CONTEXT = "/api/v1/prompt/context/"
@@ -66,3 +67,12 @@ def test_another_users_notes_never_come(bob_api, diary):
 @pytest.mark.parametrize("params", [{"notes": 11}, {"notes": -1}, {"query": "x" * 2001}])
 def test_out_of_range_notes_are_a_400(alice_api, params):
     assert alice_api.get(CONTEXT, params).status_code == 400
+
+
+def test_the_mcp_turn_context_prompt_carries_the_notes_too(alice_api, diary):
+    arguments = {"notes": "1", "query": "what colour was I going to paint the boat hull?"}
+    answer = mcp_result(
+        alice_api, "prompts/get", {"name": "memory-context", "arguments": arguments}
+    )
+    text = answer["messages"][0]["content"]["text"]
+    assert NOTES_HEADING in text and "antifouling blue" in text
