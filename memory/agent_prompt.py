@@ -62,7 +62,7 @@ NOTHING_HERE = (
 )
 MEMORY_OFF = """=== MEMORY: OFF (session-only) ===
 The user turned long-term memory off. This conversation is session-only: nothing from
-earlier conversations is available, and nothing said now is kept after it.
+earlier conversations is available, and nothing said now is learned into memory.
 - Do not call `remember`, `recall`, `update_memory`, `forget` or `list_memories`.
 - If the user asks what you remember, say memory is turned off (Settings in the web app)."""
 MEMORY_OFF_TURN = "Memory is off for this user (session-only): no stored items are shown."
