@@ -124,15 +124,27 @@ def trigger_left(trigger: str) -> bool:
     return len(words) >= TRIGGER_WORDS_MIN
 
 
+def _clean_again(scrubber: Scrubber, trigger: str) -> bool:
+    """Whether a trigger that named someone is clean once scrubbed: scrubbed again on its
+    own (none of the rest of the skill's lower-case words let through), nothing more
+    goes. Otherwise it is refused whole."""
+    before = scrubber.replaced
+    scrubber.text(trigger)
+    clean = scrubber.replaced == before
+    scrubber.replaced = before
+    return clean
+
+
 def skill_scrubbed(
     user: Any, session: Session, agent: Agent, scrubber: Scrubber, proposal: dict
 ) -> str:
     """One proposal scrubbed and stored (skill_propose's outcome), or "refused"; a
     trigger that named someone is kept scrubbed."""
     scrubber.replaced = 0
-    fields, _ = scrubber.skill(proposal)
-    if not trigger_left(fields.get("trigger") or ""):
-        llm_count("operation_refused", user=user, message="A skill's trigger was only details.")
+    fields, in_trigger = scrubber.skill(proposal)
+    trigger = fields.get("trigger") or ""
+    if not trigger_left(trigger) or (in_trigger and not _clean_again(scrubber, trigger)):
+        llm_count("operation_refused", user=user, message="A skill's trigger named someone.")
         return "refused"
     try:
         _, outcome = skill_propose(
