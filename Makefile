@@ -52,6 +52,7 @@ install: $(VENV)/.runtime
 
 ## Set everything up and run the server with its worker on the embedded defaults.
 run: $(VENV)/.runtime
+	$(PY) manage.py serve --check-port
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py collectstatic --noinput -v 0

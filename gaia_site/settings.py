@@ -384,8 +384,14 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": envstr("GAIA_LOG_LEVEL", "INFO")},
-    # The MCP SDK logs every stateless request's session start and end at INFO.
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
+    # The MCP SDK logs every stateless request's session start and end at INFO; faiss's
+    # loader logs each instruction set it tries in every process ("Could not load library
+    # with AVX512 support due to: ModuleNotFoundError"), which reads like an error.
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "mcp": {"level": "WARNING"},
+        "faiss": {"level": "WARNING"},
+    },
 }
 
 # --- Metrics (core/metrics.py, docs/operating.md "Metrics"): /metrics answers 404 unless

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from accounts.agents import agent_by_name
+from accounts.selectors import memory_on
 from graph import selectors as graph
 from graph.selectors import Related
 from memory import relations
@@ -109,7 +110,10 @@ def recall(
     anything is ranked, so `top_k` is filled from them.
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
+    With memory off for `user` (session-only) nothing is recalled.
     """
+    if not memory_on(user):
+        return Hits(reason="memory off")
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     writer = None
     if agent:

@@ -264,15 +264,15 @@ class MemoryForgetBulkView(APIView):
         examples=FORGET_EXAMPLES,
         summary="Forget many memories (soft, restorable)",
         description=(
-            "Forgets active items matching every given filter: context, older_than "
+            "Forgets active items matching every given filter: context, entity, older_than "
             '("12h", "30d", "2w", "6m", "1y"), categories. At least one filter is required. '
-            "dry_run only counts."
+            "dry_run only counts. `ids` lists them: each can be restored."
         ),
     )
     def post(self, request: Request) -> Response:
         given = valid_body(ForgetBulkSerializer, request)
-        count = services.memory_forget_bulk(user=request.user, **given)
-        return Response({"forgotten": count, "dry_run": given["dry_run"]})
+        ids = services.memory_forget_matching(user=request.user, **given)
+        return Response({"forgotten": len(ids), "dry_run": given["dry_run"], "ids": ids})
 
 
 class MemoryUpcomingView(APIView):

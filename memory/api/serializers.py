@@ -19,6 +19,7 @@ from core.serializers import (
     MAX_ID,
     JSONObjectField,
     JudgedHitsSerializer,
+    RoundedFloatField,
     StrictSerializer,
     WhenField,
 )
@@ -99,6 +100,8 @@ class MemorySerializer(serializers.ModelSerializer):
     source_turn = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     metadata = serializers.DictField()
     agent = agent_name_field(_AGENT_OUT)
+    confidence = RoundedFloatField(read_only=True)
+    importance = RoundedFloatField(read_only=True)
 
     class Meta:
         model = KnowledgeItem
@@ -294,14 +297,14 @@ class RecallHitSerializer(serializers.Serializer):
     context = serializers.CharField(source="item.context")
     entity = serializers.CharField(source="item.entity")
     domain = serializers.CharField(source="item.domain")
-    confidence = serializers.FloatField(source="item.confidence")
+    confidence = RoundedFloatField(source="item.confidence")
     source = serializers.CharField(source="item.source")
     created_at = serializers.DateTimeField(source="item.created_at")
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
     agent = agent_name_field(_AGENT_OUT, source="item.agent.name")
-    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
-    relevance = serializers.FloatField(
+    score = RoundedFloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = RoundedFloatField(
         help_text="How well the hit answers the query, 0..1, comparable across queries."
     )
     matched_by = serializers.ChoiceField(
@@ -325,6 +328,7 @@ class RecallResultSerializer(JudgedHitsSerializer):
 
 class ForgetBulkSerializer(StrictSerializer):
     context = optional_text(100, "Only items of this context.")
+    entity = optional_text(200, "Only items about this entity (and its aliases).")
     older_than = optional_text(20, 'e.g. "12h", "30d", "6m"')
     categories = serializers.ListField(
         child=serializers.ChoiceField(choices=ALL_CATEGORIES),
@@ -338,6 +342,10 @@ class ForgetBulkSerializer(StrictSerializer):
 class ForgetBulkResultSerializer(serializers.Serializer):
     forgotten = serializers.IntegerField(help_text="Items forgotten (or, dry run, that would be).")
     dry_run = serializers.BooleanField()
+    ids = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Their ids, oldest first; each can be restored (POST memories/{id}/restore/).",
+    )
 
 
 class UpcomingQuerySerializer(serializers.Serializer):

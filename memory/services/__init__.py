@@ -36,12 +36,18 @@ from memory.services.fields import (
     clean_fields,
     default_importance,
 )
-from memory.services.forgetting import memory_forget, memory_forget_bulk, memory_restore
+from memory.services.forgetting import (
+    memory_forget,
+    memory_forget_bulk,
+    memory_forget_matching,
+    memory_restore,
+)
 from memory.services.usage import (
     RECALL_CONFIDENCE_BUMP,
     memory_decay_confidence,
     memory_seen,
     memory_touch,
+    usage_add,
 )
 from retrieval.documents import item_text
 from retrieval.embedding.ahead import embedded_ahead
@@ -60,11 +66,13 @@ __all__ = [
     "memory_decay_confidence",
     "memory_forget",
     "memory_forget_bulk",
+    "memory_forget_matching",
     "memory_get",
     "memory_restore",
     "memory_seen",
     "memory_session_note",
     "memory_touch",
+    "usage_add",
     "memory_update",
 ]
 

@@ -181,7 +181,7 @@ def test_the_resources_are_also_listed_as_templates_with_their_query(alice_api, 
     templates = {t["uriTemplate"]: t["mimeType"] for t in listed}
     assert templates == {
         "gaia://memory/system-prompt{?context}": "text/plain",
-        "gaia://memory/turn-context{?context,days}": "text/plain",
+        "gaia://memory/turn-context{?context,days,notes,query}": "text/plain",
     }
     read = mcp_result(
         alice_api, "resources/read", {"uri": "gaia://memory/system-prompt?context=work"}

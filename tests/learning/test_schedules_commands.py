@@ -11,7 +11,7 @@ from django_q.models import Schedule
 
 from conversations.models import Turn
 from conversations.services.recording import turn_append
-from learning.schedules import SCHEDULES, STARTUP_SWEEPS
+from learning.schedules import SCHEDULES, STARTUP_MAINTENANCE, STARTUP_SWEEPS
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from privacy.task_records import TASK_SUBJECTS
@@ -57,6 +57,7 @@ def test_a_changed_interval_moves_the_stored_next_run(settings):
 
 def test_every_scheduled_and_queued_task_path_names_a_task():
     paths = {func for _, func, _ in SCHEDULES} | set(STARTUP_SWEEPS) | set(TASK_SUBJECTS)
+    paths |= {func for func, _ in STARTUP_MAINTENANCE}
     for path in paths:
         module, name = path.rsplit(".", 1)
         assert module.endswith(".tasks") and callable(getattr(import_module(module), name)), path

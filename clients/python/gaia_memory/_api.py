@@ -142,6 +142,61 @@ class _Api(_GraphApi):
         """Forget a memory (soft: the user can restore it in the web app)."""
         return self._send(_Call("DELETE", f"memories/{int(memory_id)}/", parse=Memory.from_json))
 
+    def forget_matching(
+        self,
+        *,
+        context: str | None = None,
+        entity: str | None = None,
+        older_than: str | None = None,
+        categories: list[str] | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Forget every active memory matching all the given filters: a scope (`context`,
+        `entity`), an age (`older_than`: "12h", "30d", "2w", "6m", "1y") and `categories`.
+        Answers {"forgotten": n, "dry_run": bool, "ids": [...]}; `dry_run=True` only
+        counts. Each forgotten memory can be restored (`restore`)."""
+        body = _given(
+            context=context,
+            entity=entity,
+            older_than=older_than,
+            categories=categories,
+            dry_run=dry_run,
+        )
+        return self._send(_Call("POST", "memories/forget/", body))
+
+    def restore(self, memory_id: int) -> Memory:
+        """Bring a forgotten memory back exactly as it was."""
+        path = f"memories/{int(memory_id)}/restore/"
+        return self._send(_Call("POST", path, parse=Memory.from_json))
+
+    def list_memories(
+        self,
+        *,
+        category: str | None = None,
+        context: str | None = None,
+        entity: str | None = None,
+        source: str | None = None,
+        sensitive: bool | None = None,
+        include_forgotten: bool | None = None,
+        ordering: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> dict[str, Any]:
+        """One page of stored memories under the filters, newest change first:
+        {"results": [Memory, ...], "count": n, "next": url | None}."""
+        params = _given(
+            category=category,
+            context=context,
+            entity=entity,
+            source=source,
+            sensitive=None if sensitive is None else str(sensitive).lower(),
+            include_forgotten=None if include_forgotten is None else str(include_forgotten).lower(),
+            ordering=ordering,
+            page=page,
+            page_size=page_size,
+        )
+        return self._send(_Call("GET", "memories/", params=params, parse=_memory_page))
+
     def search_conversations(
         self,
         query: str | None = None,
@@ -246,12 +301,32 @@ class _Api(_GraphApi):
             _Call("GET", "prompt/system/", params=params, parse=lambda b: b["prompt"])
         )
 
-    def dynamic_context(self, context: str | None = None, days: int | None = None) -> str:
-        """The per-turn context (time, due items) to put before the user's message."""
-        params = _given(context=context, days=days)
+    def dynamic_context(
+        self,
+        context: str | None = None,
+        days: int | None = None,
+        *,
+        query: str | None = None,
+        notes: int | None = None,
+    ) -> str:
+        """The per-turn context (time, due items) to put before the user's message; with
+        `notes` and the message as `query`, that many diary notes of earlier
+        conversations that bear on it."""
+        params = _given(context=context, days=days, query=query, notes=notes)
         return self._send(
             _Call("GET", "prompt/context/", params=params, parse=lambda b: b["context"])
         )
+
+    def propose_skill(
+        self, session_id: str, trigger: str, procedure: str, **fields: Any
+    ) -> ToolResult:
+        """Document, at the end of a run, a procedure this agent learned in `session_id`
+        (seed 001's self-reflection): `tools_used`, `what_worked`, `what_didnt_work`,
+        `gotchas`, `optimal_approach`, `unnecessary_tools`, `success_criteria` as
+        `fields`. Scrubbed of personal details and reviewed by staff; needs an agent of
+        a registered type. `result["outcome"]` says proposed, validated, known, ..."""
+        arguments = {"session_id": session_id, "trigger": trigger, "procedure": procedure}
+        return self.call_tool("propose_skill", {**arguments, **_given(**fields)})
 
     def recall_skills(self, query: str, *, top_k: int | None = None) -> list[dict[str, Any]]:
         """Procedures agents of this token's agent type learned (approved: by staff, or by a
@@ -300,3 +375,11 @@ class _Api(_GraphApi):
     def health(self) -> dict[str, Any]:
         """The server's health (needs no token)."""
         return self._send(_Call("GET", "health/"))
+
+
+def _memory_page(body: Any) -> dict[str, Any]:
+    return {
+        "results": [Memory.from_json(row) for row in body["results"]],
+        "count": body.get("count"),
+        "next": body.get("next"),
+    }

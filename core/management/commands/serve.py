@@ -28,7 +28,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from accounts.first_admin import first_admin_login
+from accounts.first_admin import first_admin_login, first_admin_path, first_admin_shown
 from learning.schedules import schedules_setup
 from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
@@ -80,11 +80,27 @@ class Command(BaseCommand):
         parser.add_argument("--workers", default=os.environ.get("GAIA_WEB_WORKERS", "1"))
         parser.add_argument("--threads", default=os.environ.get("GAIA_WEB_THREADS", "8"))
         parser.add_argument("--no-worker", action="store_true", help="web server only")
+        parser.add_argument(
+            "--check-port",
+            action="store_true",
+            help="only check that host:port is free, and end (make run does it first, "
+            "before the migrations and the rest of start-up)",
+        )
 
     def handle(
-        self, *args, host: str, port: str, workers: str, threads: str, no_worker: bool, **options
+        self,
+        *args,
+        host: str,
+        port: str,
+        workers: str,
+        threads: str,
+        no_worker: bool,
+        check_port: bool = False,
+        **options,
     ) -> None:
         _check_port(host, port)
+        if check_port:
+            return
         for note in front_notes(host):
             self.stdout.write(self.style.WARNING(note))
         try:
@@ -150,13 +166,22 @@ class Command(BaseCommand):
             )
         )
         login = first_admin_login()
-        if login is not None:
+        if login is None:
+            return
+        if first_admin_shown():  # printed once: a kept log must not hold it on every start
             self.stdout.write(
                 self.style.WARNING(
-                    f"Admin login: {login[0]} / {login[1]} (generated at the first start; "
-                    "shown until you change it on /password/)"
+                    f"Admin login: {login[0]}, with the password generated at the first start "
+                    f"(in {first_admin_path()} until you change it on /password/)"
                 )
             )
+            return
+        self.stdout.write(
+            self.style.WARNING(
+                f"Admin login: {login[0]} / {login[1]} (generated at the first start; shown "
+                f"this once, kept in {first_admin_path()} until you change it on /password/)"
+            )
+        )
 
 
 def _web_command(host: str, port: str, workers: str, threads: str) -> list[str]:
