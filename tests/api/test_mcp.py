@@ -192,7 +192,9 @@ def test_the_resources_are_also_listed_as_templates_with_their_query(alice_api, 
 @pytest.mark.parametrize(
     ("tool", "arguments", "named"),
     [
-        ("forget", {"memory_id": 12}, "id: Required (not memory_id): the memory's id, an integer."),
+        ("forget", {"memory_id": 12}, "memory_id: Unknown field"),
+        ("update_memory", {"memory_id": 12, "content": "x"},
+         "id: Required (not memory_id): the memory's id, an integer."),
         ("update_memory", {"content": "x"}, "id: Required: the memory's id, an integer."),
         ("recall", {"qurey": "tea"}, "qurey: Unknown field"),
         ("recall", {"query": "tea", "top_k": "many"}, "top_k: A valid integer is required."),
@@ -207,7 +209,7 @@ def test_an_argument_error_names_the_argument_and_what_the_tool_takes(
     message = result["structuredContent"]["error"]["message"]
     assert message.startswith(f"Invalid arguments for {tool}: ") and named in message, message
     shape = {
-        "forget": "id (integer, required)",
+        "forget": "id (integer), context (string), entity (string)",
         "update_memory": "id (integer, required)",
         "recall": "query (string, required)",
         "relate": "subject (integer or string, required)",
