@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from accounts import people
 from accounts.models import AppToken
 from accounts.services import token_authenticate
+from core.erasing import writes_refused
 
 USER_ID = "user_id"
 
@@ -137,6 +138,7 @@ class ActsForAPerson(permissions.IsAuthenticated):
             return False
         if is_app_request(request):
             raise exceptions.PermissionDenied(self.message)
+        writes_refused(request)  # 503 while the person's erase runs
         return True
 
 

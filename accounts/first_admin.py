@@ -6,6 +6,10 @@ starts, so a password printed once at first start scrolled out of sight (line 15
 the secret key and the database, which give as much away); `serve` shows it under its
 banner for as long as it still opens the account, and the file is removed once the
 password has been changed (on /password/ or with `manage.py changepassword`).
+
+The password itself is printed once, under the first banner after it was generated; a
+log that keeps every start must not hold it again and again. Later starts say where the
+kept copy is, for as long as it still opens the account.
 """
 
 from pathlib import Path
@@ -24,6 +28,22 @@ def first_admin_password_keep(*, username: str, password: str) -> None:
     path.touch(mode=0o600)
     path.chmod(0o600)
     path.write_text(f"{username}\n{password}\n")
+
+
+def first_admin_path() -> Path:
+    """Where the generated password is kept until it is changed."""
+    return _path()
+
+
+def first_admin_shown() -> bool:
+    """Whether a banner showed the kept password already; marks it shown from now on."""
+    path = _path()
+    lines = path.read_text().split("\n")
+    if "shown" in lines[2:]:
+        return True
+    with path.open("a") as kept:
+        kept.write("shown\n")
+    return False
 
 
 def first_admin_login() -> tuple[str, str] | None:

@@ -94,6 +94,7 @@ class UserSettings(models.Model):
 
     class Meta:
         db_table = "memory_usersettings"
+        verbose_name_plural = "user settings"
 
     def __str__(self) -> str:
         return f"settings of {self.user_id}"

@@ -194,8 +194,8 @@ def person_agent(*, person: AppPerson, name: str) -> Agent:
 
 def person_delete(*, app: App, person: AppPerson) -> None:
     """Delete `app`'s person and their account (its tokens, agents and settings go with
-    it). Erase their memory first (privacy's `memory_erase_user`): this removes only the
-    account rows."""
+    it): only the account rows. Privacy's `app_person_erase` erases their memory and
+    then calls this, in one unit."""
     if person.app_id != app.pk:
         raise PersonNotFound("No such person.")
     person.user.delete()

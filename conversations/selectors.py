@@ -111,3 +111,9 @@ def extraction_failures(*, user: Any, limit: int = 5) -> list[dict[str, Any]]:
         }
         for r in rows
     ]
+
+
+def turns_awaiting_extraction() -> int:
+    """Everyone's turns still waiting for extraction (the installation's backlog, for
+    the operator's metrics; no person's rows are read)."""
+    return Turn.objects.filter(extraction_status="pending").count()

@@ -1,14 +1,17 @@
 """What the logs show of a request's path: its route, never the names a client chose.
 
 A session's URL carries the id its client picked (`/api/v1/conversations/sessions/
-chat-with-ottoline/`), and a log line outlives an account erase. Two places log paths:
+chat-with-ottoline/`), an app's person's URL their external id (`/api/v1/people/
+ana@example.com/`, mem0's `/mem0/v2/entities/user/ana@example.com/`, `?user_id=...`), and
+a log line outlives an account erase. Two places log paths:
 
 - the server's access log (gunicorn's `%(U)s`, read from the WSGI environ once the answer
   is sent): `private_paths` replaces such segments in the environ after the application
   has answered (Django has read the path by then);
 - Django's request log ("Not Found: /api/..."): `PrivatePathsFilter` on the handlers.
 
-Either way the line reads `/api/v1/conversations/sessions/{session_id}/`.
+Either way the line reads `/api/v1/conversations/sessions/{session_id}/`,
+`/api/v1/people/{user_id}/tokens/`, `/mem0/v2/entities/user/{name}/`, `?user_id={id}`.
 """
 
 import logging
@@ -18,14 +21,22 @@ from typing import Any
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-_PRIVATE = re.compile(r"(/api/v1/conversations/sessions/)[^/?#\s]+")
-_MARK = r"\1{session_id}"
-_ENVIRON_KEYS = ("PATH_INFO", "RAW_URI", "REQUEST_URI")
+_END = r"""(?=(?:/tokens(?:/\d+)?)?/?(?:[?#\s"']|$))"""  # a person's id is a path itself
+_PRIVATE = (
+    (re.compile(r"(/api/v1/conversations/sessions/)[^/?#\s]+"), r"\1{session_id}"),
+    (re.compile(rf"(/api/v1/people/)[^?#\s]+?{_END}"), r"\1{user_id}"),
+    (re.compile(r"(/mem0/v2/entities/(?:user|agent|run)/)[^/?#\s]+"), r"\1{name}"),
+    (re.compile(r"((?:^|[?&])(?:user_id|agent_id|run_id)=)[^&#\s\"']*"), r"\1{id}"),
+)
+_ENVIRON_KEYS = ("PATH_INFO", "RAW_URI", "REQUEST_URI", "QUERY_STRING")
 
 
 def path_masked(path: str) -> str:
-    """`path` with the segments a client named (session ids) replaced by their kind."""
-    return _PRIVATE.sub(_MARK, path)
+    """`path` with the segments a client named (session ids, a person's external id)
+    replaced by their kind."""
+    for pattern, mark in _PRIVATE:
+        path = pattern.sub(mark, path)
+    return path
 
 
 def private_paths(app: WSGIApp) -> WSGIApp:

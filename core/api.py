@@ -2,18 +2,22 @@
 
 Errors: {"error": {"code": str, "message": str, "fields"?: {name: [messages]}}}.
 A Django ValidationError from a service is a 400; an object that is missing or belongs
-to someone else (ObjectDoesNotExist) is the same 404.
+to someone else (ObjectDoesNotExist) is the same 404. A write that failed on a row its
+person's erase removed (an IntegrityError) is the erase's retryable 503 (core/erasing.py).
 """
 
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
+
+from core.erasing import integrity_answer
 
 MAX_PAGE_SIZE = 200
 
@@ -55,6 +59,8 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         return error_response(code, message, status.HTTP_400_BAD_REQUEST, fields)
     if isinstance(exc, (ObjectDoesNotExist, Http404)):
         return error_response("not_found", "Not found.", status.HTTP_404_NOT_FOUND)
+    if isinstance(exc, IntegrityError):
+        exc = integrity_answer(context.get("request")) or exc
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -20,6 +20,15 @@ from typing import Any
 worker_class = "core.gunicorn_worker.BufferingThreadWorker"
 
 
+def child_exit(server: Any, worker: Any) -> None:
+    """In the master, once a worker is gone: with metrics on (multiprocess mode), its live
+    gauges stop counting (prometheus-client's own advice for gunicorn)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess  # only when the settings turned it on
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
 def worker_exit(server: Any, worker: Any) -> None:
     leaving = sys.exc_info()[1]  # gunicorn calls this while the worker's SystemExit unwinds
     if isinstance(leaving, SystemExit):

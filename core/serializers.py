@@ -117,6 +117,18 @@ class WhenField(serializers.Field):
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True})
+class RoundedFloatField(serializers.FloatField):
+    """A float answered to `places` decimals: 0.8, not 0.7999999999999999 (a stored
+    confidence after a few recall bumps of 0.02)."""
+
+    def __init__(self, *, places: int = 4, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.places = places
+
+    def to_representation(self, value: Any) -> float:
+        return round(float(value), self.places)
+
+
 class JSONObjectField(serializers.JSONField):
     """A JSON object (not a list or a scalar) that every database backend can store."""
 

@@ -8,11 +8,13 @@ token or a staff login sees them. Check output is scrubbed of secrets (keys from
 settings, passwords in URLs) whatever a check puts in it.
 """
 
+import hmac
 import re
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.http import Http404, HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -20,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core import health
+from core import health, metrics
 
 _URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.\-]*://)[^/\s@]+@", re.I)
 
@@ -103,3 +105,17 @@ class HealthView(APIView):
             else {"status": state}
         )
         return Response(body, status=200 if database_ok else 503)
+
+
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    """Prometheus's scrape (core/metrics.py): 404 unless metrics are on and a token is
+    set, 401 without that token as a bearer token."""
+    if not metrics.enabled() or not settings.GAIA_METRICS_TOKEN:
+        raise Http404
+    given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    if not hmac.compare_digest(given.encode(), settings.GAIA_METRICS_TOKEN.encode()):
+        answer = HttpResponse("a bearer token is required\n", status=401)
+        answer["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return answer
+    body, content_type = metrics.scrape()
+    return HttpResponse(body, content_type=content_type)

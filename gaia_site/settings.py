@@ -1,5 +1,6 @@
 """Gaia Memory Server settings: every knob is an environment variable (docs/operating.md)."""
 
+import os
 import secrets
 from pathlib import Path
 
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_q",
+    "corsheaders",
     # our apps, in their import order (each imports only itself and those above it here)
     "core",
     "accounts",
@@ -66,6 +68,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.request_id.RequestMiddleware",  # X-Request-ID, the id in log lines, request metrics
+    "corsheaders.middleware.CorsMiddleware",  # before anything that answers (preflights)
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -277,6 +281,9 @@ GAIA_INDEX_CACHE_MB = envint("GAIA_INDEX_CACHE_MB", 256)
 # an owner's index maps it from here instead of building it from the database.
 GAIA_INDEX_SNAPSHOTS = envbool("GAIA_INDEX_SNAPSHOTS", True)
 GAIA_INDEX_SNAPSHOT_DIR = envstr("GAIA_INDEX_SNAPSHOT_DIR", str(DATA_DIR / "indexes"))
+# How often (seconds) each process applies the erases other nodes made to its own snapshot
+# folder (retrieval/snapshot_marks.py); 0 = never (one node, or the tests).
+GAIA_SNAPSHOT_ERASE_POLL = envfloat("GAIA_SNAPSHOT_ERASE_POLL", 2.0)
 GAIA_RRF_K = envint("GAIA_RRF_K", 60)
 # Equal weights: on conversational text BM25 is at least as good as MiniLM vectors, and
 # 0.6/0.4 lets vector-only hits outrank keyword-only ones (docs/decisions.md).
@@ -329,6 +336,9 @@ GAIA_DECAY_EXEMPT_CONTEXTS = envlist("GAIA_DECAY_EXEMPT_CONTEXTS", "")
 GAIA_DECAY_HALF_LIFE_DAYS = envfloat("GAIA_DECAY_HALF_LIFE_DAYS", 30.0)
 GAIA_DECAY_THRESHOLD = envfloat("GAIA_DECAY_THRESHOLD", 0.05)
 GAIA_DECAY_PRUNE_AGE_DAYS = envfloat("GAIA_DECAY_PRUNE_AGE_DAYS", 30.0)
+# Shared skills: a word taught to an agent type by this many different people is the
+# type's own and may reach its other users (docs/privacy.md).
+GAIA_SKILL_WORD_PEOPLE = max(2, envint("GAIA_SKILL_WORD_PEOPLE", 3))
 # Background schedules, in minutes (0 = not scheduled).
 GAIA_EXTRACT_SWEEP_INTERVAL = envint("GAIA_EXTRACT_SWEEP_INTERVAL", 10)
 GAIA_CONSOLIDATE_INTERVAL = envint("GAIA_CONSOLIDATE_INTERVAL", 10)
@@ -345,26 +355,57 @@ GAIA_WEBHOOK_TIMEOUT = envfloat("GAIA_WEBHOOK_TIMEOUT", 10.0)  # one POST, whole
 GAIA_WEBHOOK_PAUSE_FAILURES = envint("GAIA_WEBHOOK_PAUSE_FAILURES", 10)
 GAIA_WEBHOOK_PAUSE_HOURS = envfloat("GAIA_WEBHOOK_PAUSE_HOURS", 24.0)
 GAIA_WEBHOOK_KEEP_DAYS = envint("GAIA_WEBHOOK_KEEP_DAYS", 14)  # delivered events, then pruned
-# Receivers on loopback or private networks (a self-hosted receiver next to the server).
-GAIA_WEBHOOK_ALLOW_PRIVATE = envbool("GAIA_WEBHOOK_ALLOW_PRIVATE", True)
+# People's and apps' receivers on loopback or private networks too (a self-hosted receiver
+# next to the server); staff's own endpoints may always reach them (docs/webhooks.md).
+GAIA_WEBHOOK_ALLOW_PRIVATE = envbool("GAIA_WEBHOOK_ALLOW_PRIVATE", False)
 
 # --- Web app
 GAIA_ALLOW_SIGNUP = envbool("GAIA_ALLOW_SIGNUP", False)
 
+# GAIA_LOG_FORMAT=json: one JSON object a line (core/request_id.py), for a log collector.
+GAIA_LOG_FORMAT = envstr("GAIA_LOG_FORMAT", "plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "core.request_id.JsonFormatter"},
+    },
     # Session ids in logged paths become {session_id} (they outlive an erase).
-    "filters": {"private_paths": {"()": "core.access_log.PrivatePathsFilter"}},
+    "filters": {
+        "private_paths": {"()": "core.access_log.PrivatePathsFilter"},
+        "request_id": {"()": "core.request_id.RequestIdFilter"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "plain",
-            "filters": ["private_paths"],
+            "formatter": "json" if GAIA_LOG_FORMAT == "json" else "plain",
+            "filters": ["request_id", "private_paths"],
         }
     },
     "root": {"handlers": ["console"], "level": envstr("GAIA_LOG_LEVEL", "INFO")},
-    # The MCP SDK logs every stateless request's session start and end at INFO.
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "mcp": {"level": "WARNING"}},
+    # The MCP SDK logs every stateless request's session start and end at INFO; faiss's
+    # loader logs each instruction set it tries in every process ("Could not load library
+    # with AVX512 support due to: ModuleNotFoundError"), which reads like an error.
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "mcp": {"level": "WARNING"},
+        "faiss": {"level": "WARNING"},
+    },
 }
+
+# --- Metrics (core/metrics.py, docs/operating.md "Metrics"): /metrics answers 404 unless
+# GAIA_METRICS is on and GAIA_METRICS_TOKEN set; a scrape sends it as a bearer token.
+GAIA_METRICS = envbool("GAIA_METRICS", False)
+GAIA_METRICS_TOKEN = envstr("GAIA_METRICS_TOKEN", "")
+GAIA_METRICS_DIR = envstr("GAIA_METRICS_DIR", str(DATA_DIR / "metrics"))
+if GAIA_METRICS:  # several processes' counters, added up by the scrape (multiprocess mode)
+    Path(GAIA_METRICS_DIR).mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", GAIA_METRICS_DIR)
+
+# --- Browsers on other origins (django-cors-headers): closed unless listed, e.g.
+# GAIA_CORS_ORIGINS=https://app.example.org,https://admin.example.org. Only the APIs.
+CORS_ALLOWED_ORIGINS = envlist("GAIA_CORS_ORIGINS")
+CORS_URLS_REGEX = r"^/(api/v1|mem0|mcp)(/.*)?$"
+CORS_EXPOSE_HEADERS = ["X-Request-ID", "Retry-After"]
+CORS_PREFLIGHT_MAX_AGE = 3600

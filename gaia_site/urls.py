@@ -8,6 +8,7 @@ Every API name starts with `api-` and every page name with `web-`: the cross-use
 from django.contrib import admin
 from django.urls import include, path, re_path
 
+from core.views import metrics_view
 from memory.api.mcp_view import McpView
 
 API_URLCONFS = (
@@ -39,5 +40,6 @@ urlpatterns = [
     path("api/v1/", include(api)),
     re_path(r"^mcp/?$", McpView.as_view(), name="api-mcp"),
     path("mem0/", include("mem0api.urls")),  # mem0's platform API, for mem0's own SDK
+    path("metrics", metrics_view, name="metrics"),  # Prometheus (GAIA_METRICS, a token)
     *pages,
 ]

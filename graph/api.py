@@ -37,6 +37,7 @@ from memory.selectors import items_about
 
 ENTITY_ID = path_id("The entity's id; another person's id answers 404 like a missing one.")
 RELATION_ID = path_id("The relation's id; another person's id answers 404 like a missing one.")
+_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
 api = Operations(["graph"])
 on_entity = api.at(ENTITY_ID, row=GraphEntitySerializer)
 on_relation = api.at(RELATION_ID, row=GraphRelationSerializer)
@@ -60,6 +61,14 @@ def _yours(user: Any, model: type, ids: list[int], field: str) -> list[int]:
     if found != set(ids):
         raise ValidationError({field: [f"No such {model._meta.verbose_name}."]})
     return ids
+
+
+def _flag(value: str, field: str) -> bool:
+    """A true/false query parameter; anything else (`maybe`) is a 400 naming it."""
+    lower = value.lower()
+    if lower not in _TRUE | _FALSE:
+        raise ValidationError({field: ["true or false."]})
+    return lower in _TRUE
 
 
 def entity_page(user: Any, entity: Entity) -> dict:
@@ -179,14 +188,15 @@ class EntitySplitView(_Base):
     def post(self, request: Request, pk: int) -> Response:
         entity = _entity(request, pk)
         data = _valid(GraphSplitSerializer, request)
+        user = request.user
         new = services.entity_split(
             user=request.user,
             entity=entity,
             name=data["name"],
             kind=data.get("kind"),
             aliases=data.get("aliases", []),
-            item_ids=_yours(request.user, KnowledgeItem, data.get("memory_ids", []), "memory_ids"),
-            relation_ids=data.get("relation_ids", []),
+            item_ids=_yours(user, KnowledgeItem, data.get("memory_ids", []), "memory_ids"),
+            relation_ids=_yours(user, Relation, data.get("relation_ids", []), "relation_ids"),
         )
         return Response(GraphEntitySerializer(new).data, status=status.HTTP_201_CREATED)
 
@@ -211,7 +221,7 @@ class RelationListView(_Base, PagedListView):
             if not (entity.isascii() and entity.isdigit()):
                 raise ValidationError({"entity": ["An entity id (integer)."]})
             of = selectors.entity_get(user=request.user, entity_id=object_id(int(entity)))
-        held = None if current is None else current.lower() in {"true", "1", "yes"}
+        held = None if current is None else _flag(current, "current")
         found = selectors.relations(user=request.user, entity=of, current=held)
         return self.paged(found.prefetch_related("turns"))
 

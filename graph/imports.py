@@ -7,7 +7,9 @@ learned from) under the exporter's ids. An import stores them as they were: an e
 joins the account's entity that already goes by its name (importing twice adds
 nothing), a relation is kept with its own start and end (an ended one stays ended, a
 holding one ends none of the account's), and one already there with the same subject,
-type, object and start is only given the sources it lacks.
+type, object and start is only given the sources it lacks. A relation's `ended_by` names
+another relation, of the same subject and type, that ended it: one that still holds, or
+names itself, is refused.
 """
 
 from collections.abc import Iterator
@@ -98,6 +100,11 @@ def relation_import_clean(*, user: Any, fields: dict[str, Any]) -> dict[str, Any
     end = stored_when(fields.get("valid_to"), field="valid_to", tz=tz)
     if end is not None and end < start:
         raise ValidationError({"valid_to": "A relation ends after it starts."}, code="invalid")
+    ended_by = fields.get("ended_by")
+    if ended_by is not None and ended_by == fields.get("id"):
+        raise ValidationError({"ended_by": "Another relation ends this one, not itself."})
+    if ended_by is not None and end is None:
+        raise ValidationError({"ended_by": "Only a relation that ended (valid_to) has one."})
     created = stored_when(fields.get("created_at"), field="created_at", tz=tz)
     return {
         "type": fields["relation"],

@@ -5,7 +5,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from core.serializers import StrictSerializer, WhenField
+from core.serializers import MAX_ID, StrictSerializer, WhenField
 from graph.models import Entity, Relation
 from graph.vocabulary import KINDS, RELATION_TYPES, sentence
 
@@ -22,7 +22,7 @@ def _names(help_text: str) -> serializers.ListField:
 
 
 def _ids(help_text: str) -> serializers.ListField:
-    child = serializers.IntegerField(min_value=1)
+    child = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     return serializers.ListField(
         child=child, max_length=MAX_LIST, required=False, help_text=help_text
     )
@@ -35,6 +35,8 @@ class EntityRefField(serializers.Field):
     def to_internal_value(self, data: Any) -> int | str:
         if isinstance(data, bool) or not isinstance(data, (int, str)):
             raise serializers.ValidationError("An entity id (integer) or a name (string).")
+        if isinstance(data, int) and not 1 <= data <= MAX_ID:
+            raise serializers.ValidationError(f"An entity id is from 1 to {MAX_ID}.")
         if isinstance(data, str) and not data.strip():
             raise serializers.ValidationError("A name is required.")
         return data
@@ -125,7 +127,9 @@ class GraphAliasesAnswerSerializer(serializers.Serializer):
 
 
 class GraphMergeSerializer(StrictSerializer):
-    other = serializers.IntegerField(help_text="The entity that is the same; it is gone after.")
+    other = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="The entity that is the same; it is gone after."
+    )
 
 
 class GraphSplitSerializer(StrictSerializer):

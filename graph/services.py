@@ -324,12 +324,23 @@ def _times(row: dict[str, Any]) -> dict[str, Any]:
 
 def relations_import_ends(*, user: Any, ends: Iterable[tuple[int, int]]) -> int:
     """Link each imported relation to the relation that ended it: (relation, ended by),
-    both the user's; one already linked keeps its link. Returns how many were linked."""
-    ends = list(ends)
+    both the user's, another relation of the same subject and type, the first one ended
+    (it has a valid_to); one already linked keeps its link. Returns how many were linked."""
+    ends = [(pk, by) for pk, by in ends if pk != by]
     mine = Relation.objects.for_user(user)
-    owned = set(mine.filter(pk__in=[by for _, by in ends]).values_list("pk", flat=True))
-    unlinked = mine.filter(ended_by__isnull=True)
-    return sum(unlinked.filter(pk=pk).update(ended_by=by) for pk, by in ends if by in owned)
+    enders = {
+        pk: (subject, kind)
+        for pk, subject, kind in mine.filter(pk__in=[by for _, by in ends]).values_list(
+            "pk", "subject_id", "type"
+        )
+    }
+    unlinked = mine.filter(ended_by__isnull=True, valid_to__isnull=False)
+    linked = 0
+    for pk, by in ends:
+        if by in enders:
+            subject, kind = enders[by]
+            linked += unlinked.filter(pk=pk, subject_id=subject, type=kind).update(ended_by=by)
+    return linked
 
 
 def graph_forget_items(*, user: Any, item_ids: Iterable[int]) -> None:

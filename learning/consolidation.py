@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from accounts.selectors import memory_on
 from accounts.services import user_settings_get
 from conversations.models import Session, Turn
 from conversations.services.consolidation import (
@@ -107,7 +108,7 @@ def consolidate_session(*, session_pk: int, force: bool = False) -> dict[str, An
         .filter(session=session, consolidated_at__isnull=True)
         .order_by("timestamp", "pk")[:MAX_TURNS]
     )
-    if not user_settings_get(user).memory_enabled:  # memory off: learn nothing from them
+    if not memory_on(user):  # memory off: learn nothing from them
         turns_consolidation_skip(turn_ids=[t.pk for t in turns], when=timezone.now())
         return {"status": "skipped", "reason": "memory is turned off", "turns_consolidated": 0}
     if not turns or (not force and len(turns) < MIN_TURNS):

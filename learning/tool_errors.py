@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from accounts.services import user_settings_get
+from accounts.selectors import memory_on
 from conversations.models import ToolCall
 from core.queue import enqueue_on_commit
 from memory.models import KnowledgeItem
@@ -115,7 +115,7 @@ def tool_errors_sync(*, user_id: int, tool_name: str) -> dict[str, Any]:
         return {"status": "no calls"}
     if latest.success:
         return _retire(user, latest)
-    if not user_settings_get(user).memory_enabled:
+    if not memory_on(user):
         return {"status": "skipped", "reason": "memory is turned off"}
     detail = (latest.error or latest.result_summary or "no error message").strip()
     fields = {

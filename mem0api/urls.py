@@ -7,7 +7,7 @@ test of each (tests/test_architecture.py requires one).
 
 from django.urls import path
 
-from mem0api.api import entities, items, memories, unsupported
+from mem0api.api import entities, exports, items, memories, unsupported
 
 urlpatterns = [
     path("v1/ping/", entities.PingView.as_view(), name="api-mem0-ping"),
@@ -24,9 +24,17 @@ urlpatterns = [
     ),
     path("v1/memories/<str:memory_id>/", items.MemoryView.as_view(), name="api-mem0-memory"),
     path("v1/batch/", items.BatchView.as_view(), name="api-mem0-batch"),
+    path("v1/exports/get/", exports.ExportView.as_view(), name="api-mem0-export"),
+    path("v1/exports/", exports.CreateExportView.as_view(), name="api-mem0-export-create"),
     path("v1/entities/", entities.EntitiesView.as_view(), name="api-mem0-entities"),
     path(
         "v2/entities/<str:kind>/<str:name>/", entities.EntityView.as_view(), name="api-mem0-entity"
+    ),
+    # mem0's TypeScript SDK's deleteUser calls the v1 path of the same erase.
+    path(
+        "v1/entities/<str:kind>/<str:name>/",
+        entities.EntityView.as_view(),
+        name="api-mem0-entity-v1",
     ),
     path("<path:rest>", unsupported.UnsupportedView.as_view(), name="api-mem0-unsupported"),
 ]

@@ -1,5 +1,7 @@
 """Staff curation of every user's memory; edits, actions and deletes go through the services."""
 
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -7,7 +9,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.admin import ServiceSaveAdmin
 from memory import services
-from memory.models import KnowledgeItem, MemoryVersion
+from memory.models import KnowledgeItem, MemoryVersion, UsageDay
 from privacy import services as privacy_services
 
 # The fields an item added here takes from the form (the rest: the service's defaults).
@@ -169,3 +171,20 @@ class KnowledgeItemAdmin(ServiceSaveAdmin):
     def delete_queryset(self, request, queryset):
         for item in queryset.select_related("owner"):
             privacy_services.memory_erase(user=item.owner, item_id=item.pk)
+
+
+@admin.register(UsageDay)
+class UsageDayAdmin(admin.ModelAdmin):
+    """Usage analytics: searches, memories used and skills applied per person and day
+    (counts only). Written by recall and skill search, never by hand."""
+
+    list_display = ("day", "owner", "kind", "count")
+    list_filter = ("kind", "day")
+    date_hierarchy = "day"
+    search_fields = ("owner__username",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

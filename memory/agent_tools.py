@@ -1,4 +1,4 @@
-"""The tools an agent is offered (five for the user's memory, `relate` for the graph of
+"""The tools an agent is offered (six for the user's memory, `relate` for the graph of
 their life, and those apps above memory register: skills' `recall_skills`, learning's
 `extract` while a language model is configured) as OpenAI function-calling schemas, and
 their dispatcher; memory's own schemas are written in memory/tool_schemas.py. Apps above
@@ -26,6 +26,7 @@ from rest_framework import serializers
 
 from accounts.agents import context_default, read_context
 from accounts.models import Agent, ApiToken
+from accounts.selectors import memory_on
 from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
@@ -34,7 +35,7 @@ from core.serializers import MAX_ID, StrictSerializer
 from core.text import data_problem
 from graph import agent_tools as graph_tools
 from graph.serializers import GraphRelationCreateSerializer
-from memory import services
+from memory import selectors, services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
@@ -119,6 +120,13 @@ class _IdSerializer(StrictSerializer):
 
 def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
     rest = {k: v for k, v in arguments.items() if k != "id"}
+    if arguments.get("id") is None:
+        misnamed = [
+            k for k in rest if k.lower().replace("_", "") in ("memoryid", "itemid", "memory")
+        ]
+        hint = f" (not {', '.join(misnamed)})" if misnamed else ""
+        raise ToolError("invalid_arguments", "Invalid arguments.",
+                        {"id": [f"Required{hint}: the memory's id, an integer."]})  # fmt: skip
     return valid_arguments(_IdSerializer, {"id": arguments.get("id")}, user)["id"], rest
 
 
@@ -140,6 +148,7 @@ def _remember(user: Any, arguments: dict, caller: Caller) -> dict:
 def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
     data = valid_arguments(RecallSerializer, arguments, user)
     data["context"] = read_context(data.get("context"), caller.active_context)
+    data["matching"] = data.pop("where", None)
     hits = recall(user=user, **data)
     services.memory_touch(user=user, item_ids=[h.item.pk for h in hits])  # handed to an agent
     return {
@@ -156,6 +165,7 @@ def _recall(user: Any, arguments: dict, caller: Caller) -> dict:
         ],
         "judged": hits.judged,
         **({"time_read": hits.time_read} if hits.time_read else {}),
+        **({"memory": "off"} if hits.reason == "memory off" else {}),
     }
 
 
@@ -175,16 +185,80 @@ def _update(user: Any, arguments: dict, caller: Caller) -> dict:
     return _item(changed)
 
 
+class _ListSerializer(StrictSerializer):
+    category = serializers.ChoiceField(choices=CATEGORIES, required=False)
+    context = serializers.CharField(max_length=100, required=False)
+    entity = serializers.CharField(max_length=200, required=False)
+    include_sensitive = serializers.BooleanField(default=False)
+    ordering = serializers.ChoiceField(
+        choices=["-updated_at", "-created_at", "created_at", "-confidence", "-last_used"],
+        default="-updated_at",
+    )
+    page = serializers.IntegerField(min_value=1, max_value=MAX_ID, default=1)
+    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
+
+
+def _list(user: Any, arguments: dict, caller: Caller) -> dict:
+    data = valid_arguments(_ListSerializer, arguments, user)
+    page, size = data.pop("page"), data.pop("page_size")
+    if not memory_on(user):  # session-only: nothing stored is shown to an agent
+        return {"results": [], "count": 0, "page": page, "next_page": None, "memory": "off"}
+    sensitive = None if data.pop("include_sensitive") else False
+    items = selectors.memory_list(user=user, sensitive=sensitive, **data)
+    count = items.count()
+    shown = list(items.defer("embedding")[(page - 1) * size : page * size])
+    more = page * size < count
+    return {
+        "results": [_item(item) for item in shown],
+        "count": count,
+        "page": page,
+        "next_page": page + 1 if more else None,
+    }
+
+
+class _ForgetSerializer(StrictSerializer):
+    id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    context = serializers.CharField(max_length=100, required=False)
+    entity = serializers.CharField(max_length=200, required=False)
+    older_than = serializers.CharField(max_length=20, required=False)
+    categories = serializers.ListField(
+        child=serializers.ChoiceField(choices=CATEGORIES), required=False, max_length=20
+    )
+    dry_run = serializers.BooleanField(default=False)
+
+
 def _forget(user: Any, arguments: dict, caller: Caller) -> dict:
-    item_id, rest = _split_id(arguments, user)
-    if rest:
-        raise ToolError("invalid_arguments", "forget takes only an id.")
-    item = services.memory_forget(user=user, item_id=item_id)
-    return {"id": item.pk, "forgotten": True}
+    """One item by id, or every item matching the filters (a scope, an age, categories)."""
+    data = valid_arguments(_ForgetSerializer, arguments, user)
+    dry_run = data.pop("dry_run")
+    if "id" in data:
+        if len(data) > 1:
+            raise ToolError("invalid_arguments", "Give an id, or filters, not both.")
+        if dry_run:
+            item = services.memory_get(user=user, item_id=data["id"])
+            if item.forgotten_at is not None:
+                raise KnowledgeItem.DoesNotExist
+            return {"id": item.pk, "forgotten": False, "count": 1, "dry_run": True}
+        item = services.memory_forget(user=user, item_id=data["id"])
+        return {"id": item.pk, "forgotten": True, "count": 1, "dry_run": False}
+    if not data:
+        raise ToolError(
+            "invalid_arguments",
+            "Give an id, or at least one of context, entity, older_than, categories.",
+        )
+    ids = services.memory_forget_matching(user=user, dry_run=dry_run, **data)
+    return {
+        "forgotten": not dry_run and bool(ids),
+        "count": len(ids),
+        "dry_run": dry_run,
+        "ids": ids,
+    }
 
 
 def _search_turns(user: Any, arguments: dict, caller: Caller) -> dict:
     data = valid_arguments(TurnSearchSerializer, arguments, user)
+    if not memory_on(user):  # session-only: earlier conversations are not searched
+        return {"results": [], "judged": True, "memory": "off"}
     hits = turn_search.search_turns(user=user, **data)
     return {
         "results": [
@@ -212,6 +286,7 @@ Handler = Callable[[Any, dict, Caller], dict]
 _HANDLERS: dict[str, Handler] = {
     "remember": _remember,
     "recall": _recall,
+    "list_memories": _list,
     "update_memory": _update,
     "forget": _forget,
     "search_past_conversations": _search_turns,
@@ -272,6 +347,33 @@ def failure(code: str, message: str, fields: dict | None = None) -> dict[str, An
     return {"ok": False, "error": error}
 
 
+def _shape(name: str) -> str:
+    """What the tool takes, from its schema: "query (string, required), top_k (integer)"."""
+    schema = next((t for t in tools_offered() if t["function"]["name"] == name), None)
+    if schema is None:
+        return ""
+    parameters = schema["function"]["parameters"]
+    required = set(parameters.get("required", ()))
+
+    def kind(spec: dict) -> str:
+        given = spec.get("type", "any")
+        return " or ".join(given) if isinstance(given, list) else str(given)
+
+    return ", ".join(
+        f"{arg} ({kind(spec)}{', required' if arg in required else ''})"
+        for arg, spec in parameters.get("properties", {}).items()
+    )
+
+
+def _named(name: str, error: ToolError) -> str:
+    """An argument error's message naming each argument at fault and what the tool takes."""
+    if error.code != "invalid_arguments" or not error.fields:
+        return error.message
+    wrong = "; ".join(f"{arg}: {' '.join(msgs)}" for arg, msgs in error.fields.items())
+    shape = _shape(name)
+    return f"Invalid arguments for {name}: {wrong}" + (f" It takes: {shape}." if shape else "")
+
+
 def tool_call(
     *,
     user: Any,
@@ -293,7 +395,7 @@ def tool_call(
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments), Caller(token, context))}
     except ToolError as error:
-        return failure(error.code, error.message, error.fields)
+        return failure(error.code, _named(name, error), error.fields)
     except DjangoValidationError as error:
         fields = error_fields(error.message_dict) if hasattr(error, "error_dict") else {}
         code = getattr(error, "code", None) or "invalid"

@@ -121,9 +121,11 @@ def _plan(
         key, outcome = dedup.judge(words, current)
         if outcome == "fold":
             plan.append(Step(key, True))
+            held = seen.words[key] if key in seen.words else stored.get(key[1], Words())
+            words = held if words < held else words  # a fold keeps the fuller text
         else:
             plan.append(Step((1, len(plan)), False, key))
-        seen.add(plan[-1].key, scope, words)  # after a fold the newer content is this one
+        seen.add(plan[-1].key, scope, words)  # after a fold the content it keeps is this one
     return plan
 
 

@@ -5,12 +5,15 @@ facts, linked as a possible conflict for reconciliation to judge.
 "The same thing" is the same content words, numbers, names and polarity, in any form:
 case, punctuation, word order, articles and auxiliaries ("the", "is"), inflection
 ("hikes"/"hiking"), contractions ("isn't" = "is not"). Each text becomes a *meaning key*
-(its content words, lightly stemmed); equal keys fold. "User loves hiking in the Alps"
-and "... in the Dolomites", "... on Monday" and "... on Friday", "allergic" and "not
-allergic", and a refinement that adds words ("... at noon") differ in their keys: they
-are kept apart, and linked (`KnowledgeItem.conflicts_with`) when their keys share most
-words (NEAR_THRESHOLD of the smaller key, at least NEAR_MIN_SHARED words). A synonym
-("likes" / "prefers") is not recognised: such a rewrite is kept as its own item.
+(its content words, lightly stemmed); equal keys fold. So does a refinement: one text
+saying all the other says and more ("Prefers window seats" and "User prefers window
+seats on long flights", an agent's `remember` and extraction of the same turn), unless
+what it adds turns the statement round ("not", "never", "no longer", "used to"): the
+fold keeps the fuller text. "User loves hiking in the Alps" and "... in the Dolomites",
+"... on Monday" and "... on Friday", "allergic" and "not allergic" differ in their keys:
+they are kept apart, and linked (`KnowledgeItem.conflicts_with`) when their keys share
+most words (NEAR_THRESHOLD of the smaller key, at least NEAR_MIN_SHARED words). A
+synonym ("likes" / "prefers") is not recognised: such a rewrite is kept as its own item.
 Whoever saves a fold that changed the text keeps the earlier text as a version.
 """
 
@@ -43,6 +46,12 @@ _CONTRACTIONS = (
 # Words that carry form, not meaning: articles and the auxiliaries of "is"/"does".
 FORM_WORDS = frozenset(
     "a an the is are am be been being do does did s".split()
+)  # fmt: skip
+# Words that turn a statement round: a text that adds one of these to another does not
+# refine it, it contradicts it ("works at Acme" / "no longer works at Acme").
+TURNING_WORDS = frozenset(
+    "not no never nor neither none nothing nobody without longer anymore formerly "
+    "previously former ex used stopped quit until".split()
 )  # fmt: skip
 Outcome = Literal["fold", "conflict", "new"]
 K = TypeVar("K")
@@ -90,20 +99,39 @@ def near(a: frozenset[str], b: frozenset[str]) -> float:
     return score if score >= NEAR_THRESHOLD else 0.0
 
 
+@lru_cache(maxsize=1)
+def _turning() -> frozenset[str]:
+    return frozenset(_stem(w) for w in TURNING_WORDS)
+
+
+def refines(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether one key says all the other says, and more that does not turn it round
+    (the two agree: one is the fuller statement)."""
+    smaller, larger = (a, b) if len(a) <= len(b) else (b, a)
+    if len(smaller) < NEAR_MIN_SHARED or not smaller < larger:
+        return False
+    return not (larger - smaller) & _turning()
+
+
 def judge(
     key: frozenset[str], candidates: Iterable[tuple[K, frozenset[str]]]
 ) -> tuple[K | None, Outcome]:
     """What a text of meaning `key` is to `candidates` (in order, oldest first): the
-    first that says the same ("fold"), else the nearest that shares most words, the
-    newest on ties, so a chain of corrections links each to the one before
-    ("conflict"), else nothing ("new")."""
-    best, best_score = None, 0.0
+    first that says the same ("fold"), else the first it refines or that refines it
+    ("fold": they agree), else the nearest that shares most words, the newest on ties,
+    so a chain of corrections links each to the one before ("conflict"), else nothing
+    ("new")."""
+    best, best_score, refined = None, 0.0, None
     for other_key, other in candidates:
         if other == key:
             return other_key, "fold"
+        if refined is None and refines(key, other):
+            refined = other_key
         score = near(key, other)
         if score and score >= best_score:
             best, best_score = other_key, score
+    if refined is not None:
+        return refined, "fold"
     return (best, "conflict") if best is not None else (None, "new")
 
 
@@ -139,10 +167,12 @@ def find_match(
 
 
 def fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:
-    """Fold a repeat into `item` (not saved): newer content wins, confidence is the max of
-    both, a `user` source is kept, sensitive and pinned stick, importance is the max,
-    metadata is merged."""
-    if fields["content"] != item.content:
+    """Fold a repeat into `item` (not saved): newer content wins unless the item's says
+    more (a refinement folds into the fuller text), confidence is the max of both, a
+    `user` source is kept, sensitive and pinned stick, importance is the max, metadata
+    is merged."""
+    fuller = meaning_key(fields["content"]) < meaning_key(item.content)
+    if fields["content"] != item.content and not fuller:
         item.content = fields["content"]
         item.embedding = None
         item.embedding_model = ""

@@ -219,3 +219,24 @@ class ImportLink(models.Model):
 
     def __str__(self) -> str:
         return f"import {self.job_id} line {self.line}: row {self.row_id}"
+
+
+USAGE_KINDS = ("searches", "memories_used", "skills_applied")
+
+
+class UsageDay(OwnedModel):
+    """How much a person's agents used memory on one day (UTC): searches made, memories
+    handed to them, learned skills applied. Counts only, no text: for stats and the
+    dashboard (seed 001's usage analytics)."""
+
+    day = models.DateField()
+    kind = models.CharField(max_length=20, choices=[(k, k) for k in USAGE_KINDS])
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "day", "kind"], name="usage_day_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.owner_id} on {self.day}: {self.count}"

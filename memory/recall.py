@@ -10,9 +10,11 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.agents import agent_by_name
+from accounts.selectors import memory_on
 from accounts.services import user_tz
 from graph import selectors as graph
 from graph.selectors import Related
@@ -21,7 +23,7 @@ from memory.corpus import ITEMS
 from memory.holder import holder as holder_of
 from memory.models import KnowledgeItem, MemoryVersion
 from retrieval import perspective, pipeline, when
-from retrieval.filters import AnyOf, Filter, Filters, among, eq, since, until
+from retrieval.filters import AnyOf, Filter, Filters, Rows, among, eq, since, until, within
 from retrieval.judge import Hits
 from retrieval.perspective import Holder
 
@@ -157,6 +159,7 @@ def recall(
     min_relevance: float | None = None,
     agent: str | None = None,
     judge: bool = True,
+    matching: Q | None = None,
     queries: Sequence[str] | None = None,
     now: datetime | None = None,
 ) -> Hits:
@@ -164,7 +167,9 @@ def recall(
     least `min_relevance` relevant (default GAIA_MIN_RELEVANCE; 0 returns every candidate).
     `agent` keeps only what the user's agent of that name stored (none if no such agent).
     `judge=False` takes the fast path: the fused order, without the relevance judge. The
-    answer says whether it was judged (`Hits.judged`).
+    answer says whether it was judged (`Hits.judged`). `matching` (a condition on the
+    user's items, e.g. `memory.item_conditions`) keeps only the items it selects, before
+    anything is ranked, so `top_k` is filled from them.
 
     `queries` are up to MAX_QUERIES other phrasings of the question (the caller's words,
     a hypothetical answer): searched with it, fused into one ranking, judged once with
@@ -173,7 +178,10 @@ def recall(
     window and is no topic; the answer says what was read (`Hits.time_read`).
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
+    With memory off for `user` (session-only) nothing is recalled.
     """
+    if not memory_on(user):
+        return Hits(reason="memory off")
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     writer = None
     if agent:
@@ -195,6 +203,9 @@ def recall(
         agent_id=writer,
     )
     owned = KnowledgeItem.objects.for_user(user)
+    if matching is not None:
+        sql, params = owned.filter(matching).values("pk").query.sql_with_params()
+        scope.append(within("id", Rows(sql, tuple(params))))
     holder = holder_of(user)
     phrasings = phrasings_of(queries, holder)
     if read is None and perspective.asks_about_holder(topic, holder):

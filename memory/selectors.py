@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
 from graph.selectors import filter_keys
-from memory.models import ImportJob, KnowledgeItem
+from memory.models import USAGE_KINDS, ImportJob, KnowledgeItem, UsageDay
 from retrieval.embedding import current_model_id
 
 
@@ -56,6 +56,7 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
             "embedded": embedded.count(),
             "coverage": round(embedded.count() / active_count, 4) if active_count else 1.0,
         },
+        "usage": usage_stats(user=user),
         "extraction": {
             "pending": turns.filter(extraction_status="pending").count(),
             "failed": turns.filter(extraction_status="failed").count(),
@@ -151,10 +152,14 @@ def memory_list(
     include_forgotten: bool = False,
     ordering: str = "-updated_at",
     agent: str | None = None,
+    matching: Q | None = None,
 ):
     """The user's items under the listing filters (a queryset, newest change first);
-    `agent` keeps what the user's agent of that name stored."""
+    `agent` keeps what the user's agent of that name stored; `matching` (a condition on
+    the items, `memory.item_conditions`) keeps those it selects."""
     items = KnowledgeItem.objects.for_user(user).select_related("agent")
+    if matching is not None:
+        items = items.filter(matching)
     if agent:
         items = items.filter(agent__name=agent)
     if not include_superseded:
@@ -208,3 +213,23 @@ def items_about(*, user: Any, item_ids: list[int], keys: list[str], limit: int =
         forgotten_at__isnull=True, superseded_by__isnull=True
     )
     return list(items.filter(Q(pk__in=item_ids) | Q(entity__in=keys)).order_by("-pk")[:limit])
+
+
+USAGE_WEEK = 7  # days of seed 001's "this week"
+
+
+def usage_stats(*, user: Any, days: int = USAGE_WEEK) -> dict[str, Any]:
+    """Seed 001's memory_usage: searches, memories used and skills applied in the last
+    `days` days (today included), and per day, oldest first."""
+    since = timezone.now().date() - timedelta(days=days - 1)
+    rows = UsageDay.objects.for_user(user).filter(day__gte=since)
+    totals = dict.fromkeys(USAGE_KINDS, 0)
+    per_day: dict[str, dict[str, int]] = {}
+    for day, kind, count in rows.order_by("day").values_list("day", "kind", "count"):
+        totals[kind] += count
+        per_day.setdefault(day.isoformat(), dict.fromkeys(USAGE_KINDS, 0))[kind] = count
+    return {
+        "days": days,
+        **{f"{kind}_this_week": n for kind, n in totals.items()},
+        "by_day": per_day,
+    }

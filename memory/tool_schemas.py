@@ -1,5 +1,5 @@
-"""The memory tools an agent is offered (remember, recall, update_memory, forget,
-search_past_conversations) as OpenAI function-calling schemas, and `function_schema`, which
+"""The memory tools an agent is offered (remember, recall, list_memories, update_memory,
+forget, search_past_conversations) as OpenAI function-calling schemas, and `function_schema`, which
 the tools of other apps are described with too. memory/agent_tools.py offers and runs them."""
 
 from memory.models import CATEGORIES
@@ -132,10 +132,57 @@ MEMORY_TOOLS: list[dict] = [
         ["id"],
     ),
     function_schema(
+        "list_memories",
+        "List stored memories, newest change first, one page at a time (no search: use "
+        "recall to look for something). Filters narrow it; `count` is how many match.",
+        {
+            "category": _CATEGORY,
+            "context": {"type": "string", "description": "Only this context."},
+            "entity": {"type": "string", "description": "Only items about this entity."},
+            "include_sensitive": {
+                "type": "boolean",
+                "description": "Include private items; only when the user asks for them.",
+            },
+            "ordering": {
+                "type": "string",
+                "enum": ["-updated_at", "-created_at", "created_at", "-confidence", "-last_used"],
+                "description": "Sort order (default -updated_at: newest change first).",
+            },
+            "page": {"type": "integer", "minimum": 1, "description": "Page number (default 1)."},
+            "page_size": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "Items per page (default 20).",
+            },
+        },
+        [],
+    ),
+    function_schema(
         "forget",
-        "Forget a memory by id (it can be restored by the user). Use recall first to find it.",
-        {"id": _ID},
-        ["id"],
+        "Forget memories (the user can restore them). Either one by `id` (use recall or "
+        "list_memories to find it), or every item matching all the given filters: a scope "
+        "(context, entity), an age (older_than) and categories. With filters, try "
+        "dry_run first: the answer's `count` says how many would go, `ids` which.",
+        {
+            "id": _ID,
+            "context": {"type": "string", "description": "Every item of this context."},
+            "entity": {"type": "string", "description": "Every item about this entity."},
+            "older_than": {
+                "type": "string",
+                "description": 'Stored longer ago than this: "12h", "30d", "2w", "6m", "1y".',
+            },
+            "categories": {
+                "type": "array",
+                "items": _CATEGORY,
+                "description": "Only items of these categories.",
+            },
+            "dry_run": {
+                "type": "boolean",
+                "description": "true: only count what would be forgotten (default false).",
+            },
+        },
+        [],
     ),
     function_schema(
         "search_past_conversations",

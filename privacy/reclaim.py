@@ -37,7 +37,7 @@ from graph.models import Alias, Entity, Mention, Relation
 from learning.models import LLMCounter, ProfileCache, ReconciledPair
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem, MemoryVersion
 from privacy import storage
-from skills.models import Skill, SkillContribution
+from skills.models import Skill, SkillContribution, SkillWord
 from webhooks.models import Attempt as WebhookAttempt
 from webhooks.models import Endpoint as WebhookEndpoint
 from webhooks.models import Event as WebhookEvent
@@ -59,6 +59,7 @@ CONTENT_MODELS = (
     Relation,
     Skill,  # the shared skills a person's erase deletes or scrubs again
     SkillContribution,
+    SkillWord,  # keyed digests of the words a person taught a type
     ProfileCache,
     ReconciledPair,
     LLMCounter,

@@ -34,19 +34,24 @@ full-text segments merged, WAL checkpointed). On PostgreSQL the bytes of erased 
 the data files only when an operator runs `reclaim` (manage.py memory_reclaim).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import Q
 
+from accounts.models import ApiToken
+from accounts.people import person_delete
 from conversations.changes import turns_changed
 from conversations.models import Session, ToolCall, Turn
 from conversations.services.extraction import turns_batch_extraction_skip
 from conversations.services.redaction import tool_call_redact, turns_redact
 from core.chunks import repeat_in_chunks
+from core.erasing import erasure_hold
 from discovery.models import Finding
 from graph.models import Entity, Relation
 from graph.services import graph_forget_items
@@ -59,7 +64,7 @@ from memory.versions import replaced_items
 from privacy import storage
 from privacy.task_records import Subjects, task_records_erase, tasks_erase
 from retrieval.snapshots import snapshots_erase
-from skills.models import Skill, SkillContribution
+from skills.models import Skill, SkillContribution, SkillWord
 from skills.services import contributions_erase
 from webhooks.services import user_webhooks_erase
 
@@ -131,6 +136,7 @@ def _scope(user: Any) -> dict[str, Any]:
         "profile": ProfileCache.objects.filter(owner_id=user.pk),
         "imports": ImportJob.objects.for_user(user),
         "skill_contributions": SkillContribution.objects.for_user(user),
+        "skill_words": SkillWord.objects.for_user(user),
         "entities": Entity.objects.for_user(user),
         "relations": Relation.objects.for_user(user),
     }
@@ -180,54 +186,95 @@ def _imports_erase(user: Any) -> int:
         return ImportJob.objects.for_user(user).delete()[1].get(ImportJob._meta.label, 0)
 
 
-def memory_erase_user(*, user: Any, dry_run: bool = False) -> dict[str, int]:
-    """Erase everything the memory holds about `user`; returns what was (or, with
-    `dry_run`, would be) erased, by kind. Cannot be undone.
+def _erase_rows(user: Any, counts: dict[str, int], ids: dict[str, list[int]]) -> None:
+    """One pass over everything of `user` (see memory_erase_user); adds to `counts`."""
 
-    Rows go in chunks, each its own short transaction (`core.chunks`), so erasing a
-    large memory never holds the write lock for long; rows written meanwhile go too.
-    Interrupted, it has erased part of the memory: running it again erases the rest.
-    """
-    scope = _scope(user)
-    if dry_run:
-        return {name: qs.count() for name, qs in scope.items()}
-    ids: dict[str, list[int]] = {name: [] for name in _MODELS}
-    counts: dict[str, int] = {"imports": _imports_erase(user)}
+    def add(name: str, value: int) -> None:
+        counts[name] = counts.get(name, 0) + value
+
+    add("imports", _imports_erase(user))
     skills = contributions_erase(user=user)  # before the sessions and data it scrubs with
-    counts.update(skills.counts)
+    for name, value in skills.counts.items():
+        add(name, value)
     _admin_log_erase(Skill, skills.deleted_skills)
     # Findings first: they point at items.
     for name in ("findings", "knowledge", "tool_calls", "turns", "sessions"):
-        counts[name] = repeat_in_chunks(
-            lambda size, name=name: _erase_chunk(user, name, size, ids[name]),
-            first=ERASE_CHUNK,
-            most=ERASE_CHUNK_MAX,
+        add(
+            name,
+            repeat_in_chunks(
+                lambda size, name=name: _erase_chunk(user, name, size, ids[name]),
+                first=ERASE_CHUNK,
+                most=ERASE_CHUNK_MAX,
+            ),
         )
+    scope = _scope(user)
     with transaction.atomic():
         # One more bump, whatever was found: every process's cached index starts over.
         items_changed(user.pk)
         turns_changed(user.pk)
         for name in ("reconciled_pairs", "llm_counters", "profile"):
-            counts[name] = scope[name].delete()[0]
-        counts["relations"] = scope["relations"].count()
-        counts["entities"] = scope["entities"].count()
+            add(name, scope[name].delete()[0])
+        add("relations", scope["relations"].count())
+        add("entities", scope["entities"].count())
         scope["entities"].delete()  # their aliases, mentions and relations with them (graph)
-        counts.update(
-            tasks_erase(
-                Subjects(
-                    user={user.pk},
-                    turn=set(ids["turns"]),
-                    session=set(ids["sessions"]),
-                    item=set(ids["knowledge"]),
-                )
-            )
+        subjects = Subjects(
+            user={user.pk},
+            turn=set(ids["turns"]),
+            session=set(ids["sessions"]),
+            item=set(ids["knowledge"]),
         )
-    # Their endpoints and every event about them go; their app is told user.erased.
-    user_webhooks_erase(user=user, erased=dict(counts))
+        for name, value in tasks_erase(subjects).items():
+            add(name, value)
+
+
+def memory_erase_user(
+    *,
+    user: Any,
+    dry_run: bool = False,
+    then: Callable[[], dict[str, int]] | None = None,
+) -> dict[str, int]:
+    """Erase everything the memory holds about `user`; returns what was (or, with
+    `dry_run`, would be) erased, by kind. Cannot be undone.
+
+    From its start the person's new writes are refused (core.erasing: a retryable 503).
+    Rows go in chunks, each its own short transaction (`core.chunks`), so erasing a
+    large memory never holds the write lock for long. Then one last unit sweeps again,
+    with the person's account row locked (PostgreSQL; SQLite's write lock does the same):
+    it waits for writes already under way, erases what they stored, tells their webhooks,
+    and runs `then` (the account delete of an app's person), so nothing written
+    meanwhile outlives the erase. Interrupted, running it again erases the rest.
+    """
+    if dry_run:
+        return {name: qs.count() for name, qs in _scope(user).items()}
+    ids: dict[str, list[int]] = {name: [] for name in _MODELS}
+    counts: dict[str, int] = {}
+    user_id = user.pk  # `then` may delete the account (and clear the instance's pk)
+    with erasure_hold(user):
+        _erase_rows(user, counts, ids)
+        with transaction.atomic():
+            list(get_user_model().objects.select_for_update().filter(pk=user.pk).values("pk"))
+            _erase_rows(user, counts, ids)
+            # Their endpoints and every event about them go; their app is told user.erased.
+            user_webhooks_erase(user=user, erased=dict(counts))
+            if then is not None:
+                counts.update(then())
     with transaction.atomic():  # after the last delete (see storage.purge_after_commit)
         storage.purge_after_commit()
-        transaction.on_commit(lambda: snapshots_erase(user.pk))  # their vectors on disk
+        transaction.on_commit(lambda: snapshots_erase(user_id))  # their vectors on disk
     return counts
+
+
+def app_person_erase(*, app: Any, person: Any) -> dict[str, int]:
+    """Erase everything of an app's person and then their account (tokens, agents,
+    settings) in the erase's last unit, so no write of theirs outlives it; returns what
+    went, by kind."""
+
+    def account() -> dict[str, int]:
+        tokens = ApiToken.objects.for_user(person.user).count()
+        person_delete(app=app, person=person)
+        return {"tokens": tokens, "account": 1}
+
+    return memory_erase_user(user=person.user, then=account)
 
 
 def memory_erase(*, user: Any, item_id: int) -> None:

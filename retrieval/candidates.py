@@ -14,6 +14,7 @@ import numpy as np
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
+from core import metrics
 from retrieval import fusion, keyword, relevance, vocabulary
 from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id, similarity_scale
@@ -116,7 +117,8 @@ def start(
     text = vocabulary.vector_text(owner_id, query)
     embedding = prefetch(text)
     active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params), owner_id)
-    by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
+    with metrics.stage("keyword"):  # recall's keyword stage (dedup's searches are not)
+        by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
     rows = {row_id: _row(values) for row_id, _, values in by_keyword}
     terms = relevance.terms_of(query)
     weights = keyword.term_weights(corpus.fts, terms, where)
@@ -166,6 +168,7 @@ def candidates(
     return finish(start(corpus, owner_id, query, where, limit))[0]
 
 
+@metrics.timed("vector")
 def finish(
     started: Started, links: Sequence[Linked] = ()
 ) -> tuple[dict[int, Candidate], dict[int, fusion.Fused]]:

@@ -16,8 +16,19 @@ from retrieval.keyword import Where
 @dataclass(frozen=True)
 class Filter:
     field: str
-    op: str  # "=", "in", ">=", "<=", "set" (IS NOT NULL)
+    op: str  # "=", "in", ">=", "<=", "set" (IS NOT NULL), "in rows" (a Rows statement)
     value: Any = None
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A statement selecting one column of rows (the ORM's `sql_with_params()` of a
+    `values("pk")` queryset): conditions retrieval does not know by name (JSON metadata,
+    negations) are kept by the field being among its rows. The statement must itself be
+    scoped to the owner (`for_user`); the owner's own condition still applies."""
+
+    sql: str
+    params: tuple
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,11 @@ def is_set(field: str) -> Filter:
     return Filter(field, "set")
 
 
+def within(field: str, rows: Rows) -> Filter:
+    """The field holds a value `rows` selects."""
+    return Filter(field, "in rows", rows)
+
+
 def any_of(*options: Filter) -> AnyOf:
     return AnyOf(tuple(options))
 
@@ -68,6 +84,8 @@ def _condition(corpus: Corpus, f: Filter) -> tuple[str, list]:
         return f"t.{column} IN ({', '.join(['%s'] * len(f.value))})", list(f.value)
     if f.op == "set":
         return f"t.{column} IS NOT NULL", []
+    if f.op == "in rows" and isinstance(f.value, Rows):
+        return f"t.{column} IN ({f.value.sql})", list(f.value.params)
     if f.op in ("=", ">=", "<="):
         return f"t.{column} {f.op} %s", [f.value]
     raise ValueError(f"unknown filter operation {f.op!r}")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from core import metrics
 from retrieval.vector import VectorIndex
 
 Key = tuple[str, int, str]  # (corpus name, owner id, model id)
@@ -52,6 +53,7 @@ class IndexCache:
         brought there by `catch_up(index, generation)`; else a fresh one from `build()`."""
         index = self._touch(key, generation)
         if index is not None:
+            metrics.index_cache("hit")
             return index
         with self._lock:
             build_lock = self._build_locks.setdefault(key, threading.Lock())
@@ -72,6 +74,7 @@ class IndexCache:
     def _count(self, what: str) -> None:
         with self._lock:
             self.counts[what] += 1
+        metrics.index_cache(what.removesuffix("s"))  # build, rebuild, catch_up
 
     def _touch(self, key: Key, generation: int) -> VectorIndex | None:
         with self._lock:
@@ -87,13 +90,15 @@ class IndexCache:
             if index.nbytes > self.budget_bytes:
                 return  # larger than the whole budget: used for this search only
             self._indexes[key] = index
-            self._evict()
+            metrics.INDEX_CACHE_BYTES.set(self._evict())
 
-    def _evict(self) -> None:
+    def _evict(self) -> int:
+        """Drop the least recently used past the budget; returns the bytes kept."""
         total = sum(index.nbytes for index in self._indexes.values())
         while total > self.budget_bytes and len(self._indexes) > 1:
             _, evicted = self._indexes.popitem(last=False)
             total -= evicted.nbytes
+        return total
 
     def apply(
         self,

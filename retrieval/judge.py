@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from core import metrics
 from retrieval import fusion, rerank
 from retrieval.crossencoder import CrossEncoder, JudgeError, JudgeTimeout
 
@@ -68,6 +69,7 @@ def local_judge() -> CrossEncoder:
                 )
             except JudgeError:
                 _local_failed_until = time.monotonic() + BREAKER_SECONDS
+                metrics.model_load_error("judge")
                 raise
     return _local
 
@@ -153,6 +155,7 @@ def _scores(query: str, texts: Sequence[str], deadline: float) -> list[float]:
     return [calibrate(float(x)) for x in logits]
 
 
+@metrics.timed("judge")
 def judge(
     query: str,
     fused: list[fusion.Fused],
@@ -212,6 +215,8 @@ class Hits(list):
         self.judged = judged
         self.reason = "" if judged else reason
         self.time_read = time_read  # the window a time expression of the question gave
+        if not judged:
+            metrics.unjudged(reason)
 
     def answer(self) -> dict:
         """The hits as an API answer: {results, judged, judge_note, time_read}."""

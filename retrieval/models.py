@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class IndexGeneration(models.Model):
@@ -42,3 +43,27 @@ class IndexChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.corpus} row {self.row_id} at generation {self.generation}"
+
+
+class SnapshotErase(models.Model):
+    """An erase every node must apply to its own snapshot folder (retrieval/snapshot_marks.py).
+
+    Each node's index snapshots live on its local disk; a row here tells every node to
+    delete the owner's folder and to refuse any snapshot read before the erase. Only the
+    latest erase of an owner is kept (it covers the earlier ones). Not a foreign key: a
+    deleted account's mark outlives it.
+    """
+
+    owner_id = models.BigIntegerField()
+    gone = models.BooleanField(default=False)  # the account was deleted: nothing written again
+    generations = models.JSONField(default=dict)  # corpus -> the owner's generation at the erase
+    made_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner_id"], name="snapshot_erase_owner"),
+            models.Index(fields=["made_at"], name="snapshot_erase_made_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"snapshot erase of owner {self.owner_id}"

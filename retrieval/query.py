@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
+from core import metrics
 from core.lru import Lru
 from retrieval.embedding import EmbedderError, get_embedder
 
@@ -64,6 +65,7 @@ def prefetch(text: str) -> bool:
     return True
 
 
+@metrics.timed("embed")  # waits for the query's vector
 def query_vector(text: str) -> np.ndarray | None:
     """The query's embedding, or None when the embedder is unavailable (keyword-only)."""
     try:

@@ -10,7 +10,7 @@ import time
 
 from django.conf import settings
 
-from core.httpjson import ModelServerError, endpoint, post_json
+from core.outgoing import ModelServerError, endpoint, post_json
 
 log = logging.getLogger(__name__)
 BREAKER_SECONDS = 30.0

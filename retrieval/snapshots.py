@@ -32,25 +32,23 @@ the embedding model leaves the old model's files unused (their names carry the m
 and the next write for that owner removes them. Erasing a person (privacy) deletes their
 folder; `memory_reclaim` deletes every snapshot.
 
-An erase also leaves a mark, `<dir>/.erased/<owner id>.json`: the owner's generations
-once it committed (or "gone" for a deleted account). Every process's writer renames a
-new set into place only under a lock the erase takes too (an flock on `<dir>/.erased/
-.lock`), and only when the set's generations are at or above the mark: an index or a
-sample read before the erase (in this process or another) is labelled below it, so it
-never lands on disk after the erase, and one read after it holds no erased row.
+An erase also leaves a mark, in the database for every node and in each node's
+`<dir>/.erased/<owner id>.json` once applied there (retrieval/snapshot_marks.py): the
+owner's generations once it committed (or "gone" for a deleted account). Every process's
+writer renames a new set into place only under a lock applying a mark takes too (an
+flock on `<dir>/.erased/.lock`), and only when the set's generations are at or above the
+mark: an index or a sample read before the erase (in this process or another) is
+labelled below it, so it never lands on disk after the erase, and one read after it
+holds no erased row.
 """
 
-import fcntl
 import json
 import logging
 import re
-import shutil
 import threading
 import zlib
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
@@ -59,7 +57,9 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from core import metrics
 from retrieval.generations import generations_read
+from retrieval.snapshot_marks import after_erases, erase_everywhere, erase_lock, watch
 from retrieval.vector import VectorIndex
 
 log = logging.getLogger("gaia.retrieval")
@@ -91,6 +91,7 @@ def _stem(corpus_name: str, model_id: str) -> str:
 def _count(what: str) -> None:
     with _lock:
         counts[what] += 1
+    metrics.SNAPSHOTS.labels(what).inc()
 
 
 def snapshot_load(
@@ -100,6 +101,7 @@ def snapshot_load(
     (missing, or refused and deleted: the caller builds from the database)."""
     if not enabled():
         return None
+    watch()  # this process applies other nodes' erases to the folder
     folder, stem = owner_dir(owner_id), _stem(corpus_name, model_id)
     try:
         meta = json.loads((folder / f"{stem}.json").read_text())
@@ -159,6 +161,7 @@ def snapshot_save_later(corpus_name: str, owner_id: int, model_id: str, index: V
     a file); a write already waiting for the same index is not queued twice."""
     if not enabled():
         return
+    watch()  # this process applies other nodes' erases to the folder
     key = (corpus_name, int(owner_id), model_id)
     folder = owner_dir(owner_id)  # now: the setting may change before the write
 
@@ -173,7 +176,7 @@ def snapshot_save_later(corpus_name: str, owner_id: int, model_id: str, index: V
 
 
 def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex) -> None:
-    if not _after_erases(folder, {corpus: index.generation}):  # checked again under the lock
+    if not after_erases(folder, {corpus: index.generation}):  # checked again under the lock
         return
     blob, ids, generation = index.parts()
     owner_id, stem = int(folder.name), _stem(corpus, model_id)
@@ -195,8 +198,8 @@ def _save(folder: Path, corpus: str, model_id: str, index: VectorIndex) -> None:
         np.save(folder / f"{files}.ids.npy", ids, allow_pickle=False)
         temporary = folder / f"{files}.json.tmp"
         temporary.write_text(json.dumps(meta))
-        with _erase_lock(folder.parent):  # not over an erase made after the rows were read
-            if not _after_erases(folder, {corpus: generation}):
+        with erase_lock(folder.parent):  # not over an erase made after the rows were read
+            if not after_erases(folder, {corpus: generation}):
                 _remove(folder, files)
                 return
             temporary.replace(folder / f"{stem}.json")
@@ -218,6 +221,7 @@ def sample_load(owner_id: int, name: str, stamp: dict[str, int]) -> dict | None:
     sampling their newest rows again."""
     if not enabled():
         return None
+    watch()  # this process applies other nodes' erases to the folder
     path = owner_dir(owner_id) / f"sample-{name}.json"
     try:
         saved = json.loads(path.read_text())
@@ -234,6 +238,7 @@ def sample_save_later(owner_id: int, name: str, stamp: dict[str, int], data: dic
     """Write the sample in the background (the index snapshots' writer), once committed."""
     if not enabled():
         return
+    watch()  # this process applies other nodes' erases to the folder
     folder = owner_dir(owner_id)
 
     def submit() -> None:
@@ -244,15 +249,15 @@ def sample_save_later(owner_id: int, name: str, stamp: dict[str, int], data: dic
 
 
 def _save_sample(folder: Path, name: str, stamp: dict[str, int], data: dict) -> None:
-    if not _after_erases(folder, stamp):  # checked again under the lock
+    if not after_erases(folder, stamp):  # checked again under the lock
         return
     saved = {"format": FORMAT, "owner": int(folder.name), "stamp": stamp, "data": data}
     temporary = folder / f"sample-{name}.json.{next(_serial)}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temporary.write_text(json.dumps(saved))
-        with _erase_lock(folder.parent):
-            if not _after_erases(folder, stamp):
+        with erase_lock(folder.parent):
+            if not after_erases(folder, stamp):
                 temporary.unlink(missing_ok=True)
                 return
             temporary.replace(folder / f"sample-{name}.json")
@@ -261,47 +266,14 @@ def _save_sample(folder: Path, name: str, stamp: dict[str, int], data: dict) -> 
         temporary.unlink(missing_ok=True)
 
 
-def _marks(root: Path) -> Path:
-    return root / ".erased"
-
-
-@contextmanager
-def _erase_lock(root: Path) -> Iterator[None]:
-    """Held by an erase and around every rename into place, in every process."""
-    _marks(root).mkdir(parents=True, exist_ok=True)
-    with _lock, open(_marks(root) / ".lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
-        yield
-
-
-def _after_erases(folder: Path, generations: dict[str, int]) -> bool:
-    """Whether rows read at `generations` (corpus -> generation) postdate every erase of
-    the folder's owner (see the module's text); final only under _erase_lock."""
-    try:
-        mark = json.loads((_marks(folder.parent) / f"{folder.name}.json").read_text())
-    except FileNotFoundError:
-        return True
-    except (OSError, ValueError):
-        return False  # an unreadable mark: nothing is written for this owner
-    if not isinstance(mark, dict) or mark.get("gone", True):
-        return False
-    floors = mark.get("generations", {})
-    return all(at >= floors.get(corpus, 0) for corpus, at in generations.items())
-
-
 def snapshots_erase(owner_id: int, *, gone: bool = False) -> None:
-    """Delete every snapshot and sample of the owner (all corpora and models), and mark
-    the erase so that no process writes one read before it. Called by privacy's erase
-    and retention once they committed (their generations are read now), and for a
-    deleted account (`gone`: nothing is written for its id again)."""
-    root = Path(settings.GAIA_INDEX_SNAPSHOT_DIR)
-    mark = {"gone": True} if gone else {"gone": False, "generations": generations_read(owner_id)}
-    with _erase_lock(root):
-        path = _marks(root) / f"{int(owner_id)}.json"
-        temporary = path.with_suffix(f".{next(_serial)}.tmp")
-        temporary.write_text(json.dumps(mark))
-        temporary.replace(path)
-        shutil.rmtree(owner_dir(owner_id), ignore_errors=True)
+    """Delete every snapshot and sample of the owner (all corpora and models) on every
+    node, and mark the erase so that no process writes one read before it
+    (retrieval/snapshot_marks.py). Called by privacy's erase and retention once they
+    committed (their generations are read now), and for a deleted account (`gone`:
+    nothing is written for its id again)."""
+    generations = {} if gone else generations_read(owner_id)
+    erase_everywhere(int(owner_id), gone=gone, generations=generations)
 
 
 def on_owner_deleted(sender: object, instance: object, **_: object) -> None:

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from skills.models import Skill, TrustedAgent
+from skills.selectors import skill_type_stats
 from skills.services import agent_trust, skill_review
 
 
@@ -33,8 +34,15 @@ class SkillAdmin(admin.ModelAdmin):
         "success_criteria", *readonly_fields[2:],
     )  # fmt: skip
 
+    change_list_template = "admin/skills/skill/change_list.html"
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # skills are learned from sessions, not typed in
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
+        """The list, under a table of skill analytics per agent type."""
+        extra = {**(extra_context or {}), "skill_types": skill_type_stats()}
+        return super().changelist_view(request, extra_context=extra)
 
     @admin.display(description="trigger")
     def trigger_short(self, skill: Skill) -> str:

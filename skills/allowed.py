@@ -8,6 +8,9 @@ and of requests ("When", "Search", "Please"), the acronyms procedures use ("API"
 owner by the part before the @, not by "gmail"). A capitalised word inside a sentence is
 a name even when it is here ("ask Will"), except the calendar's, the providers' and
 acronyms written in capitals.
+
+These lists are also part of the general words (skills/words.py): the only words, with
+the type's own, that a shared skill may hold at all.
 """
 
 CALENDAR = frozenset(
@@ -77,7 +80,32 @@ WORDS = frozenset(
     "data details detail info information source sources target format version "
     "always first new old latest recent previous current original full empty "
     "important urgent private public internal external local remote default "
+    # irregular forms the dictionary does not inflect
+    "okay info held paid began became heard feet women men children has box hang proud "
+    "earlier larger largest greater greatest favourite programme theatre centre "
     # placeholders the scrubber writes
-    "secret email url handle number name".split()
+    "secret email url handle number name address".split()
 )
-ALLOWED = CALENDAR | PROVIDERS | ACRONYMS | WORDS
+# Today's words the dictionary of skills/words.py (1934) lacks; their inflections count too.
+MODERN = frozenset(
+    "online offline website webpage homepage internet app login logout username password "
+    "wifi smartphone laptop desktop blog download upload inbox email newsletter database "
+    "spreadsheet checklist shortcut keyword voicemail startup workflow dashboard hashtag "
+    "screenshot timeline metadata bandwidth backup chatbot playlist podcast bluetooth "
+    "browser webhook webinar unsubscribe subscriber signup checkout cookie autoreply "
+    "autocomplete plugin firewall hyperlink smartwatch teammate coworker onboarding "
+    "offboarding username timestamp timezone weekday weekend dropdown popup sidebar "
+    "toolbar tooltip workspace".split()
+)
+ALLOWED = CALENDAR | PROVIDERS | ACRONYMS | WORDS | MODERN
+# Numerals of other languages: a run of three of them is a number (a phone number said
+# in words), as `nine one two` is.
+NUMBER_WORDS = (
+    "null eins zwei drei vier fünf funf sechs sieben acht neun zehn elf zwölf zwolf "
+    "cero uno una dos tres cuatro cinco seis siete ocho nueve diez once doce "
+    "zéro zero un deux trois quatre cinq six sept huit neuf dix onze douze "
+    "um duas três tres quatro sete oito nove dez "
+    "due tre quattro cinque sei sette otto nove dieci "
+    "een twee drie vier vijf zes zeven acht negen tien"
+).split()
+CJK_NUMERALS = frozenset("〇零一二三四五六七八九十百千万萬壹贰貳叁參肆伍陆陸柒捌玖拾")

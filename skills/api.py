@@ -13,6 +13,7 @@ from accounts.agents import request_agent
 from core.api_views import valid
 from core.openapi import Operations, path_id
 from core.serializers import StrictSerializer, object_id, refuse_body
+from memory.services import usage_add
 from skills.models import Skill
 from skills.search import MIN_RELEVANCE, SkillHit, skills_search
 from skills.services import skill_validate_for
@@ -95,6 +96,7 @@ class SkillSearchView(APIView):
     def _search(self, request: Request, given: Any) -> Response:
         query = valid(SkillSearchSerializer, given)
         hits = skills_search(agent=request_agent(request), **query)
+        usage_add(user=request.user, counts={"skills_applied": len(hits)})  # handed over
         return Response(_answer(request, hits))
 
 

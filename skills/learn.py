@@ -3,27 +3,35 @@
 The model reads the session's turns and tool calls (secrets already masked when they
 were logged; tool arguments by name only) and proposes procedures. Each is scrubbed of
 the user's details (skills/scrub.py, with the terms of skills/personal.py) and stored as
-proposed, or validates a skill the type already has (skills/services.py). A proposal
-whose trigger needed scrubbing is refused: it is about someone, not a procedure.
+proposed, or validates a skill the type already has (skills/services.py). A trigger
+that named someone ("When Sarah Chen asks for the report") is kept scrubbed ("When
+<name> asks for the report"): the lesson stays, the person goes; staff see the count.
+Only a trigger that scrubbing leaves without words of its own is refused. The words of
+the proposals count as taught to the type by this person (a word enough people taught is
+the type's own, skills/personal.py `taught_words`).
 """
 
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from accounts.models import Agent, AgentType
+from accounts.selectors import memory_on
 from conversations.models import Session, ToolCall, Turn
 from learning.llm import LLM, LLMError, get_llm
 from learning.llm.counters import llm_count
 from skills import prompts
 from skills.personal import personal_terms, scrubber_for
-from skills.scrub import Scrubber
-from skills.services import skill_propose
+from skills.scrub import PLACEHOLDERS, Scrubber, words
+from skills.services import skill_propose, skill_words_record
 
 TURNS_MAX = 60
 CALLS_MAX = 60
 TURN_CHARS = 1500
+TRIGGER_WORDS_MIN = 3  # words other than placeholders a scrubbed trigger must keep
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _agent(user: Any, session: Session) -> Agent | None:
@@ -47,6 +55,8 @@ def skills_learn(*, session_pk: int) -> dict[str, Any]:
     if session is None:
         return {"status": "skipped", "reason": "no such session"}
     user = get_user_model().objects.get(pk=session.owner_id)
+    if not memory_on(user):  # session-only: nothing is learned from their turns
+        return {"status": "skipped", "reason": "memory is turned off"}
     agent = _agent(user, session)
     if agent is None:
         return {"status": "skipped", "reason": "no agent of a registered type"}
@@ -95,7 +105,11 @@ def _ask(
 def _propose_all(
     user: Any, session: Session, agent: Agent, calls: list[ToolCall], proposals: list[dict]
 ) -> dict[str, int]:
-    """Scrub and store each proposal; how many ended each way."""
+    """Count the proposals' words as taught by this person, then scrub and store each
+    proposal; how many ended each way."""
+    texts = [str(v) for p in proposals for v in p.values() if isinstance(v, str)]
+    texts += [str(i) for p in proposals for v in p.values() if isinstance(v, list) for i in v]
+    skill_words_record(owner_id=user.pk, agent_type=agent.agent_type, words_taught=words(texts))
     scrubber = scrubber_for(
         user=user,
         terms=personal_terms(user, [session]),
@@ -104,16 +118,38 @@ def _propose_all(
     )
     outcomes: dict[str, int] = {}
     for proposal in proposals:
-        outcome = _propose(user, session, agent, scrubber, proposal)
+        outcome = skill_scrubbed(user, session, agent, scrubber, proposal)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
     return outcomes
 
 
-def _propose(user: Any, session: Session, agent: Agent, scrubber: Scrubber, proposal: dict) -> str:
-    """One proposal scrubbed and stored (skill_propose's outcome), or "refused"."""
+def trigger_left(trigger: str) -> bool:
+    """Whether a scrubbed trigger still says when to use the skill (enough words of its
+    own besides the placeholders)."""
+    own = [w for w in _WORD.findall(trigger) if w.lower() not in PLACEHOLDERS]
+    return len(own) >= TRIGGER_WORDS_MIN
+
+
+def _clean_again(scrubber: Scrubber, trigger: str) -> bool:
+    """Whether a trigger that named someone is clean once scrubbed: scrubbed again on its
+    own (none of the rest of the skill's lower-case words let through), nothing more
+    goes. Otherwise it is refused whole."""
+    before = scrubber.replaced
+    scrubber.text(trigger)
+    clean = scrubber.replaced == before
+    scrubber.replaced = before
+    return clean
+
+
+def skill_scrubbed(
+    user: Any, session: Session, agent: Agent, scrubber: Scrubber, proposal: dict
+) -> str:
+    """One proposal scrubbed and stored (skill_propose's outcome), or "refused"; a
+    trigger that named someone is kept scrubbed."""
     scrubber.replaced = 0
     fields, in_trigger = scrubber.skill(proposal)
-    if in_trigger:
+    trigger = fields.get("trigger") or ""
+    if not trigger_left(trigger) or (in_trigger and not _clean_again(scrubber, trigger)):
         llm_count("operation_refused", user=user, message="A skill's trigger named someone.")
         return "refused"
     try:

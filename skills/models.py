@@ -107,3 +107,19 @@ class TrustedAgent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.agent} in {self.agent_type}"
+
+
+class SkillWord(OwnedModel):
+    """A word one person's session taught a type (a keyed digest, never the word): a word
+    taught by GAIA_SKILL_WORD_PEOPLE different people is the type's own vocabulary and
+    may reach the others (skills/scrub.py). Goes with the person's erase."""
+
+    agent_type = models.ForeignKey(AgentType, on_delete=models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=32)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent_type", "digest", "owner"], name="skill_word_once_per_person"
+            )
+        ]

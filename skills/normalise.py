@@ -5,9 +5,11 @@ In order: Unicode compatibility forms are folded (NFKC: fullwidth `＠` and `Ｓ
 superscript and circled digits, mathematical letters); invisible format characters go
 (zero-width spaces and joiners, soft hyphens, bidirectional marks: category Cf, plus the
 few invisible letters); accents on Latin and Greek letters go; a word that
-mixes Latin with Cyrillic or Greek look-alikes, or is made only of look-alikes, is
-written in Latin letters (`Ѕаrаh` -> `Sarah`); and letters spelled out one by one
-(`S a r a h`, `S.a.r.a.h`) are joined into the word they spell.
+mixes Latin with Cyrillic or Greek look-alikes, or Cyrillic with Greek, is written in
+Latin letters (`Ѕаrаh` -> `Sarah`), while a word of one script stays as it is
+(`петрова` is a Russian word, not `netpoba`: the allow-list scrubs it as unknown);
+and letters spelled out one by one (`S a r a h`, `S.a.r.a.h`) are joined into the
+word they spell.
 """
 
 import re
@@ -45,11 +47,12 @@ def _strip_accents(text: str) -> str:
 
 def _fold_word(match: re.Match) -> str:
     word = match.group(0)
-    alike = [c in _LOOK_ALIKES for c in word]
-    if not any(alike):
+    if not any(c in _LOOK_ALIKES for c in word):
         return word
     latin = any(c.isascii() for c in word)
-    if latin or all(alike) or any(c in _ALWAYS for c in word):
+    cyrillic = any("\u0400" <= c <= "\u052f" for c in word)
+    greek = any("\u0370" <= c <= "\u03ff" for c in word)
+    if latin or (cyrillic and greek) or any(c in _ALWAYS for c in word):
         return word.translate(_FOLD)
     return word
 

@@ -14,16 +14,22 @@ Two strengths (skills/scrub.py `Terms`):
 
 The words an agent type shares are its name and description (staff wrote them) and the
 words of tool names that other users' agents of the type use too: one person's
-`wunderlich_crm_lookup` is not shared vocabulary.
+`wunderlich_crm_lookup` is not shared vocabulary. A skill's own tools and their
+parameter names are kept unless personal, and so is a word GAIA_SKILL_WORD_PEOPLE
+different people taught the type (`taught_words`).
 """
 
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from django.conf import settings
+from django.db.models import Count
+
 from accounts.models import AgentType
 from conversations.models import Session, ToolCall, Turn
 from memory.models import KnowledgeItem
+from skills.models import SkillWord
 from skills.normalise import normalise
 from skills.scrub import (
     EMAIL,
@@ -46,6 +52,7 @@ PERSON_KEYS = frozenset(
     "participants invitee invitees who with".split()
 )  # an argument whose name has one of these words names someone: all its words count
 TEXT_MAX = 20_000  # characters read of one tool call's arguments or result
+PARAMETER_CALLS = 200  # calls of a skill's tools whose parameter names are read
 
 
 def _pieces(text: str) -> set[str]:
@@ -152,5 +159,30 @@ def scrubber_for(
     names `tool_names`."""
     names = list(tool_names)
     return Scrubber(
-        terms=terms, shared=shared_words(agent_type, names, user.pk), tools=words(names)
+        terms=terms,
+        shared=shared_words(agent_type, names, user.pk),
+        tools=words(names) | {n.lower() for n in names} | parameter_words(user, names),
+        taught=taught_words(agent_type),
     )
+
+
+def parameter_words(user: Any, tool_names: Iterable[str]) -> set[str]:
+    """The words of the parameter names `user`'s calls of `tool_names` pass."""
+    calls = ToolCall.objects.filter(owner_id=user.pk, tool_name__in=list(tool_names))
+    keys: set[str] = set()
+    for args in calls.order_by("-pk").values_list("args", flat=True)[:PARAMETER_CALLS]:
+        if isinstance(args, dict):
+            keys.update(str(k) for k in args)
+    return words(keys)
+
+
+def taught_words(agent_type: AgentType) -> frozenset[str]:
+    """Digests of the words GAIA_SKILL_WORD_PEOPLE different people taught the type."""
+    taught = (
+        SkillWord.objects.filter(agent_type=agent_type)
+        .values("digest")
+        .annotate(people=Count("owner_id", distinct=True))
+        .filter(people__gte=settings.GAIA_SKILL_WORD_PEOPLE)
+        .values_list("digest", flat=True)
+    )
+    return frozenset(taught)

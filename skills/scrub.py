@@ -10,8 +10,9 @@ look-alike letters, spelled-out words), then:
    without a top-level domain, URLs, domain names and @handles -> <email>, <url>,
    <handle>;
 3. numbers (phone numbers, amounts, ids, dates, times): a run of two digits or more, of
-   three number words or digits (`nine one two`), or three digits inside a word ->
-   <number>;
+   three number words or digits (`nine one two`, `null eins zwei`, skills/allowed.py
+   NUMBER_WORDS), or three digits inside a word -> <number>; a what3words address
+   (`///filled.count.soap`) -> <address>;
 4. the personal terms (skills/personal.py: what the contributors' data names, matched in
    any case, inside tool names and joined words too) -> <name>;
 5. whatever else looks like a name -> <name>: a capitalised word, or one in capitals,
@@ -19,22 +20,29 @@ look-alike letters, spelled-out words), then:
    or of a tool's name, and not a calendar name. Inside a sentence only the calendar,
    the providers', the type's and the tools' words are kept; where a sentence begins,
    also a word the same skill writes in lower case ("Newsletters ..." in a skill about
-   "old newsletters": a lower-case word is either ordinary or already caught as personal).
+   "old newsletters": a lower-case word is either ordinary or already caught as personal);
+6. and then the allow-list: a word that is not known to be general (skills/words.py),
+   one of the type's or its tools' words, or taught by enough people of the type, becomes
+   a placeholder of its kind, whatever its script or case: <name> for words (`王小明`,
+   `Петровой`), <number> for Chinese numerals and codes of letters and digits (`2AA`).
+   Steps 4 and 5 are the block-list kept as a second net for names that are common words.
 
 Over-scrubbing is the safe side: staff see the scrubbed text and the count before they
 approve, and a skill reads as well with <name> where a name was.
 """
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.secrets import mask_secrets
-from skills.allowed import ALLOWED, CALENDAR, PROVIDERS
+from skills.allowed import ALLOWED, CALENDAR, CJK_NUMERALS, NUMBER_WORDS, PROVIDERS
 from skills.normalise import normalise
+from skills.words import is_general, word_digest
 
-PLACEHOLDERS = frozenset({"secret", "email", "url", "handle", "number", "name"})
+PLACEHOLDERS = frozenset({"secret", "email", "url", "handle", "number", "name", "address"})
 SUBSTRING_MIN = 6  # a personal term this long is found inside longer words too
 _MARKED = re.compile(r"\[secret masked: [^\]]{1,80}\]")
 # Every pattern starts where a word starts and bounds its parts (an address's local part
@@ -61,13 +69,22 @@ HANDLE = re.compile(r"(?<![\w<])@(?P<handle>\w{2,})")
 _NUMBER_WORDS = (
     "zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
     "fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
-    "seventy|eighty|ninety|hundred|thousand|million|double|triple|plus"
+    "seventy|eighty|ninety|hundred|thousand|million|double|triple|plus|"
+    + "|".join(sorted({re.escape(w) for w in NUMBER_WORDS}, key=len, reverse=True))
 )
 _NUMERAL = rf"(?:\d+|(?<![^\W\d_])(?:{_NUMBER_WORDS})(?![^\W\d_]))"
 _NUMBER = re.compile(rf"(?i)(?<![^\W\d])\+?{_NUMERAL}(?:[^\w\n<]{{0,3}}{_NUMERAL})*")
 _DIGITS = re.compile(r"\d{3,}")
-_TOKEN = re.compile(r"[^\W\d_][\w'’-]*|\d[\w'’-]*[^\W\d_][\w'’-]*")
-_PART = re.compile(r"[^\W\d_]+|\d+")
+# A what3words address (`///filled.count.soap`): three words joined by dots.
+_THREE_WORDS = re.compile(r"(?:///)?(?<![\w.])[^\W\d_]{2,}(?:\.[^\W\d_]{2,}){2}(?!\.?\w)")
+_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)", re.IGNORECASE)
+_RUN = re.compile(r"<(name|number)>(?:[ \t\-]*<\1>)+")
+# Combining marks (Thai and Devanagari vowel signs) belong to the word they sit on.
+_MARKS = re.escape(
+    "".join(chr(c) for c in range(0x300, 0x10000) if unicodedata.category(chr(c))[0] == "M")
+)
+_TOKEN = re.compile(rf"[^\W\d_][\w'’{_MARKS}-]*|\d[\w'’{_MARKS}-]*[^\W\d_][\w'’{_MARKS}-]*")
+_PART = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}])*|\d+")
 _OPENERS = tuple(".!?:;\n\"“”‘’'«»([{>→-–—*•)")
 _CONTRACTION = re.compile(r"(?i)(?:['’](?:s|m|re|ve|ll|d|t)|n['’]t)$")
 _LEET = str.maketrans("013457@$", "oieastas")
@@ -127,13 +144,23 @@ class Scrubber:
     """Scrubs texts against one set of personal terms; counts what it replaced.
 
     `shared`: words the agent type shares (its name and description, tool names other
-    users' agents of the type use too); `tools`: the words of the session's tool names,
-    kept unless they are personal."""
+    users' agents of the type use too); `tools`: the words of the session's tool names
+    and their parameters, kept unless they are personal; `taught`: digests
+    (skills.words.word_digest) of the words enough people of the type taught it."""
 
-    def __init__(self, *, terms: Terms, shared: set[str], tools: set[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        *,
+        terms: Terms,
+        shared: set[str],
+        tools: set[str] = frozenset(),
+        taught: frozenset[str] = frozenset(),
+    ) -> None:
         shared = {w.lower() for w in shared}
+        self.taught = taught
         strong = {w.lower() for w in terms.strong} - ALLOWED
         weak = {w.lower() for w in terms.weak} - ALLOWED - shared
+        weak = {w for w in weak if not (taught and word_digest(w) in taught)}
         self.personal = {w for w in strong | weak if len(w) >= 2} - PLACEHOLDERS
         self.vocabulary = (shared | {w.lower() for w in tools}) - self.personal
         long = sorted((w for w in self.personal if len(w) >= SUBSTRING_MIN), key=len, reverse=True)
@@ -164,7 +191,8 @@ class Scrubber:
         text = self._sub(HANDLE, "<handle>", text)
         text = self._sub(_NUMBER, "<number>", text, check=_number)
         text = self._sub(_DIGITS, "<number>", text)
-        return self._words(text)
+        text = self._sub(_THREE_WORDS, "<address>", text, check=self._three_words)
+        return _RUN.sub(r"<\1>", self._words(text))
 
     def skill(self, fields: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """A skill's fields scrubbed (texts as texts, lists as names, other values as they
@@ -238,7 +266,42 @@ class Scrubber:
         if self._looks_like_a_name(token, starts_sentence):
             self.replaced += 1
             return "<name>"
-        return token
+        return self._unknown_out(token)
+
+    def known(self, word: str) -> bool:
+        """Whether a word may reach other people: a general word (skills/words.py), one
+        of the type's or the tools' words, taught by enough people, or one letter."""
+        lower = word.lower()
+        return (
+            is_general(lower)
+            or lower in self.vocabulary
+            or lower in PLACEHOLDERS
+            or (len(lower) == 1 and lower.isascii())
+            or bool(self.taught and word_digest(lower) in self.taught)
+        )
+
+    def _unknown_out(self, token: str) -> str:
+        """`token` with every piece not known to be general replaced by a placeholder of
+        its kind: a word -> <name>, numerals -> <number>; a code of letters and digits
+        (`2AA`, `SW1A`) that is not a tool's -> <number> whole."""
+        core = _CONTRACTION.sub("", token)
+        if self.known(core) or _ORDINAL.fullmatch(core):
+            return token
+        if any(c.isdigit() for c in core):
+            self.replaced += 1
+            return "<number>" + token[len(core) :]
+        unknown = [(a, b) for a, b in parts(core) if not self.known(core[a:b])]
+        self.replaced += len(unknown)
+        for a, b in reversed(unknown):
+            numerals = all(c in CJK_NUMERALS for c in core[a:b])
+            token = token[:a] + ("<number>" if numerals else "<name>") + token[b:]
+        return _RUN.sub(r"<\1>", token)
+
+    def _three_words(self, found: str) -> bool:
+        """A what3words address, not a dotted tool or file name the type knows."""
+        return found.startswith("///") or not all(
+            w.lower() in self.vocabulary for w in found.split(".")
+        )
 
     def _looks_like_a_name(self, token: str, starts_sentence: bool) -> bool:
         core = _CONTRACTION.sub("", token)

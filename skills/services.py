@@ -33,10 +33,11 @@ from retrieval.embedding import (
     get_embedder,
     to_bytes,
 )
-from skills.models import Skill, SkillContribution, TrustedAgent
+from skills.models import Skill, SkillContribution, SkillWord, TrustedAgent
 from skills.personal import personal_terms, scrubber_for
 from skills.prompts import LIST_FIELDS, TEXT_FIELDS, TEXT_MAX
 from skills.scrub import Terms
+from skills.words import word_digest
 
 SAME_SKILL = 0.92  # cosine of two wordings of one procedure (same trigger, same tools)
 VALIDATION_GAIN = 0.1  # a validation moves confidence a tenth of the way to 1
@@ -45,6 +46,7 @@ DECAY_FACTOR = 0.9  # ... loses 10% of its confidence, once per 90 idle days
 PROPOSALS_PER_DAY = 10  # new or seconded skills one person's agents propose to one type
 PROPOSAL_WINDOW = timedelta(days=1)
 PROPOSED_CONFIDENCE = 0.5  # the most a proposal starts with; validations by others raise it
+WORDS_MAX = 2000  # words of one session's proposals counted as taught
 
 
 def skill_text(skill: Skill | dict[str, Any]) -> str:
@@ -308,7 +310,20 @@ def contributions_erase(*, user: Any) -> ContributionsErased:
                     sessions_learned_from=F("sessions_learned_from") - 1
                 )
         SkillContribution.objects.for_user(user).delete()
+        counts["skill_words"] = SkillWord.objects.for_user(user).delete()[0]
         counts["skills"] = (
             Skill.objects.filter(pk__in=deleted).delete()[1].get(Skill._meta.label, 0)
         )
     return ContributionsErased(counts, deleted)
+
+
+def skill_words_record(*, owner_id: int, agent_type: AgentType, words_taught: set[str]) -> int:
+    """Count `words_taught` (lower case) as taught to `agent_type` by one person: a
+    digest per word and person (skills.models.SkillWord). Returns how many were new."""
+    rows = [
+        SkillWord(owner_id=owner_id, agent_type=agent_type, digest=word_digest(word))
+        for word in sorted(words_taught)[:WORDS_MAX]
+    ]
+    before = SkillWord.objects.filter(owner_id=owner_id, agent_type=agent_type).count()
+    SkillWord.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
+    return SkillWord.objects.filter(owner_id=owner_id, agent_type=agent_type).count() - before

@@ -8,12 +8,16 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings as django_settings
+from django.core.cache import cache
 from django.test.signals import setting_changed
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
 from memory import holder as holder_names
 from retrieval.caches import clear_process_caches
+
+# The fake model servers' fixtures (fake_llm, llm_settings, no_llm, queued), for every test.
+pytest_plugins = ["tests.fake_model"]
 
 # Markers of the tests that take tens of seconds, longest kind first (pyproject.toml).
 LONG_FIRST = ("slow", "system", "own_sqlite")
@@ -68,6 +72,15 @@ def _fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The cache holds throttle and login counters, queue de-duplication marks and the
+    disk-full mark: every test starts from an empty one and leaves one."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_search_caches(settings, tmp_path):
     # Owner ids and generations come back after a rolled-back test; what a process cached
     # of an earlier test's rows (vocabulary, word counts, vector indexes, query vectors)
@@ -75,6 +88,7 @@ def _fresh_search_caches(settings, tmp_path):
     clear_process_caches()
     holder_names.clear_cache()
     settings.GAIA_INDEX_SNAPSHOT_DIR = str(tmp_path / "indexes")
+    settings.GAIA_SNAPSHOT_ERASE_POLL = 0  # a test applies other nodes' erases itself
     yield
     clear_process_caches()
     holder_names.clear_cache()

@@ -13,10 +13,10 @@ the other user's rows:
     def test_another_users_id_is_a_404(...): ...
 
 The marker (registered in pyproject.toml) may sit on a test function, a test class or a
-module's `pytestmark`. The marks are found by importing every test module under tests/
-and reading them, not from the tests pytest happens to collect, so the check holds
-however pytest is invoked (one file, -k, xdist). Engineers adding endpoints (discovery,
-background tasks, ...) mark their tests the same way.
+module's `pytestmark`. The marks are read from the source of every test module under
+tests/ with `ast` (tests/marks.py), not from the tests pytest happens to collect, so the
+check holds however pytest is invoked (one file, -k, xdist), and imports no test module.
+Engineers adding endpoints (discovery, background tasks, ...) mark their tests the same way.
 
 ## The import order
 
@@ -45,8 +45,6 @@ any app, and it closes a cycle only if a module that counts for an app imports i
 """
 
 import ast
-import importlib
-import pkgutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +52,7 @@ from pathlib import Path
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
-import tests
+from tests.marks import marked, marked_in_tests
 
 MARK = "cross_user"
 
@@ -77,37 +75,9 @@ def api_patterns(prefixes: tuple[str, ...] = ("api-",)) -> Iterator[tuple[str, U
     yield from walk(get_resolver().url_patterns)
 
 
-def _marks_of(obj) -> list:
-    marks = getattr(obj, "pytestmark", [])
-    return marks if isinstance(marks, list) else [marks]
-
-
 def covered_url_names() -> dict[str, list[str]]:
-    """url name -> the tests marked as covering it, from every module under tests/."""
-    covered: dict[str, list[str]] = {}
-    for module_info in pkgutil.walk_packages(tests.__path__, prefix="tests."):
-        if not module_info.name.rsplit(".", 1)[-1].startswith("test_"):
-            continue
-        try:
-            module = importlib.import_module(module_info.name)
-        except pytest.skip.Exception:  # skips itself on this machine (no browser): no marks
-            continue
-        holders = [(module_info.name, module)]
-        for attr, value in vars(module).items():
-            if attr.startswith(("test_", "Test")):
-                holders.append((f"{module_info.name}::{attr}", value))
-                if isinstance(value, type):
-                    holders.extend(
-                        (f"{module_info.name}::{attr}::{name}", method)
-                        for name, method in vars(value).items()
-                        if name.startswith("test_")
-                    )
-        for where, holder in holders:
-            for mark in _marks_of(holder):
-                if getattr(mark, "name", None) == MARK:
-                    for url_name in mark.args:
-                        covered.setdefault(url_name, []).append(where)
-    return covered
+    """url name -> the tests marked as covering it, read from every module under tests/."""
+    return marked_in_tests(MARK)
 
 
 def test_every_api_url_has_a_cross_user_test():
@@ -123,12 +93,33 @@ def test_cross_user_marks_name_real_api_urls():
     assert not unknown, f"cross_user marks naming no api-*/web-* URL pattern: {unknown}"
 
 
-def test_the_scan_finds_marks_in_modules_it_imports_itself():
+def test_the_scan_finds_marks_in_every_module_it_reads():
     covered = covered_url_names()
     assert (
         "tests.api.test_memories::test_another_users_id_is_a_404_like_a_missing_one_and_changes_nothing"
         in covered["api-memory-detail"]
     )
+
+
+def test_the_scan_reads_marks_on_modules_classes_and_methods_and_refuses_what_it_cannot():
+    source = (
+        "import pytest\n"
+        "URLS = ('api-a', 'api-b')\n"
+        "pytestmark = [pytest.mark.django_db, pytest.mark.cross_user('api-m')]\n"
+        "@pytest.mark.cross_user(*URLS)\n"
+        "def test_f(): ...\n"
+        "class TestC:\n"
+        "    @pytest.mark.cross_user('api-c')\n"
+        "    def test_g(self): ...\n"
+    )
+    assert marked(MARK, source, "tests.x") == {
+        "api-m": ["tests.x"],
+        "api-a": ["tests.x::test_f"],
+        "api-b": ["tests.x::test_f"],
+        "api-c": ["tests.x::TestC::test_g"],
+    }
+    with pytest.raises(ValueError, match="no string: name_of"):
+        marked(MARK, "@pytest.mark.cross_user(name_of())\ndef test_h(): ...\n", "tests.y")
 
 
 # --- The import order -------------------------------------------------------------

@@ -8,6 +8,8 @@ GAIA_WEBHOOK_SWEEP_INTERVAL minutes and queued at start-up) picks up whatever is
 so retries and a worker's restart need nothing else.
 """
 
+import base64
+import binascii
 import hashlib
 import hmac
 import json
@@ -15,18 +17,18 @@ import logging
 import time
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
+import httpx
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from core.httpjson import ModelServerError, post_bytes
+from core.outgoing import ModelServerError, RefusedAddressError, post_bytes
 from core.queue import enqueue_now
 from webhooks.models import PING, Attempt, Delivery, Endpoint, Event
-from webhooks.services import DELIVER_TASK, host_is_private
+from webhooks.services import DELIVER_TASK, SECRET_PREFIX, may_reach_private
 
 log = logging.getLogger("gaia.background")
 # Wait after the n-th failed attempt of a delivery (then the last, again and again).
@@ -40,6 +42,16 @@ BACKOFF = (
 )
 RUN_SECONDS = 60  # one task's share of the worker; the rest is queued again
 USER_AGENT = "Gaia-Webhooks/1"
+# The delivery log keeps the status and one of these, never what the receiver answered
+# (it may echo the body, or be another service's bytes).
+REFUSED = "refused: the host is not a public address"
+REASONS = (
+    (httpx.TimeoutException, "no answer in time"),
+    (httpx.ConnectError, "could not connect"),
+    (httpx.RemoteProtocolError, "the connection was closed or the answer was not HTTP"),
+    (httpx.TransportError, "the connection failed"),
+    (httpx.InvalidURL, "not a valid URL"),
+)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -48,9 +60,34 @@ def backoff(attempts: int) -> timedelta:
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
-    """The X-Gaia-Signature value: v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>."""
+    """The X-Gaia-Signature value: v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>
+    (kept for one release beside the Standard Webhooks headers)."""
     message = timestamp.encode("ascii") + b"." + body
     return "v1=" + hmac.new(secret.encode("utf-8"), message, hashlib.sha256).hexdigest()
+
+
+def sign_standard(secret: str, message_id: str, timestamp: str, body: bytes) -> str | None:
+    """The webhook-signature value of Standard Webhooks: v1,<base64 HMAC-SHA256 keyed with
+    the secret's base64 bytes, of "<id>.<timestamp>.<body>">; None for a secret made
+    before secrets were base64 that the standard's decoding cannot read (rotate it)."""
+    try:
+        key = base64.b64decode(secret.removeprefix(SECRET_PREFIX) + "==")
+    except (binascii.Error, ValueError):
+        return None
+    if not key:
+        return None
+    message = f"{message_id}.{timestamp}.".encode("ascii") + body
+    return "v1," + base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode()
+
+
+def reason(error: ModelServerError) -> str:
+    """The fixed reason the log keeps for a failed send."""
+    if isinstance(error, RefusedAddressError):
+        return REFUSED
+    for kind, text in REASONS:
+        if isinstance(error.__cause__, kind):
+            return text
+    return "the request failed"
 
 
 def body_of(event: Event) -> bytes:
@@ -68,37 +105,43 @@ def body_of(event: Event) -> bytes:
     ).encode("utf-8")
 
 
-def _post(endpoint: Endpoint, delivery: Delivery) -> tuple[int | None, str, int]:
-    """One POST: (status or None, error, milliseconds)."""
-    body = body_of(delivery.event)
-    timestamp = str(int(time.time()))
+def _headers(endpoint: Endpoint, delivery: Delivery, body: bytes) -> dict[str, str]:
+    timestamp, message_id = str(int(time.time())), f"msg_{delivery.pk}"
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
+        "webhook-id": message_id,  # the same on every retry: deduplicate on it
+        "webhook-timestamp": timestamp,
         "X-Gaia-Event": delivery.event.kind,
         "X-Gaia-Delivery": str(delivery.pk),
         "X-Gaia-Timestamp": timestamp,
         "X-Gaia-Signature": sign(endpoint.secret, timestamp, body),
     }
+    standard = sign_standard(endpoint.secret, message_id, timestamp, body)
+    if standard:
+        headers["webhook-signature"] = standard
+    return headers
+
+
+def _post(endpoint: Endpoint, delivery: Delivery) -> tuple[int | None, str, int]:
+    """One POST: (status or None, a fixed reason when it failed, milliseconds)."""
+    body = body_of(delivery.event)
     began = time.monotonic()
     status, error = None, ""
-    host = urlsplit(endpoint.url).hostname or ""
-    if not settings.GAIA_WEBHOOK_ALLOW_PRIVATE and host_is_private(host):
-        error = "refused: the host is not a public address"
-    else:
-        try:
-            status, answer = post_bytes(
-                endpoint.url,
-                body,
-                headers=headers,
-                deadline_seconds=settings.GAIA_WEBHOOK_TIMEOUT,
-                max_bytes=200,
-            )
-            if not 200 <= status < 300:
-                error = f"HTTP {status}: {answer.decode('utf-8', 'replace')}"
-        except ModelServerError as failure:
-            error = str(failure)
-    return status, error[:500], int((time.monotonic() - began) * 1000)
+    try:
+        status, _ = post_bytes(
+            endpoint.url,
+            body,
+            headers=_headers(endpoint, delivery, body),
+            deadline_seconds=settings.GAIA_WEBHOOK_TIMEOUT,
+            allow_private=may_reach_private(endpoint=endpoint),
+            max_bytes=0,
+        )
+        if not 200 <= status < 300:
+            error = f"HTTP {status}"
+    except ModelServerError as failure:
+        error = reason(failure)
+    return status, error, int((time.monotonic() - began) * 1000)
 
 
 def _record(endpoint: Endpoint, delivery: Delivery, status: int | None, error: str, ms: int):
@@ -172,8 +215,10 @@ def _next_due(endpoint_id: int) -> Delivery | None:
     return head if head is not None and head.next_attempt_at <= timezone.now() else None
 
 
-def endpoint_deliver(*, endpoint_id: int) -> dict[str, int | str]:
+def endpoint_deliver(*, endpoint_id: int, retry_soon: bool = False) -> dict[str, int | str]:
     """Send the endpoint's due deliveries in order until one fails or none is due.
+    With `retry_soon` (a worker's run), a delivery failing for the first time is tried
+    again in this run once its 10 s are up, rather than at the next sweep.
     Idempotent: a second run meanwhile finds the queue taken and does nothing."""
     sent = failed = 0
     began = time.monotonic()
@@ -184,10 +229,13 @@ def endpoint_deliver(*, endpoint_id: int) -> dict[str, int | str]:
                 delivery = _next_due(endpoint_id)
                 if endpoint is None or endpoint.paused_at is not None or delivery is None:
                     break
-                if not _record(endpoint, delivery, *_post(endpoint, delivery)):
+                if _record(endpoint, delivery, *_post(endpoint, delivery)):
+                    sent += 1
+                elif failed or delivery.attempts or not retry_soon or not _retry_wait(began):
                     failed += 1
                     break
-                sent += 1
+                else:  # the first retry is 10 s away: sooner than the sweep comes by
+                    failed += 1
                 _lease_renew(endpoint_id)
         finally:
             Endpoint.objects.filter(pk=endpoint_id).update(lease_until=None)
@@ -198,6 +246,19 @@ def endpoint_deliver(*, endpoint_id: int) -> dict[str, int | str]:
     if time.monotonic() - began >= RUN_SECONDS and _next_due(endpoint_id) is not None:
         enqueue_now(DELIVER_TASK, (endpoint_id,))
     return {"endpoint": endpoint_id, "delivered": sent, "failed": failed}
+
+
+def _retry_wait(began: float) -> bool:
+    """Sleep until a delivery that just failed for the first time is due again, when it
+    is due sooner than the next sweep and the wait fits in the task's time limit (else
+    False: the sweep sends it)."""
+    wait = backoff(1).total_seconds()
+    sweep = settings.GAIA_WEBHOOK_SWEEP_INTERVAL * 60
+    used = time.monotonic() - began + wait + settings.GAIA_WEBHOOK_TIMEOUT + 5
+    if wait >= sweep or used >= settings.Q_CLUSTER["timeout"]:
+        return False
+    time.sleep(wait + 0.05)
+    return True
 
 
 def _lease_renew(endpoint_id: int) -> None:

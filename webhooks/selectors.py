@@ -42,3 +42,9 @@ def recent_deliveries(*, endpoints: list[Endpoint], limit: int = RECENT) -> list
 
 def is_ping(delivery: Delivery) -> bool:
     return delivery.event.kind == PING
+
+
+def deliveries_waiting() -> int:
+    """Every endpoint's deliveries waiting to be sent (the installation's backlog, for
+    the operator's metrics)."""
+    return Delivery.objects.filter(status=Delivery.PENDING).exclude(event__kind=PING).count()

@@ -27,7 +27,8 @@ class EndpointSerializer(serializers.ModelSerializer):
 
 class EndpointWithSecretSerializer(EndpointSerializer):
     secret = serializers.CharField(
-        help_text="Signs every delivery (X-Gaia-Signature). Shown only now: keep it."
+        help_text="Signs every delivery (webhook-signature, Standard Webhooks; and "
+        "X-Gaia-Signature). Shown only now: keep it."
     )
 
     Meta = read_only_meta(EndpointSerializer, "secret")

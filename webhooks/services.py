@@ -3,7 +3,7 @@ events into the outbox (`events_emit`, inside the caller's transaction), and wha
 erasure and retention remove. Sending is `webhooks.delivery`.
 """
 
-import ipaddress
+import base64
 import secrets
 import socket
 from collections.abc import Iterable
@@ -19,38 +19,48 @@ from django.utils import timezone
 
 from accounts.models import App
 from accounts.people import person_of
+from core.outgoing import is_public
 from core.queue import enqueue_on_commit
 from core.validation import clean_short
-from webhooks.models import EVENTS, Delivery, Endpoint, Event
+from webhooks.models import EVENTS, Attempt, Delivery, Endpoint, Event
 
 SECRET_PREFIX = "whsec_"
 DELIVER_TASK = "webhooks.tasks.deliver_endpoint"
 URL_MAX = 2000
 MAX_ENDPOINTS = 20  # per person or app
 ERASED = "user.erased"
+ERASED_REASON = "failed (the reason went with an erased item)"
 
 
 def _new_secret() -> str:
-    return SECRET_PREFIX + secrets.token_urlsafe(32)
+    """whsec_ and 32 random bytes in base64: the Standard Webhooks secret format."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+
+
+def may_reach_private(*, user: Any = None, endpoint: Endpoint | None = None) -> bool:
+    """Whether an endpoint (or a new one of `user`) may be sent to loopback, private or
+    link-local addresses: a staff member's own always; a person's or an app's only when
+    the operator turned GAIA_WEBHOOK_ALLOW_PRIVATE on (docs/webhooks.md)."""
+    if settings.GAIA_WEBHOOK_ALLOW_PRIVATE:
+        return True
+    owner = endpoint.owner if endpoint is not None and endpoint.owner_id else user
+    return bool(getattr(owner, "is_staff", False))
 
 
 def host_is_private(host: str) -> bool:
-    """True when `host` is, or resolves to, a loopback, private, link-local or otherwise
-    non-public address (or cannot be resolved)."""
+    """True when `host` is, or now resolves to, a non-public address. A first check, for
+    a clear answer to the owner (a name that does not resolve yet passes); the rule that
+    holds is checked on the address each delivery connects to (core/outgoing.py)."""
     try:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError):
-        return True
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
-        if not address.is_global:
-            return True
-    return False
+        return False
+    return not all(is_public(info[4][0]) for info in infos)
 
 
-def clean_url(value: Any) -> str:
-    """An http(s) URL with a host and no credentials in it. Loopback and private hosts
-    are accepted unless GAIA_WEBHOOK_ALLOW_PRIVATE is off (docs/webhooks.md)."""
+def clean_url(value: Any, *, allow_private: bool) -> str:
+    """An http(s) URL with a host and no credentials in it; a loopback or private host
+    only when `allow_private` (may_reach_private)."""
     url = clean_short(value, field="url", limit=URL_MAX).strip()
     try:
         parts = urlsplit(url)
@@ -63,7 +73,7 @@ def clean_url(value: Any) -> str:
         raise ValidationError(
             {"url": "No credentials in the URL: verify the signature instead."}, code="invalid"
         )
-    if not settings.GAIA_WEBHOOK_ALLOW_PRIVATE and host_is_private(parts.hostname):
+    if not allow_private and host_is_private(parts.hostname):
         raise ValidationError(
             {"url": "This server sends webhooks to public addresses only."}, code="private"
         )
@@ -99,7 +109,7 @@ def endpoint_create(
     endpoint = Endpoint.objects.create(
         owner=user,
         app=app,
-        url=clean_url(url),
+        url=clean_url(url, allow_private=may_reach_private(user=user)),
         events=clean_events(events),
         description=clean_short(description or "", field="description", limit=200),
         secret=secret,
@@ -112,7 +122,7 @@ def endpoint_update(
 ) -> Endpoint:
     """Change the given fields; events already queued keep going to the endpoint."""
     if url is not None:
-        endpoint.url = clean_url(url)
+        endpoint.url = clean_url(url, allow_private=may_reach_private(endpoint=endpoint))
     if events is not None:
         endpoint.events = clean_events(events)
     if description is not None:
@@ -226,7 +236,16 @@ def item_events_redact(*, user: Any, item_ids: Iterable[int]) -> int:
     for event in mine.filter(kind="conflict.found", data__conflicts_with__id__in=ids):
         event.data["conflicts_with"] = {"id": event.data["conflicts_with"]["id"]}
         changed += mine.filter(pk=event.pk).update(data=event.data)
+    _log_blank(mine.filter(item_id__in=ids))
     return changed
+
+
+def _log_blank(events: Any) -> None:
+    """Whatever an attempt at these events kept beyond its status goes (a log written
+    before the log kept fixed reasons only may quote the receiver's answer)."""
+    deliveries = Delivery.objects.filter(event__in=events)
+    Attempt.objects.filter(delivery__in=deliveries).exclude(error="").update(error=ERASED_REASON)
+    deliveries.exclude(last_error="").update(last_error=ERASED_REASON)
 
 
 def user_webhooks_erase(*, user: Any, erased: dict[str, int]) -> dict[str, int]:
@@ -241,12 +260,14 @@ def user_webhooks_erase(*, user: Any, erased: dict[str, int]) -> dict[str, int]:
 
 
 def deliveries_prune(*, now: Any = None) -> int:
-    """Deliveries done longer ago than GAIA_WEBHOOK_KEEP_DAYS (delivered, or a failed
-    ping) go, with their log and events; returns how many deliveries."""
+    """Deliveries older than GAIA_WEBHOOK_KEEP_DAYS go, with their log and events:
+    delivered ones, failed pings, and waiting ones that kept failing (attempted at least
+    once, never delivered); returns how many deliveries."""
     before = (now or timezone.now()) - timedelta(days=settings.GAIA_WEBHOOK_KEEP_DAYS)
     old = Delivery.objects.filter(
         Q(status=Delivery.DELIVERED, delivered_at__lt=before)
         | Q(status=Delivery.FAILED, created_at__lt=before)
+        | Q(status=Delivery.PENDING, attempts__gt=0, created_at__lt=before)
     )
     total = 0
     while True:

@@ -24,12 +24,12 @@ from accounts.api.serializers import (
     PersonTokenSerializer,
 )
 from accounts.auth import IsAppToken
-from accounts.models import ApiToken, AppPerson, AppToken
+from accounts.models import AppPerson, AppToken
 from core.api import TokenRateThrottle
 from core.api_views import PagedListView, valid_body
 from core.openapi import Operations, path_id
 from core.serializers import object_id, refuse_body
-from privacy.services import memory_erase_user
+from privacy.services import app_person_erase
 
 USER_ID = OpenApiParameter(
     "user_id",
@@ -71,12 +71,9 @@ def _person(request: Request, user_id: str) -> AppPerson:
 
 
 def person_erase(*, person: AppPerson) -> dict[str, int]:
-    """Erase everything of an app's person (privacy's account erase), then the account
-    itself with its tokens, agents and settings; returns what went, by kind."""
-    counts = memory_erase_user(user=person.user)
-    tokens = ApiToken.objects.for_user(person.user).count()
-    people.person_delete(app=person.app, person=person)
-    return {**counts, "tokens": tokens, "account": 1}
+    """Erase everything of an app's person, then the account itself with its tokens,
+    agents and settings, as one erase (privacy's `app_person_erase`); what went, by kind."""
+    return app_person_erase(app=person.app, person=person)
 
 
 class AppMeView(AppOwnEndpoint, APIView):

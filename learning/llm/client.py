@@ -20,12 +20,13 @@ from typing import Any
 import httpx
 import jsonschema
 
+from core.outgoing import client as http_client
+from core.outgoing import deadline, time_left
 from learning.llm import shapes
 from learning.llm.base import LLMError
 from learning.llm.breaker import SharedBreaker
 from learning.llm.counters import OK, llm_count
 from learning.llm.parse import AnswerError, json_values, strip_thinking
-from learning.llm.transport import DeadlineTransport, deadline, time_left
 
 CUT_OFF = "answer cut off at the token limit (GAIA_LLM_MAX_TOKENS)"
 ECHO_CHARS = 2000  # of the unusable answer, shown back to the model with the repair request
@@ -138,9 +139,7 @@ class OpenAICompatLLM:
         self.json_mode = json_mode
         self.breaker = SharedBreaker(threshold=breaker_threshold, cooldown=breaker_cooldown)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx.Client(
-            transport=DeadlineTransport(), headers=headers, follow_redirects=False
-        )
+        self._http = http_client(headers=headers)  # the operator's URL: private allowed
 
     def complete_json(
         self,

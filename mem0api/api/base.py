@@ -142,8 +142,9 @@ def people_for(app: Any, scope: Scope) -> list[AppPerson]:
 
 
 def scoped_items(person: AppPerson, scope: Scope) -> QuerySet[KnowledgeItem]:
-    """The person's active items in the scope (their agent's, their run's), newest first."""
-    items = selectors.memory_list(user=person.user, agent=scope.agent_id)
+    """The person's active items in the scope (their agent's, their run's, those its
+    conditions select), newest first."""
+    items = selectors.memory_list(user=person.user, agent=scope.agent_id).filter(scope.where)
     if scope.run_id is not None:
         items = items.filter(source_turn__session__session_id=scope.run_id)
     return items

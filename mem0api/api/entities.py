@@ -1,7 +1,8 @@
 """Ping, and the entities: the app's people (users), their agents, their runs (sessions).
 
 Deleting a user erases that person entirely: their whole memory (privacy's
-`memory_erase_user`: items, turns, sessions, tool calls...) and then their account. An
+`app_person_erase`: items, turns, sessions, tool calls...) and then their account, in one
+erase that refuses their writes from its start. An
 agent: the memories it wrote; a run: the session itself (its turns, tool calls and the
 memories stored or learned in it: privacy's `session_erase`); in every one of the app's
 people who has it.
@@ -105,8 +106,7 @@ class EntityView(Mem0View):
             raise ValidationError({"entity_type": ["Use user, agent or run."]})
         if kind == "user":
             person = people.person_get(app=app, external_id=name)  # 404 when not the app's
-            privacy_services.memory_erase_user(user=person.user)
-            people.person_delete(app=app, person=person)
+            privacy_services.app_person_erase(app=app, person=person)
             return Response({"message": "Entity deleted successfully."})
         if kind == "run":
             erased = sum(

@@ -15,7 +15,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.models import AppPerson
-from mem0api.api.base import Mem0View, acting, app_of, item_of_app, refuse_unsupported, runs_of
+from mem0api.api.base import (
+    Mem0View,
+    NotSupported,
+    acting,
+    app_of,
+    item_of_app,
+    refuse_unsupported,
+    runs_of,
+)
 from mem0api.api.serializers import BatchSerializer, UpdateSerializer, changes_of, memory_out
 from memory import services as memory_services
 from memory.models import KnowledgeItem
@@ -52,6 +60,17 @@ class MemoryView(Mem0View):
             **changes_of(given.validated_data),
         )
         return Response(_out(person, updated))
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request, memory_id: str) -> Response:
+        """POST /v1/memories/search/ is mem0's v1 search (older SDKs): 501 naming v2's."""
+        if memory_id == "search":
+            raise NotSupported(
+                "search: POST /mem0/v1/memories/search/ is mem0's v1 search; this server "
+                "answers the v2 call, POST /mem0/v3/memories/search/ with filters (mem0ai "
+                "2.x search)."
+            )
+        raise NotSupported("POST on a memory is not a call of mem0's API (update is PUT).")
 
     @extend_schema(exclude=True)
     def delete(self, request: Request, memory_id: str) -> Response:

@@ -45,6 +45,9 @@ ENTITY_KEYS = ("user_id", "agent_id", "run_id")
 # Sent by some SDK versions and meaning nothing here (no orgs, one output format).
 HARMLESS = {"org_id", "project_id", "version", "output_format", "async_mode"}
 MAX_SEARCHED = 50
+# Top-level options of older SDK calls that are filters (search's metadata and categories,
+# get_all's keywords and dates).
+AS_FILTERS = {"metadata", "categories", "keywords", "start_date", "end_date"}
 
 
 def body_of(request: Request, known: set[str], unsupported: set[str], what: str) -> dict:
@@ -56,12 +59,32 @@ def body_of(request: Request, known: set[str], unsupported: set[str], what: str)
     return data
 
 
+def _as_filters(data: dict) -> list[dict[str, Any]]:
+    """The older SDKs' top-level options as the filters they mean."""
+    given = {k: data[k] for k in AS_FILTERS if data.get(k) not in (None, "", [], {})}
+    out: list[dict[str, Any]] = []
+    if "metadata" in given:
+        out.append({"metadata": given["metadata"]})
+    if "categories" in given:
+        categories = given["categories"]
+        out.append({"categories": {"in": categories if isinstance(categories, list)
+                                   else [categories]}})  # fmt: skip
+    if "keywords" in given:
+        out.append({"keywords": {"icontains": given["keywords"]}})
+    if "start_date" in given:
+        out.append({"created_at": {"gte": given["start_date"]}})
+    if "end_date" in given:
+        out.append({"created_at": {"lte": given["end_date"]}})
+    return out
+
+
 def scopes_of(data: dict, *, required: bool = True) -> list[Scope]:
-    """The filters and any top-level user_id/agent_id/run_id, as OR branches."""
-    node: dict[str, Any] = {k: data[k] for k in ENTITY_KEYS if data.get(k) is not None}
-    filters = data.get("filters")
-    if filters:
-        node = {"AND": [node, filters]} if node else filters
+    """The filters, any top-level user_id/agent_id/run_id and the top-level options that
+    are filters (`AS_FILTERS`), as OR branches."""
+    parts: list[Any] = [{k: data[k] for k in ENTITY_KEYS if data.get(k) is not None}]
+    parts += [data["filters"]] if data.get("filters") else []
+    parts = [p for p in parts + _as_filters(data) if p]
+    node: Any = parts[0] if len(parts) == 1 else ({"AND": parts} if parts else {})
     try:
         return required_scopes(node) if required else scopes(node)
     except FilterNotSupported as error:
@@ -112,6 +135,9 @@ class AddView(Mem0View):
             items = memory_services.memory_create_many(
                 user=user, items=entries, agent=agent, token=token
             )
+            if when is not None:  # a memory folded into an older one keeps its date
+                fresh = [i.pk for i in items if not getattr(i, "deduplicated", False)]
+                memory_services.memory_date(user=user, item_ids=fresh, when=when)
         results = [
             {"id": str(item.pk), "memory": item.content, "data": {"memory": item.content},
              "event": "UPDATE" if getattr(item, "deduplicated", False) else "ADD",
@@ -126,7 +152,8 @@ class AddView(Mem0View):
 
 
 def _one_scope(data: dict) -> list[Scope]:
-    found = scopes_of(data, required=False)
+    # add's metadata is the memories' own, not a filter
+    found = scopes_of({k: v for k, v in data.items() if k not in AS_FILTERS}, required=False)
     if len(found) != 1 or not found[0].user_id:
         raise Invalid({"user_id": ["add needs one user_id: the person the memory is of."]})
     return found
@@ -166,9 +193,9 @@ def _queued(turns: list, run_id: str) -> dict[str, Any]:
 
 
 class SearchView(Mem0View):
-    UNSUPPORTED = {"fields", "categories", "metadata", "reference_date", "keyword_search",
-                   "app_id"}  # fmt: skip
-    ACCEPTED = {"query", "top_k", "threshold", "rerank", "show_expired", "latest_only", "queries"}
+    UNSUPPORTED = {"fields", "reference_date", "app_id"}
+    ACCEPTED = {"query", "top_k", "threshold", "rerank", "show_expired", "latest_only",
+                "keyword_search", "queries", *AS_FILTERS}  # fmt: skip
 
     @extend_schema(exclude=True)
     def post(self, request: Request) -> Response:
@@ -217,6 +244,7 @@ def _search_one(
         top_k=MAX_TOP_K if scope.run_id else args["top_k"],
         min_relevance=args.get("threshold"),
         agent=scope.agent_id,
+        matching=scope.where or None,
     )
     items = [hit.item for hit in hits]
     runs = runs_of(items)
@@ -230,8 +258,8 @@ def _search_one(
 
 
 class ListView(Mem0View):
-    UNSUPPORTED = {"start_date", "end_date", "categories", "fields", "keywords", "app_id"}
-    ACCEPTED = {"page", "page_size", "show_expired", "latest_only"}
+    UNSUPPORTED = {"fields", "app_id"}
+    ACCEPTED = {"page", "page_size", "show_expired", "latest_only", *AS_FILTERS}
 
     @extend_schema(exclude=True)
     def post(self, request: Request) -> Response:
@@ -277,7 +305,25 @@ class ListV2View(ListView):
         return page["results"]
 
 
+V1_CALLS = {
+    "GET": "get_all: GET /mem0/v1/memories/ is mem0's v1 listing; this server answers the "
+    "v2 call, POST /mem0/v3/memories/ with filters (mem0ai 2.x get_all)",
+    "POST": "add: POST /mem0/v1/memories/ is mem0's v1 add; this server answers the v2 "
+    "call, POST /mem0/v3/memories/add/ (mem0ai 2.x add)",
+}
+
+
 class DeleteAllView(Mem0View):
+    """DELETE /v1/memories/ (delete_all); the v1 listing and add on the same path 501."""
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request) -> Response:
+        raise NotSupported(f"{V1_CALLS['GET']}.")
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request) -> Response:
+        raise NotSupported(f"{V1_CALLS['POST']}.")
+
     @extend_schema(exclude=True)
     def delete(self, request: Request) -> Response:
         query = request.query_params.dict()

@@ -12,6 +12,7 @@ from memory.models import KnowledgeItem
 
 MAX_MESSAGES = 100
 MAX_BATCH = 1000
+MAX_TIMESTAMP = 253402300799  # 9999-12-31T23:59:59Z
 
 
 class MessageSerializer(serializers.Serializer):
@@ -24,7 +25,10 @@ class AddSerializer(serializers.Serializer):
     messages = MessageSerializer(many=True, allow_empty=False, max_length=MAX_MESSAGES)
     infer = serializers.BooleanField(default=True)
     metadata = JSONObjectField(required=False, allow_null=True)
-    timestamp = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    # Unix seconds: when the messages were said; the memories are dated then.
+    timestamp = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=MAX_TIMESTAMP
+    )
 
 
 class SearchSerializer(serializers.Serializer):

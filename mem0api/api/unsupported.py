@@ -11,7 +11,6 @@ from mem0api.api.base import Mem0View, NotSupported
 # (path prefix, what mem0 calls it): the first that matches names the feature.
 FEATURES = [
     ("v1/feedback", "feedback"),
-    ("v1/exports", "memory exports (use GET /api/v1/export/ with a person's token)"),
     ("v1/summary", "summaries"),
     ("v1/event", "events"),
     ("v1/events", "events"),

@@ -27,6 +27,7 @@ from memory import import_jobs, selectors
 from memory.models import ImportJob
 from memory.portability.export import export_lines
 from memory.portability.format import LINE_MAX
+from skills.selectors import skill_stats
 
 TAG = ["account"]
 _COUNTS = serializers.DictField(child=serializers.IntegerField())
@@ -43,6 +44,14 @@ class StatsView(APIView):
                 "tool_calls": _COUNTS,
                 "embeddings": serializers.DictField(),
                 "extraction": _COUNTS,
+                "usage": serializers.DictField(
+                    help_text="Searches, memories used and skills applied in the last 7 "
+                    "days (`*_this_week`) and per day."
+                ),
+                "skills": serializers.DictField(
+                    help_text="Skills your agents helped learn: total, by agent type and "
+                    "status, average confidence."
+                ),
             },
         ),
         tags=TAG,
@@ -50,12 +59,19 @@ class StatsView(APIView):
         description=(
             "Counts by category, context and source (active items), forgotten, superseded "
             "and sensitive items; sessions and turns; tool calls; embedding coverage; the "
-            "extraction backlog."
+            "extraction backlog; usage this week (searches, memories used, skills applied) "
+            "and the skills your agents helped learn."
         ),
     )
     def get(self, request: Request) -> Response:
         user = request.user
-        return Response({**selectors.memory_stats(user=user), "llm": llm_stats(user=user)})
+        return Response(
+            {
+                **selectors.memory_stats(user=user),
+                "llm": llm_stats(user=user),
+                "skills": skill_stats(user=user),
+            }
+        )
 
 
 def _results_schema(

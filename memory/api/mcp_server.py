@@ -4,8 +4,9 @@ Built with the official MCP Python SDK's low-level `Server` for the user the req
 Bearer token names (memory/api/mcp_view.py serves it at /mcp), so every handler below
 closes over that one user and can reach nobody else's memory.
 
-- Tools: `remember`, `recall`, `update_memory`, `forget`, `search_past_conversations`,
-  `recall_skills`, `relate`, and `extract` while a language model is configured (the schemas and
+- Tools: `remember`, `recall`, `list_memories`, `update_memory`, `forget` (by id, or by
+  scope, age and category), `search_past_conversations`, `recall_skills`, `propose_skill`,
+  `relate`, and `extract` while a language model is configured (the schemas and
   the dispatcher of memory/agent_tools.py, the same as `GET /tools/` and
   `POST /tools/call/`). A tool's failure (bad arguments, an
   unknown id, no model) is a result with `isError: true` the model can read, not a
@@ -45,10 +46,12 @@ _database = partial(sync_to_async, thread_sensitive=True)
 _HINTS = {  # (title, read only, destructive, idempotent)
     "remember": ("Remember", False, False, False),
     "recall": ("Recall", True, False, True),
+    "list_memories": ("List memories", True, False, True),
     "update_memory": ("Update a memory", False, True, True),
-    "forget": ("Forget a memory", False, True, True),
+    "forget": ("Forget memories", False, True, True),
     "search_past_conversations": ("Search past conversations", True, False, True),
     "recall_skills": ("Recall learned procedures", True, False, True),
+    "propose_skill": ("Propose a learned procedure", False, False, False),
     "extract": ("Extract facts from a text", False, False, False),
     # a new works_at, lives_in or partner_of ends the one it contradicts (kept, not deleted)
     "relate": ("Relate two entities", False, False, True),
@@ -128,14 +131,20 @@ _PROMPTS = {  # name -> (what it renders, description, arguments)
     "memory-context": (
         _context,
         "The per-turn context to put before the user's message: the current time in the "
-        "user's time zone and the items due soon or overdue.",
+        "user's time zone and the items due soon or overdue; with notes and the user's "
+        "message as query, the diary notes of earlier conversations that bear on it.",
         [
             types.PromptArgument(name="context", description="A memory context, e.g. work."),
             types.PromptArgument(name="days", description="Look ahead this many days (7)."),
+            types.PromptArgument(name="notes", description="This many diary notes (0..10)."),
+            types.PromptArgument(name="query", description="The user's message, for notes."),
         ],
     ),
 }
-_TEMPLATE_QUERIES = {"memory-system": "{?context}", "memory-context": "{?context,days}"}
+_TEMPLATE_QUERIES = {
+    "memory-system": "{?context}",
+    "memory-context": "{?context,days,notes,query}",
+}
 _RESOURCES = {  # uri -> (prompt name, title)
     SYSTEM_URI: ("memory-system", "Memory block for the system prompt"),
     CONTEXT_URI: ("memory-context", "Per-turn memory context"),

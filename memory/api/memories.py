@@ -6,6 +6,7 @@ search entry point, and serializes the answer.
 from collections.abc import Callable
 from typing import Any
 
+from django.db.models import Q
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -87,6 +88,10 @@ def write_source(request: Request) -> str:
     return "tool" if request.auth is not None else "user"
 
 
+def _listed(*, user: Any, where: Q | None = None, **filters: Any) -> Any:
+    return selectors.memory_list(user=user, matching=where, **filters)
+
+
 @api.paged_list(
     "memories_list",
     summary="List memories",
@@ -97,7 +102,7 @@ class MemoryListCreateView(PagedListView):
     serializer_class = MemorySerializer
 
     def get(self, request: Request) -> Response:
-        return self.filtered(request, MemoryListQuerySerializer, selectors.memory_list)
+        return self.filtered(request, MemoryListQuerySerializer, _listed)
 
     @api.body_action(
         "memories_remember",
@@ -245,6 +250,7 @@ class MemorySearchView(APIView):
     def post(self, request: Request) -> Response:
         given = dict(valid_body(RecallSerializer, request, user_context(request.user)))
         given["context"] = read_context(given.get("context"), request_active_context(request))
+        given["matching"] = given.pop("where", None)
         hits = recall(user=request.user, **given)
         services.memory_touch(user=request.user, item_ids=[h.item.pk for h in hits])
         return Response(RecallResultSerializer(hits.answer()).data)
@@ -258,15 +264,15 @@ class MemoryForgetBulkView(APIView):
         examples=FORGET_EXAMPLES,
         summary="Forget many memories (soft, restorable)",
         description=(
-            "Forgets active items matching every given filter: context, older_than "
+            "Forgets active items matching every given filter: context, entity, older_than "
             '("12h", "30d", "2w", "6m", "1y"), categories. At least one filter is required. '
-            "dry_run only counts."
+            "dry_run only counts. `ids` lists them: each can be restored."
         ),
     )
     def post(self, request: Request) -> Response:
         given = valid_body(ForgetBulkSerializer, request)
-        count = services.memory_forget_bulk(user=request.user, **given)
-        return Response({"forgotten": count, "dry_run": given["dry_run"]})
+        ids = services.memory_forget_matching(user=request.user, **given)
+        return Response({"forgotten": len(ids), "dry_run": given["dry_run"], "ids": ids})
 
 
 class MemoryUpcomingView(APIView):

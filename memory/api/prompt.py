@@ -39,6 +39,20 @@ class DynamicQuerySerializer(PromptQuerySerializer):
         default=7,
         help_text="Show items due within this many days (default 7), and the overdue ones.",
     )
+    notes = serializers.IntegerField(
+        min_value=0,
+        max_value=agent_prompt.NOTES_MAX,
+        default=0,
+        help_text="Also this many diary notes from earlier conversations that bear on "
+        "`query` (default 0: none).",
+    )
+    query = serializers.CharField(
+        max_length=2000,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="The user's message, for `notes`.",
+    )
 
 
 class _BlockView(APIView):
@@ -109,7 +123,9 @@ class SystemPromptView(_BlockView):
     "DynamicContext",
     "Per-turn context to prepend to the user's message",
     "Current time in the user's time zone with the weekday, and items due within "
-    "`days` or overdue that were not yet reminded (with their ids).",
+    "`days` or overdue that were not yet reminded (with their ids); with `notes` and the "
+    "user's message as `query`, the diary notes of earlier conversations that recall "
+    "ranks first for it. With memory off: the time, and a line saying memory is off.",
 )
 class DynamicContextView(_BlockView):
     query_class = DynamicQuerySerializer

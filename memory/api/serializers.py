@@ -1,7 +1,9 @@
 """Request and response shapes of the memory endpoints (also used by the agent tools)."""
 
+import json
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -18,16 +20,44 @@ from core.serializers import (
     MAX_ID,
     JSONObjectField,
     JudgedHitsSerializer,
+    RoundedFloatField,
     StrictSerializer,
     WhenField,
 )
 from core.shapes import optional_text, read_only_meta
+from memory import item_conditions
 from memory.lineage import item_conflicts
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem
 from memory.recall import MAX_TOP_K
 from memory.selectors import ORDERINGS
 
 ALL_CATEGORIES = CATEGORIES + PRIVILEGED_CATEGORIES
+WHERE_HELP = (
+    "Conditions on the items, applied before ranking, in mem0's filter grammar: "
+    '{"metadata": {"key": value or {"gte": 3}}} (eq, ne, in, nin, gt, gte, lt, lte, contains, '
+    'icontains, *), {"created_at": {"gte": "2024-01-01"}} (also updated_at), '
+    '{"categories": {"in": [...]}}, {"keywords": {"icontains": "..."}}, {"memory_ids": [...]}; '
+    "combined with AND and OR (lists) and NOT, nestable (docs/mem0.md)."
+)
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class WhereField(serializers.JSONField):
+    """A condition tree (`memory.item_conditions.tree`): an object, or its JSON text in a
+    query string; validated into the condition itself."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except (ValueError, RecursionError):
+                raise serializers.ValidationError("Must be a JSON object.") from None
+        try:
+            return item_conditions.tree(data)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(
+                " ".join(m for msgs in error.message_dict.values() for m in msgs)
+            ) from None
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -71,6 +101,8 @@ class MemorySerializer(serializers.ModelSerializer):
     source_turn = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     metadata = serializers.DictField()
     agent = agent_name_field(_AGENT_OUT)
+    confidence = RoundedFloatField(read_only=True)
+    importance = RoundedFloatField(read_only=True)
 
     class Meta:
         model = KnowledgeItem
@@ -232,6 +264,7 @@ class MemoryListQuerySerializer(serializers.Serializer):
         default="-updated_at",
         help_text="Sort order; a leading minus is newest or highest first.",
     )
+    where = WhereField(required=False, help_text=f"{WHERE_HELP} As JSON text.")
 
 
 QUERIES_HELP = (
@@ -282,6 +315,7 @@ class RecallSerializer(StrictSerializer):
     time_to = WhenField(help_text="Upper bound on created_at (ISO 8601).")
     min_relevance = min_relevance_field()
     judge = judge_field()
+    where = WhereField(required=False, help_text=WHERE_HELP)
 
 
 class RecallHitSerializer(serializers.Serializer):
@@ -291,14 +325,14 @@ class RecallHitSerializer(serializers.Serializer):
     context = serializers.CharField(source="item.context")
     entity = serializers.CharField(source="item.entity")
     domain = serializers.CharField(source="item.domain")
-    confidence = serializers.FloatField(source="item.confidence")
+    confidence = RoundedFloatField(source="item.confidence")
     source = serializers.CharField(source="item.source")
     created_at = serializers.DateTimeField(source="item.created_at")
     due_at = serializers.DateTimeField(source="item.due_at", allow_null=True)
     metadata = serializers.DictField(source="item.metadata")
     agent = agent_name_field(_AGENT_OUT, source="item.agent.name")
-    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
-    relevance = serializers.FloatField(
+    score = RoundedFloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = RoundedFloatField(
         help_text="How well the hit answers the query, 0..1, comparable across queries."
     )
     matched_by = serializers.ChoiceField(
@@ -338,6 +372,7 @@ class RecallResultSerializer(JudgedHitsSerializer):
 
 class ForgetBulkSerializer(StrictSerializer):
     context = optional_text(100, "Only items of this context.")
+    entity = optional_text(200, "Only items about this entity (and its aliases).")
     older_than = optional_text(20, 'e.g. "12h", "30d", "6m"')
     categories = serializers.ListField(
         child=serializers.ChoiceField(choices=ALL_CATEGORIES),
@@ -351,6 +386,10 @@ class ForgetBulkSerializer(StrictSerializer):
 class ForgetBulkResultSerializer(serializers.Serializer):
     forgotten = serializers.IntegerField(help_text="Items forgotten (or, dry run, that would be).")
     dry_run = serializers.BooleanField()
+    ids = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Their ids, oldest first; each can be restored (POST memories/{id}/restore/).",
+    )
 
 
 class UpcomingQuerySerializer(serializers.Serializer):

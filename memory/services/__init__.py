@@ -27,6 +27,7 @@ from memory import notify, versions
 from memory.batch_store import items_store
 from memory.changes import items_changed
 from memory.models import SESSION_ENTITY, SOURCE_CONFIDENCE, KnowledgeItem
+from memory.services.dating import memory_date
 from memory.services.fields import (
     AUTOMATIC_SOURCES,
     CATEGORY_IMPORTANCE,
@@ -35,12 +36,18 @@ from memory.services.fields import (
     clean_fields,
     default_importance,
 )
-from memory.services.forgetting import memory_forget, memory_forget_bulk, memory_restore
+from memory.services.forgetting import (
+    memory_forget,
+    memory_forget_bulk,
+    memory_forget_matching,
+    memory_restore,
+)
 from memory.services.usage import (
     RECALL_CONFIDENCE_BUMP,
     memory_decay_confidence,
     memory_seen,
     memory_touch,
+    usage_add,
 )
 from retrieval.documents import item_text
 from retrieval.embedding.ahead import embedded_ahead
@@ -55,14 +62,17 @@ __all__ = [
     "default_importance",
     "memory_create",
     "memory_create_many",
+    "memory_date",
     "memory_decay_confidence",
     "memory_forget",
     "memory_forget_bulk",
+    "memory_forget_matching",
     "memory_get",
     "memory_restore",
     "memory_seen",
     "memory_session_note",
     "memory_touch",
+    "usage_add",
     "memory_update",
 ]
 

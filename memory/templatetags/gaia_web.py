@@ -1,6 +1,8 @@
-"""Display helpers for the web pages: short relative times and source names."""
+"""Display helpers for the web pages: short relative times, source names, JSON."""
 
+import json
 from datetime import datetime
+from typing import Any
 
 from django import template
 from django.utils import timezone
@@ -47,3 +49,9 @@ def source_label(source: str) -> str:
 def source_phrase(source: str) -> str:
     """'tool' -> 'stored by an agent': how a memory came to be, in a sentence."""
     return SOURCE_PHRASES.get(source, source)
+
+
+@register.filter
+def as_json(value: Any) -> str:
+    """A stored JSON value as JSON, indented (not Python's repr: `true`, not `True`)."""
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=str)

@@ -12,6 +12,7 @@ from learning.llm.status import model_state
 from memory import selectors
 from memory.web.chart import activity_chart
 from memory.web.forms import SOURCE_LABELS
+from skills.selectors import skill_stats
 
 TOP_ENTITIES = 10
 
@@ -49,6 +50,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "entities": selectors.entities_list(user=user, limit=TOP_ENTITIES),
         "tools": conversation_selectors.tool_summary(user=user)[:10],
         "coverage_pct": round(100 * stats["embeddings"]["coverage"]),
+        "skills": skill_stats(user=user),
         "llm_configured": bool(settings.GAIA_LLM_URL),
         "llm_state": model_state(),
         "extraction_waiting": extraction["pending"],

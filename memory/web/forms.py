@@ -75,7 +75,7 @@ class MemoryForm(forms.Form):
     reason = forms.CharField(
         max_length=300,
         required=False,
-        label="Why (optional)",
+        label="Why",
         help_text="Kept with the earlier version in the memory's history.",
     )
 

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from accounts.selectors import memory_on
 from accounts.services import user_settings_get
 from conversations.models import Turn
 from core.forms import apply_service_errors
@@ -84,11 +85,31 @@ def _row(entry: Any, searching: bool) -> dict[str, Any]:
     return row
 
 
+def _listing(user: Any, filters: dict[str, Any]) -> Any:
+    """The person's items under the list filters; with memory off, a search is a match
+    of the words typed (recall finds nothing for anyone while memory is off)."""
+    items = selectors.memory_list(
+        user=user,
+        category=filters.get("category") or None,
+        context=filters.get("context") or None,
+        entity=filters.get("entity") or None,
+        source=filters.get("source") or None,
+        agent=filters.get("agent") or None,
+        sensitive={"yes": True, "no": False}.get(filters.get("sensitive") or ""),
+        include_forgotten=bool(filters.get("forgotten")),
+        include_superseded=bool(filters.get("superseded")),
+        ordering=filters.get("ordering") or "-updated_at",
+    )
+    typed = (filters.get("q") or "").strip()
+    return items.filter(content__icontains=typed) if typed else items
+
+
 @login_required
 def memory_list_page(request: HttpRequest) -> HttpResponse:
     form = MemoryFilterForm(request.GET or None)
     filters = form.cleaned_data if form.is_valid() else {}
-    searching = bool((filters.get("q") or "").strip())
+    memory_off = not memory_on(request.user)
+    searching = bool((filters.get("q") or "").strip()) and not memory_off
     error = ""
     if searching:
         try:
@@ -98,19 +119,9 @@ def memory_list_page(request: HttpRequest) -> HttpResponse:
             hits = []
         page = Paginator(hits, PAGE_SIZE).get_page(request.GET.get("page"))
     else:
-        items = selectors.memory_list(
-            user=request.user,
-            category=filters.get("category") or None,
-            context=filters.get("context") or None,
-            entity=filters.get("entity") or None,
-            source=filters.get("source") or None,
-            agent=filters.get("agent") or None,
-            sensitive={"yes": True, "no": False}.get(filters.get("sensitive") or ""),
-            include_forgotten=bool(filters.get("forgotten")),
-            include_superseded=bool(filters.get("superseded")),
-            ordering=filters.get("ordering") or "-updated_at",
+        page = Paginator(_listing(request.user, filters), PAGE_SIZE).get_page(
+            request.GET.get("page")
         )
-        page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
     filtered = any(
         filters.get(k)
         for k in (
@@ -134,6 +145,7 @@ def memory_list_page(request: HttpRequest) -> HttpResponse:
             "rows": [_row(entry, searching) for entry in page.object_list],
             "filtered": filtered,
             "error": error,
+            "memory_off": memory_off,
         },
     )
 

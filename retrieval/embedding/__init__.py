@@ -9,6 +9,7 @@ import threading
 
 from django.conf import settings
 
+from core import metrics
 from retrieval.embedding import local
 from retrieval.embedding.base import Embedder, EmbedderError, checked, from_bytes, to_bytes
 from retrieval.embedding.openai import OpenAIEmbedder
@@ -77,7 +78,11 @@ def get_embedder() -> Embedder:
         with _lock:
             instance = _instances.get(config)
             if instance is None:
-                instance = _instances[config] = _build(config)
+                try:
+                    instance = _instances[config] = _build(config)
+                except EmbedderError:
+                    metrics.model_load_error("embedder")
+                    raise
     return instance
 
 

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from core.httpjson import ModelServerError, endpoint, post_json
+from core.outgoing import ModelServerError, endpoint, post_json
 from retrieval.embedding.base import EmbedderError, checked
 
 # After a failure, calls are refused for this long so a down server does not add its

@@ -1,8 +1,9 @@
 """The rightful caller of the endpoints a person's token cannot use, for the house-wide
 guards that walk every documented operation: the app's own endpoints (`people/`, `app/`)
-take an app token, `apps/` a staff member. A person's token there is a 403 that proves
-nothing about the body the guard sends."""
+take an app token, `apps/` a staff member with the admin's permissions for apps. A
+person's token there is a 403 that proves nothing about the body the guard sends."""
 
+from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
 from accounts.people import (
@@ -19,11 +20,12 @@ STAFF_PATHS = ("/api/v1/apps/",)
 def rightful_caller(path: str, user) -> tuple[APIClient, str] | None:
     """(a client, `path` with its ids filled in) for an app-only or staff-only path;
     None for every other path (the guard's own caller is the rightful one). `user` is made
-    staff for a staff path."""
+    staff, with the admin's permissions for apps, for a staff path."""
     client = APIClient()
     if path.startswith(STAFF_PATHS):
         user.is_staff = True
         user.save(update_fields=["is_staff"])
+        user.user_permissions.add(*Permission.objects.filter(content_type__model="app"))
         client.force_authenticate(user)
         return client, path
     if not path.startswith(APP_PATHS):

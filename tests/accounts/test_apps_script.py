@@ -3,6 +3,7 @@ writes and recalls for each, a person token issued and revoked, one person erase
 nothing crossed, and the other app refused on these people."""
 
 from io import StringIO
+from pathlib import Path
 
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -114,3 +115,13 @@ def test_the_documented_script_runs_through_and_nothing_crosses(db):
     assert contents(search(acme, ANA, "marathon training")) == []
     assert len(contents(acme.get(f"/api/v1/memories/?user_id={ANA_PATH}"))) == 2
     assert list(AppPerson.objects.values_list("external_id", flat=True)) == [ANA]
+
+
+def test_the_printed_transcript_shows_what_the_script_answers():
+    # docs/apps.md prints a real run; it showed the erase answering 500 once.
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "apps.md").read_text()
+    transcript = doc.split("Its output, run for real", 1)[1].split("```text\n", 1)[1]
+    transcript = transcript.split("```", 1)[0]
+    assert " -> 5" not in transcript and "server_error" not in transcript
+    assert f"DELETE /people/{BEN_PATH}/ -> 200" in transcript
+    assert f"GET /people/{BEN_PATH}/ -> 404" in transcript

@@ -6,6 +6,7 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
@@ -94,6 +95,25 @@ def test_only_staff_list_and_create_apps_through_the_api(staff, alice_api, db):
         assert client.get(url).status_code == 403
         assert client.post(url, {"name": "sneaky"}, format="json").status_code == 403
     assert not App.objects.filter(name="sneaky").exists()
+
+
+def test_staff_without_the_admins_permission_for_apps_may_not_list_or_create_them(
+    django_user_model,
+):
+    plain = django_user_model.objects.create_user("ops", "ops@example.org", is_staff=True)
+    _, secret = token_create(user=plain, name="ops")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert api.get("/api/v1/apps/").status_code == 403
+    refused = api.post("/api/v1/apps/", {"name": "sneaky"}, format="json")
+    assert refused.status_code == 403 and "secret" not in refused.content.decode()
+    assert not App.objects.exists()
+    plain.user_permissions.add(Permission.objects.get(codename="add_app"))
+    plain = django_user_model.objects.get(pk=plain.pk)  # permissions are cached per instance
+    assert api.post("/api/v1/apps/", {"name": "allowed"}, format="json").status_code == 201
+    assert api.get("/api/v1/apps/").status_code == 403  # viewing is its own permission
+    plain.user_permissions.add(Permission.objects.get(codename="view_app"))
+    assert api.get("/api/v1/apps/").json()["results"][0]["name"] == "allowed"
 
 
 def test_a_staff_session_may_create_an_app(staff, client):

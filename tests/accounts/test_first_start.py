@@ -8,6 +8,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from accounts.first_admin import first_admin_login
+from core.management.commands.serve import Command as Serve
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def test_a_generated_password_is_printed_with_how_to_change_it(monkeypatch, sett
     settings.DATA_DIR = tmp_path
     monkeypatch.delenv("GAIA_ADMIN_PASSWORD", raising=False)
     out, _ = _run("ensure_admin")
-    password = out.split("Generated password (serve shows it again until it is changed): ")
+    password = out.split("Generated password (serve shows it once more, under its banner): ")
     password = password[1].split()[0]
     assert authenticate(username="admin", password=password) is not None
     assert "manage.py changepassword admin" in out and "GAIA_ADMIN_PASSWORD" in out
@@ -46,7 +47,7 @@ def test_serve_has_the_generated_password_to_show_until_it_is_changed(
     settings.DATA_DIR = tmp_path
     monkeypatch.delenv("GAIA_ADMIN_PASSWORD", raising=False)
     out, _ = _run("ensure_admin")
-    password = out.split("changed): ", 1)[1].split()[0]
+    password = out.split("banner): ", 1)[1].split()[0]
     assert first_admin_login() == ("admin", password)
     assert oct((tmp_path / "first_admin_password").stat().st_mode & 0o777) == "0o600"
 
@@ -87,3 +88,22 @@ def test_a_token_for_the_admin_works_as_the_readme_shows(monkeypatch):
     found = agent.post("/api/v1/memories/search/", {"query": "tea"}, format="json").json()
     assert [hit["id"] for hit in found["results"]] == [stored.json()["id"]]
     assert found["results"][0]["content"] == "Prefers tea"
+
+
+def test_serve_prints_the_generated_password_once_then_where_it_is_kept(
+    monkeypatch, settings, tmp_path
+):
+    settings.DATA_DIR = tmp_path
+    monkeypatch.delenv("GAIA_ADMIN_PASSWORD", raising=False)
+    out, _ = _run("ensure_admin")
+    password = out.split("banner): ", 1)[1].split()[0]
+    banners = []
+    for _ in range(3):
+        serve = Serve(stdout=StringIO())
+        serve._announce("127.0.0.1", "8123")
+        banners.append(serve.stdout._out.getvalue())
+    assert f"Admin login: admin / {password}" in banners[0]
+    for later in banners[1:]:
+        assert password not in later
+        assert str(tmp_path / "first_admin_password") in later and "/password/" in later
+    assert first_admin_login() == ("admin", password)  # still kept, still opens it

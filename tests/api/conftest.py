@@ -1,40 +1,11 @@
-"""Helpers for the API tests: the error shape and a few stored rows."""
-
-from typing import Any
+"""A few stored rows for the API tests. The error-shape helper lives in tests/support.py
+(re-exported here for test modules that still import it from this place)."""
 
 import pytest
-from django.core.cache import cache
 
 from conversations.services.recording import tool_call_record, turn_append
 from memory import services
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """The users of these tests need no slow hashing (it dominated their run time)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_throttle_counts():
-    """Throttle counters live in the cache; start every test from zero."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-def assert_error(response: Any, status: int, code: str | None = None) -> dict:
-    """The response has `status` and the one error shape; returns the error object."""
-    assert response.status_code == status, response.content
-    assert response["Content-Type"].startswith("application/json")
-    body = response.json()
-    # mem0's API (/mem0/) adds `detail`, the text mem0's SDK puts in its exceptions.
-    mem0 = response.wsgi_request.path.startswith("/mem0/")
-    assert set(body) == ({"error", "detail"} if mem0 else {"error"})
-    assert {"code", "message"} <= set(body["error"]) <= {"code", "message", "fields"}
-    if code is not None:
-        assert body["error"]["code"] == code
-    return body["error"]
+from tests.support import assert_error  # noqa: F401
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from conversations.models import Session, ToolCall, Turn
 from conversations.services.recording import tool_call_record, turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 NO_GRAPH = {"entities": 0, "relations": 0}

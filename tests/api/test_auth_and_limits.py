@@ -10,7 +10,7 @@ from accounts.services import token_create, token_revoke
 from core.api import TokenRateThrottle
 from memory.api.account import ImportView
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 from tests.test_architecture import api_patterns
 
 pytestmark = pytest.mark.django_db

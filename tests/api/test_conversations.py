@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
 from conversations.services.recording import tool_call_record, turn_append
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 TURNS = "/api/v1/conversations/turns/"

@@ -1,4 +1,5 @@
-"""Dedup by meaning through the API: a rewrite of the same statement folds; two facts
+"""Dedup by meaning through the API: a rewrite of the same statement folds, and so does
+a refinement (one says all the other does, and more), into the fuller text; two facts
 that share most words but differ in a place, day, number, name or negation are both
 kept, linked as a possible conflict, and the write says which happened."""
 
@@ -19,7 +20,10 @@ PAIRS = [
     ("User has 2 cats", "User has 3 cats", "conflict"),
     ("Sarah leads the platform team", "Sarah leads the mobile team", "conflict"),
     ("Sarah leads the platform team", "Tom leads the platform team", "conflict"),
-    ("Bob plays chess on Sundays", "Bob plays chess on Sundays at noon", "conflict"),
+    ("Bob plays chess on Sundays", "Bob plays chess on Sundays at noon", "deduplicated"),
+    ("User works at Acme", "User no longer works at Acme", "conflict"),
+    ("User lives in Porto", "User used to live in Porto", "conflict"),
+    ("User eats meat", "User never eats meat", "conflict"),
     ("User loves hiking in the Alps", "user loves hiking in the alps.", "deduplicated"),
     ("User loves hiking in the Alps", "In the Alps, user loves hiking", "deduplicated"),
     ("User hikes in the Alps", "The user hiked in the Alps", "deduplicated"),
@@ -123,4 +127,38 @@ def test_erasing_one_side_of_a_possible_conflict_leaves_the_other_unlinked(alice
     assert kept["conflicts_with"] is None and kept["conflicts"] == []
     assert list(KnowledgeItem.objects.for_user(alice).values_list("content", flat=True)) == [
         "Team meeting is on Friday"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        # an agent's remember, then extraction of the same turn (the fuller text stays)
+        ("Prefers window seats", "User prefers window seats on long flights",
+         "User prefers window seats on long flights"),
+        ("User prefers window seats on long flights", "Prefers window seats",
+         "User prefers window seats on long flights"),
+    ],
+)  # fmt: skip
+def test_two_texts_that_agree_are_one_memory_in_the_fuller_words(
+    alice_api, alice, first, second, kept
+):
+    stored = alice_api.post(MEMORIES, {"content": first}, format="json").json()
+    body = alice_api.post(MEMORIES, {"content": second}, format="json").json()
+    assert body["outcome"] == "deduplicated" and body["id"] == stored["id"]
+    assert body["conflicts_with"] is None
+    active = KnowledgeItem.objects.for_user(alice).active()
+    assert list(active.values_list("content", flat=True)) == [kept]
+
+
+def test_a_batch_folds_a_refinement_into_the_fuller_text(alice_api, alice):
+    batch = [
+        {"content": "Prefers window seats on long flights"},
+        {"content": "Prefers window seats"},
+    ]
+    body = alice_api.post(MEMORIES, batch, format="json").json()
+    assert [b["outcome"] for b in body] == ["new", "deduplicated"]
+    active = KnowledgeItem.objects.for_user(alice).active()
+    assert list(active.values_list("content", flat=True)) == [
+        "Prefers window seats on long flights"
     ]

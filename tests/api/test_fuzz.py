@@ -13,7 +13,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from conversations.services.recording import turn_append
 from memory import agent_tools, services
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 BAD_VALUES = [

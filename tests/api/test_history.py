@@ -8,8 +8,8 @@ from memory import lineage, services
 from memory.corpus import KNOWLEDGE_FTS
 from memory.models import KnowledgeItem, MemoryVersion
 from retrieval import keyword
-from tests.api.conftest import assert_error
 from tests.mcp_rpc import mcp_tool
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 MEMORIES = "/api/v1/memories/"

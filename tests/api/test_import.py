@@ -9,7 +9,7 @@ from django.urls import reverse
 from memory import import_jobs, services
 from memory.models import ImportJob, ImportLink, ImportPart, KnowledgeItem
 from memory.portability import store
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 JSONL = "application/x-ndjson"

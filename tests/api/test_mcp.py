@@ -181,9 +181,38 @@ def test_the_resources_are_also_listed_as_templates_with_their_query(alice_api, 
     templates = {t["uriTemplate"]: t["mimeType"] for t in listed}
     assert templates == {
         "gaia://memory/system-prompt{?context}": "text/plain",
-        "gaia://memory/turn-context{?context,days}": "text/plain",
+        "gaia://memory/turn-context{?context,days,notes,query}": "text/plain",
     }
     read = mcp_result(
         alice_api, "resources/read", {"uri": "gaia://memory/system-prompt?context=work"}
     )
     assert "Uses vim at work" in read["contents"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "named"),
+    [
+        ("forget", {"memory_id": 12}, "memory_id: Unknown field"),
+        ("update_memory", {"memory_id": 12, "content": "x"},
+         "id: Required (not memory_id): the memory's id, an integer."),
+        ("update_memory", {"content": "x"}, "id: Required: the memory's id, an integer."),
+        ("recall", {"qurey": "tea"}, "qurey: Unknown field"),
+        ("recall", {"query": "tea", "top_k": "many"}, "top_k: A valid integer is required."),
+        ("relate", {"subj": "me", "type": "partner_of", "object": "Rui"}, "subj: Unknown field"),
+    ],
+)
+def test_an_argument_error_names_the_argument_and_what_the_tool_takes(
+    alice_api, tool, arguments, named
+):
+    result = mcp_tool(alice_api, tool, arguments)
+    assert result["isError"] is True
+    message = result["structuredContent"]["error"]["message"]
+    assert message.startswith(f"Invalid arguments for {tool}: ") and named in message, message
+    shape = {
+        "forget": "id (integer), context (string), entity (string)",
+        "update_memory": "id (integer, required)",
+        "recall": "query (string, required)",
+        "relate": "subject (integer or string, required)",
+    }
+    assert f"It takes: {shape[tool]}" in message, message  # fmt: skip
+    assert "may not be null" not in message

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from conversations.services.recording import turn_append
 from memory import lineage, services
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 MEMORIES = "/api/v1/memories/"
@@ -294,10 +294,10 @@ def test_it_forgets_in_bulk_softly_with_a_dry_run(alice_api, alice):
     services.memory_create(user=alice, content="New work fact", context="work")
     body = {"context": "work", "older_than": "30d"}
     dry = alice_api.post(f"{MEMORIES}forget/", {**body, "dry_run": True}, format="json")
-    assert dry.json() == {"forgotten": 1, "dry_run": True}
+    assert dry.json() == {"forgotten": 1, "dry_run": True, "ids": [old.pk]}
     assert KnowledgeItem.objects.for_user(alice).active().count() == 2
     response = alice_api.post(f"{MEMORIES}forget/", body, format="json")
-    assert response.json() == {"forgotten": 1, "dry_run": False}
+    assert response.json() == {"forgotten": 1, "dry_run": False, "ids": [old.pk]}
     old.refresh_from_db()
     assert old.forgotten_at is not None
 

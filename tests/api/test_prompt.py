@@ -9,7 +9,7 @@ from django.utils import timezone
 from accounts.services import user_settings_update
 from memory import agent_prompt, lineage, services
 from memory.recall import recall
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 SYSTEM = "/api/v1/prompt/system/"

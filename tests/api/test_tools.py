@@ -6,7 +6,7 @@ from conversations.services.recording import turn_append
 from memory import agent_tools
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 CALL = "/api/v1/tools/call/"
@@ -23,8 +23,8 @@ def call(client, name, arguments):
 def test_it_lists_the_memory_tools_as_openai_function_schemas(alice_api):
     tools = alice_api.get("/api/v1/tools/").json()["tools"]
     assert [t["function"]["name"] for t in tools] == [
-        "remember", "recall", "update_memory", "forget", "search_past_conversations",
-        "recall_skills", "relate",
+        "remember", "recall", "update_memory", "list_memories", "forget",
+        "search_past_conversations", "recall_skills", "propose_skill", "relate",
     ]  # fmt: skip
     for tool in tools:
         assert tool["type"] == "function"
@@ -80,7 +80,11 @@ def test_a_model_can_remember_recall_update_and_forget(alice_api, alice):
     assert updated["result"]["entity"] == "person:alice"  # an empty value changes nothing
 
     forgotten = call(alice_api, "forget", f'{{"id": {item_id}}}')
-    assert forgotten == {"name": "forget", "ok": True, "result": {"id": item_id, "forgotten": True}}
+    assert forgotten == {
+        "name": "forget",
+        "ok": True,
+        "result": {"id": item_id, "forgotten": True, "count": 1, "dry_run": False},
+    }
     assert KnowledgeItem.objects.get(pk=item_id).forgotten_at is not None
 
 

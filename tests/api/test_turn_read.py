@@ -5,7 +5,7 @@ import pytest
 
 from conversations.models import Turn
 from conversations.services.recording import turn_append
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 TURNS = "/api/v1/conversations/turns/"

@@ -1,15 +1,9 @@
 import httpx
 import pytest
-from django.core.cache import cache
 from gaia_memory import MemoryClient
 
 from accounts.services import token_create
 from tests.clients.django_transport import DjangoTransport
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttle_counts():
-    cache.clear()
 
 
 @pytest.fixture

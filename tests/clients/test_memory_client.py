@@ -88,8 +88,8 @@ def test_prompt_material_and_the_tools_of_a_model(memory, alice):
     assert memory.dynamic_context(days=3).startswith("[Gaia Memory Context]")
     names = [tool["function"]["name"] for tool in memory.tools()]
     assert names == [
-        "remember", "recall", "update_memory", "forget", "search_past_conversations",
-        "recall_skills", "relate",
+        "remember", "recall", "update_memory", "list_memories", "forget",
+        "search_past_conversations", "recall_skills", "propose_skill", "relate",
     ]  # fmt: skip
     ok = memory.call_tool("recall", '{"query": "answers"}')
     assert ok.ok and ok.result["results"][0]["content"] == "Prefers short answers"

@@ -1,13 +1,18 @@
 """MemoryMixin around a toy agent (in process): context, turns, tools, the MRO rule."""
 
 import socket
+from datetime import date
 
 import pytest
-from gaia_memory import AuthenticationError, MemoryClient, MemoryMixin
+from gaia_memory import MEMORY_TOOL_NAMES, AuthenticationError, GaiaError, MemoryClient, MemoryMixin
+from gaia_memory.mixin import MEMORY_UNREACHABLE
 
+from accounts.models import AgentType, ApiToken
 from conversations.models import ToolCall, Turn
+from graph.models import Relation
 from memory import services
 from memory.models import KnowledgeItem
+from skills.models import Skill
 
 pytestmark = pytest.mark.django_db
 
@@ -133,7 +138,9 @@ def test_an_agent_starts_while_the_memory_server_is_down_and_gets_the_tools_late
     agent = StartingAgent(_unreachable())
 
     assert [tool["function"]["name"] for tool in agent.tools] == ["calculator"]
-    assert agent.system_prompt == "You are helpful.\n"
+    # The model is told memory is unreachable, not left to think it has none.
+    assert agent.system_prompt == "You are helpful.\n" + MEMORY_UNREACHABLE
+    assert "cannot be reached" in agent.system_prompt
     assert agent.process_query("Hello")["status"] == "success"
     assert "carrying on without it" in caplog.text
 
@@ -144,3 +151,89 @@ def test_an_agent_starts_while_the_memory_server_is_down_and_gets_the_tools_late
 def test_a_wrong_token_still_stops_the_agent_at_start(in_process, alice):
     with pytest.raises(AuthenticationError):
         StartingAgent(MemoryClient("http://testserver", "gaia_wrong", http_client=in_process))
+
+
+def test_the_mixin_runs_every_tool_the_server_offers(memory, alice, settings):
+    settings.GAIA_LLM_URL = "http://127.0.0.1:9/v1"  # configured: `extract` is offered too
+    offered = [t["function"]["name"] for t in memory.tools()]
+    assert "relate" in offered and "extract" in offered
+    assert set(offered) == set(MEMORY_TOOL_NAMES)
+
+
+def test_relate_runs_on_the_server_and_is_no_failed_tool_of_the_agent(memory, alice):
+    relate = {"subject": "me", "type": "partner_of", "object": "Rui"}
+    recall = {"query": "partner", "where": {"categories": {"in": ["fact"]}}}
+    agent = MyAgent(memory, script=[("relate", relate), ("recall", recall)])
+    agent.register_memory_tools()
+    agent.process_query("My partner is Rui")
+    relation = Relation.objects.for_user(alice).get()
+    assert (relation.subject.name, relation.type, relation.object.name) == ("me", "partner_of",
+                                                                           "Rui")  # fmt: skip
+    assert not ToolCall.objects.for_user(alice).exists()  # memory tools are not the agent's
+    assert agent.execute_memory_tool("recall", recall)["ok"] is True
+class NotedAgent(MemoryMixin, ToyAgent):
+    def __init__(self, client, inject_notes: int = 0) -> None:
+        self.init_memory(client=client, session_id="run-9", inject_notes=inject_notes)
+        super().__init__()
+
+
+def _boat_note(alice):
+    return services.memory_session_note(
+        user=alice,
+        session_id="s-boat",
+        content="Talked about repainting the sailing boat's hull in antifouling blue",
+        context="global",
+        source_turn=None,
+        first=date(2026, 11, 2),
+        last=date(2026, 11, 2),
+    )
+
+
+def test_the_diary_notes_that_bear_on_a_message_come_with_it_when_asked(memory, alice):
+    _boat_note(alice)
+    noted = NotedAgent(memory, inject_notes=2)
+    noted.process_query("Which colour did I pick for the boat hull?")
+    assert "antifouling blue" in noted.seen[0]
+    plain = NotedAgent(memory)
+    plain.process_query("Which colour did I pick for the boat hull?")
+    assert "antifouling" not in plain.seen[0]
+
+
+def test_an_agent_lists_forgets_by_scope_and_restores(memory, alice):
+    services.memory_create(user=alice, content="Sprint review on Fridays", context="work")
+    services.memory_create(user=alice, content="Standup at 9:30", context="work")
+    services.memory_create(user=alice, content="Likes rooibos tea", category="preference")
+    agent = NotedAgent(memory)
+    assert agent.list_memories(context="work")["count"] == 2
+    counted = agent.forget_memories(context="work", dry_run=True)
+    assert (
+        counted["count"] == 2
+        and KnowledgeItem.objects.filter(forgotten_at__isnull=False).count() == 0
+    )
+    gone = agent.forget_memories(context="work")
+    assert gone["count"] == 2 and agent.list_memories()["count"] == 1
+    for item_id in gone["ids"]:
+        memory.restore(item_id)
+    assert memory.list_memories(context="work")["count"] == 2
+    assert memory.forget_matching(categories=["preference"], dry_run=True)["forgotten"] == 1
+    with pytest.raises(GaiaError) as refused:
+        agent.forget_memories()
+    assert refused.value.code == "invalid_arguments"
+
+
+def test_an_agent_reflects_at_the_end_of_its_run(memory, alice):
+    agent = NotedAgent(memory)
+    agent.process_query("Forward the invoice to accounting")  # logs this run's turns
+    with pytest.raises(GaiaError) as untyped:
+        agent.reflect("When the user asks to forward an invoice", "Search it, forward it.")
+    assert untyped.value.code == "no_agent_type"
+    mine = ApiToken.objects.get(owner=alice, name="client-test").agent
+    mine.agent_type = AgentType.objects.create(name="gmail_agent")
+    mine.save()
+    reflected = agent.reflect(
+        "When the user asks to forward an invoice to accounting",
+        "Search the invoice, forward it, confirm.",
+        tools_used=["GMAIL_SEARCH_MESSAGES", "GMAIL_FORWARD"],
+    )
+    assert reflected == {"outcome": "proposed", "review": True}
+    assert Skill.objects.get().contributions.get().session.session_id == "run-9"

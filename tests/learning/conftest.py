@@ -1,59 +1,6 @@
-"""Fixtures of the background tests: a scripted fake LLM server with small deadlines."""
+"""The background tests' fixtures are the fake model plugin's (tests/fake_model.py, loaded
+for every test by tests/conftest.py). Re-exported here for test modules and conftests that
+still import them from this place."""
 
-import numpy as np
-import pytest
-from django.core.cache import cache
-
-from core import queue
-from tests.learning.fake_llm import FakeLLM
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Queue de-duplication marks live in the cache; no test sees another's."""
-    cache.clear()
-
-
-@pytest.fixture
-def queued(monkeypatch):
-    """Tasks queued (func, args). Each test runs inside a transaction that never commits,
-    so on-commit callbacks run at once here (test_extraction checks the real timing)."""
-    calls: list = []
-    monkeypatch.setattr("django_q.tasks.async_task", lambda func, *a, **k: calls.append((func, a)))
-    monkeypatch.setattr(queue.transaction, "on_commit", lambda send, **kwargs: send())
-    return calls
-
-
-@pytest.fixture
-def llm_settings(settings):
-    """Small deadlines and back-off so failure tests stay fast."""
-    settings.GAIA_LLM_MODEL = "fake-model"
-    settings.GAIA_LLM_API_KEY = "test-key"
-    settings.GAIA_LLM_TIMEOUT = 1.0
-    settings.GAIA_LLM_CONNECT_TIMEOUT = 0.5
-    settings.GAIA_LLM_RETRIES = 2
-    settings.GAIA_LLM_BACKOFF = 0.01
-    settings.GAIA_LLM_RETRY_AFTER_MAX = 0.2
-    settings.GAIA_LLM_BREAKER_THRESHOLD = 100
-    settings.GAIA_LLM_MAX_BYTES = 64 * 1024
-    settings.GAIA_LLM_JSON_MODE = True
-    return settings
-
-
-@pytest.fixture
-def fake_llm(llm_settings):
-    server = FakeLLM()
-    llm_settings.GAIA_LLM_URL = server.url
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def no_llm(settings):
-    settings.GAIA_LLM_URL = ""
-    return settings
-
-
-def vector(*values: float) -> bytes:
-    """A float32 embedding, as the recall code stores it."""
-    return np.array(values, dtype=np.float32).tobytes()
+from tests.fake_model import fake_llm, llm_settings, no_llm, queued  # noqa: F401
+from tests.support import vector  # noqa: F401

@@ -7,7 +7,7 @@ from learning import extraction, reconciliation
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from tests.learning import fake_llm as f
-from tests.learning.conftest import vector
+from tests.support import vector
 
 pytestmark = pytest.mark.django_db
 

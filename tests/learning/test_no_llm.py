@@ -80,12 +80,18 @@ def test_health_reports_an_open_circuit_as_not_ok(fake_llm, llm_settings, alice)
 
 
 def test_startup_queues_the_sweeps(monkeypatch):
-    queued = []
+    queued, chained = [], []
     monkeypatch.setattr("django_q.tasks.async_task", lambda func, *a, **k: queued.append(func))
+    monkeypatch.setattr("django_q.tasks.async_chain", lambda chain: chained.extend(chain))
     startup_sweeps()
     assert queued == [
         "learning.tasks.extract_pending_sweep",
-        "learning.tasks.consolidate_sweep",
         "memory.tasks.imports_resume",
         "webhooks.tasks.deliver_due",
+    ]
+    assert [func for func, _, _ in chained] == [
+        "learning.tasks.decay_all",
+        "learning.tasks.reconcile_all",
+        "learning.tasks.consolidate_sweep",
+        "privacy.tasks.prune_all",
     ]

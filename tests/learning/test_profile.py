@@ -148,3 +148,22 @@ def test_diary_notes_and_replaced_text_never_become_bullets(fake_llm, alice, que
     profile.profile_refresh(user=alice)
     asked = fake_llm.requests[0]["messages"][1]["content"]
     assert "Porto" not in asked and "red car" not in asked and "plants" not in asked
+
+
+def test_a_change_queues_one_refresh_however_often_the_profile_is_read(fake_llm, alice, queued):
+    # Seconds after a change, not minutes: each new generation queues its refresh once.
+    memory_create(user=alice, content="User is a violinist")
+    fake_llm.then(f.answer({"bullets": ["Violinist"]}))
+    for _ in range(3):
+        profile.profile_get(user=alice)
+    assert len(queued) == 1
+    tasks.profile_refresh(alice.pk)
+    memory_create(user=alice, content="User moved to Porto")
+    for _ in range(3):
+        assert profile.profile_get(user=alice)["stale"] is True
+    assert len(queued) == 2
+    fake_llm.then(f.answer({"bullets": ["Violinist", "Lives in Porto"]}))
+    tasks.profile_refresh(alice.pk)
+    fresh = profile.profile_get(user=alice)
+    assert fresh["stale"] is False and fresh["bullets"] == ["Violinist", "Lives in Porto"]
+    assert len(fake_llm.requests) == 2 and len(queued) == 2

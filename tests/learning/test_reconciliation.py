@@ -10,7 +10,7 @@ from learning.models import ReconciledPair
 from memory.models import KnowledgeItem
 from memory.services import memory_create, memory_session_note
 from tests.learning import fake_llm as f
-from tests.learning.conftest import vector
+from tests.support import vector
 
 pytestmark = pytest.mark.django_db
 

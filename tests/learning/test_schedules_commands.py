@@ -11,7 +11,7 @@ from django_q.models import Schedule
 
 from conversations.models import Turn
 from conversations.services.recording import turn_append
-from learning.schedules import SCHEDULES, STARTUP_SWEEPS
+from learning.schedules import SCHEDULES, STARTUP_MAINTENANCE, STARTUP_SWEEPS
 from memory.models import KnowledgeItem
 from memory.services import memory_create
 from privacy.task_records import TASK_SUBJECTS
@@ -41,8 +41,23 @@ def test_setup_schedules_is_idempotent_and_follows_the_settings(settings):
     assert "gaia: prune" not in names and Schedule.objects.get(name="gaia: decay").minutes == 60
 
 
+def test_a_changed_interval_moves_the_stored_next_run(settings):
+    settings.GAIA_RECONCILE_INTERVAL = 1440
+    run("setup_schedules")
+    row = Schedule.objects.get(name="gaia: reconcile")
+    Schedule.objects.filter(pk=row.pk).update(next_run=timezone.now() + timedelta(hours=23))
+    settings.GAIA_RECONCILE_INTERVAL = 30  # restarted with a shorter interval
+    before = timezone.now()
+    assert "gaia: reconcile: updated, every 30 min" in run("setup_schedules")
+    moved = Schedule.objects.get(pk=row.pk).next_run
+    assert before + timedelta(minutes=30) <= moved <= timezone.now() + timedelta(minutes=30)
+    run("setup_schedules")  # unchanged settings: the next run stays where it is
+    assert Schedule.objects.get(pk=row.pk).next_run == moved
+
+
 def test_every_scheduled_and_queued_task_path_names_a_task():
     paths = {func for _, func, _ in SCHEDULES} | set(STARTUP_SWEEPS) | set(TASK_SUBJECTS)
+    paths |= {func for func, _ in STARTUP_MAINTENANCE}
     for path in paths:
         module, name = path.rsplit(".", 1)
         assert module.endswith(".tasks") and callable(getattr(import_module(module), name)), path

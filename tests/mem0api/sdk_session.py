@@ -2,7 +2,7 @@
 prints what it saw as one JSON line. Run by test_mem0_sdk.py with the python of the mem0
 virtualenv: it imports mem0 and the standard library only, nothing of the server.
 
-argv[1]: {"phase": "everything" | "learned", "host": ..., "key": ..., "other_key": ...}
+argv[1]: {"phase": "everything" | "learned" | "filters", "host": ..., "key": ..., "other_key": ...}
 """
 
 import asyncio
@@ -154,11 +154,49 @@ def learned_session(host: str, key: str) -> dict[str, Any]:
     return {"add": added, "search": found, "get_all": client.get_all(filters={"user_id": "rui"})}
 
 
+def filters_session(host: str, key: str, other_key: str) -> dict[str, Any]:
+    """mem0's v2 filters and dates, as a migrating app uses them."""
+    client, other = MemoryClient(api_key=key, host=host), MemoryClient(api_key=other_key, host=host)
+    added = {
+        name: client.add(content, user_id="lena", metadata=metadata, timestamp=when,
+                         infer=False)["results"][0]["id"]
+        for name, content, metadata, when in [
+            ("paris", "Lena moved to Paris for a design job", {"topic": "work", "year": 2021},
+             1612137600),  # 2021-02-01
+            ("cats", "Lena has two cats named Miso and Tofu", {"topic": "home", "year": 2023},
+             1685577600),  # 2023-06-01
+            ("running", "Lena runs a half marathon every spring", {"topic": "sport"}, None),
+        ]
+    }  # fmt: skip
+    other.add("Lena moved to Paris for a design job", user_id="lena",
+              metadata={"topic": "work", "year": 2021}, infer=False)  # fmt: skip
+    by = {
+        "metadata": {"AND": [{"user_id": "lena"}, {"metadata": {"topic": "work"}}]},
+        "compare": {"AND": [{"user_id": "lena"}, {"metadata": {"year": {"gte": 2022}}}]},
+        "dates": {"AND": [{"user_id": "lena"}, {"created_at": {"gte": "2021-01-01"}},
+                          {"created_at": {"lt": "2022-01-01"}}]},
+        "category": {"AND": [{"user_id": "lena"}, {"categories": {"in": ["fact"]}}]},
+        "not": {"AND": [{"user_id": "lena"}, {"NOT": {"metadata": {"topic": "work"}}}]},
+    }  # fmt: skip
+    seen: dict[str, Any] = {"added": added, "get": client.get(added["paris"])}
+    for name, filters in by.items():
+        seen[f"search_{name}"] = client.search("Lena", filters=filters, threshold=0)
+        seen[f"get_all_{name}"] = client.get_all(filters=filters)
+        seen[f"other_{name}"] = other.get_all(filters=filters)
+    seen["other_search_not"] = other.search("Lena", filters=by["not"], threshold=0)
+    seen["export"] = client.get_memory_export(filters={"user_id": "lena"})
+    seen["other_export"] = raised(lambda: other.get_memory_export(filters={"user_id": "nobody"}))
+    seen["create_export"] = raised(lambda: client.create_memory_export("{}", user_id="lena"))
+    return seen
+
+
 def main() -> None:
     given = json.loads(sys.argv[1])
     host, key, other_key = given["host"], given["key"], given["other_key"]
     if given["phase"] == "learned":
         seen = learned_session(host, key)
+    elif given["phase"] == "filters":
+        seen = filters_session(host, key, other_key)
     else:
         seen = {
             "sync": sync_session(host, key, other_key),

@@ -3,7 +3,7 @@ and that one app's token never reaches another app's people or memories."""
 
 import pytest
 
-from accounts.people import person_create, person_get
+from accounts.people import PersonNotFound, person_create, person_get
 from conversations.models import Session, Turn
 from memory.models import KnowledgeItem
 from tests.mem0api.conftest import add
@@ -143,9 +143,9 @@ def test_search_needs_an_entity_and_names_filters_it_does_not_offer(tutor):
     answer = tutor.post(SEARCH, {"query": "tea", "filters": {}}, format="json")
     assert answer.status_code == 400 and "user_id" in answer.json()["detail"]
     answer = tutor.post(
-        SEARCH, {"query": "tea", "filters": {"AND": [{"user_id": "a"}, {"categories": {
+        SEARCH, {"query": "tea", "filters": {"AND": [{"user_id": "a"}, {"text": {
             "contains": "food"}}]}}, format="json")  # fmt: skip
-    assert answer.status_code == 501 and "categories" in answer.json()["detail"]
+    assert answer.status_code == 501 and "text is not supported" in answer.json()["detail"]
 
 
 @pytest.mark.cross_user("api-mem0-memory", "api-mem0-history")
@@ -229,7 +229,7 @@ def test_entities_are_the_apps_people_agents_and_runs_and_deleting_a_user_erases
 def test_what_is_not_supported_answers_501_naming_it(tutor, shop):
     for method, path, named in [
         ("post", "/mem0/v1/feedback/", "feedback"),
-        ("post", "/mem0/v1/exports/", "memory exports"),
+        ("post", "/mem0/v1/exports/", "exports shaped by a schema"),
         ("get", "/mem0/api/v1/webhooks/projects/tutor-site/", "mem0's webhooks"),
         ("patch", "/mem0/api/v1/orgs/organizations/tutor-site/projects/tutor-site/",
          "organizations and projects"),
@@ -287,3 +287,17 @@ def test_one_search_covers_at_most_fifty_people(tutor):
     assert answer.status_code == 400 and "at most 50 people" in answer.json()["detail"]
     one = {"query": "cello", "filters": {"user_id": "learner-7"}}
     assert tutor.post(SEARCH, one, format="json").json() == {"results": []}
+
+
+@pytest.mark.cross_user("api-mem0-entity-v1")
+def test_the_v1_entity_path_erases_as_the_v2_one_inside_the_app(tutor, shop):
+    add(tutor, "maria", "Maria plays the cello")
+    add(shop, "maria", "Maria ordered a cello stand")
+    assert shop.delete("/mem0/v1/entities/user/nobody/").status_code == 404
+    assert tutor.delete("/mem0/v1/entities/user/maria/").status_code == 200
+    with pytest.raises(PersonNotFound):
+        person_get(app=tutor.app, external_id="maria")
+    shops = person_get(app=shop.app, external_id="maria")
+    assert [i.content for i in KnowledgeItem.objects.for_user(shops.user)] == [
+        "Maria ordered a cello stand"
+    ]

@@ -173,3 +173,37 @@ def test_an_inferred_add_is_learned_by_extraction_with_a_model(
     assert "queued for background execution" in seen["add"]["message"]
     assert memories(seen["search"])[0] == "User is moving to Lisbon next month"
     assert seen["get_all"]["results"][0]["run_id"] == "chat-1"
+
+
+def test_mem0s_filters_and_dates_select_exactly_the_persons_memories(
+    mem0_python, live_server, keys, tmp_path, settings
+):
+    settings.GAIA_LLM_URL = ""
+    seen = run_sdk(mem0_python, tmp_path, phase="filters", host=f"{live_server.url}/mem0",
+                   **keys)  # fmt: skip
+    ids = seen["added"]
+    assert seen["get"]["created_at"].startswith("2021-02-01T00:00:00")
+    expected = {
+        "metadata": {ids["paris"]},
+        "compare": {ids["cats"]},
+        "dates": {ids["paris"]},
+        "category": set(ids.values()),
+        "not": {ids["cats"], ids["running"]},
+    }
+    for name, want in expected.items():
+        assert {m["id"] for m in seen[f"search_{name}"]["results"]} == want, name
+        assert {m["id"] for m in seen[f"get_all_{name}"]["results"]} == want, name
+        assert seen[f"get_all_{name}"]["count"] == len(want), name
+        theirs = {m["id"] for m in seen[f"other_{name}"]["results"]}
+        assert not theirs & set(ids.values()), name
+    assert seen["other_search_not"] == {"results": []}  # the shop's Lena: only a work memory
+    records = seen["export"]["records"]
+    assert seen["export"]["user_id"] == "lena"
+    assert {r["content"] for r in records if r["type"] == "knowledge"} == {
+        "Lena moved to Paris for a design job",
+        "Lena has two cats named Miso and Tofu",
+        "Lena runs a half marathon every spring",
+    }
+    assert seen["other_export"]["raised"] == "MemoryNotFoundError"
+    assert seen["create_export"]["raised"] == "MemoryError"
+    assert "get_memory_export" in seen["create_export"]["message"]

@@ -131,6 +131,23 @@ RELATION = {
             "valid_to: A relation ends after it starts",
         ),
         ([{**ENTITY, "name": "  "}], "name: A name is required"),
+        (
+            [
+                ENTITY,
+                {**ENTITY, "id": 2},
+                {**RELATION, "valid_to": "2025-01-01T00:00:00+00:00", "ended_by": 5},
+            ],
+            "ended_by: Another relation ends this one, not itself",
+        ),
+        (
+            [
+                ENTITY,
+                {**ENTITY, "id": 2},
+                {**RELATION, "ended_by": 6},
+                {**RELATION, "id": 6, "valid_from": "2025-01-01T00:00:00+00:00"},
+            ],
+            "ended_by: Only a relation that ended",
+        ),
     ],
 )
 def test_a_bad_graph_record_is_refused_naming_its_line_and_nothing_is_stored(

@@ -43,6 +43,7 @@ PUBLIC = {
     "retrieval.embedding.ahead",
     "retrieval.embedding.startup",
     "retrieval.snapshots",  # erased with their person
+    "retrieval.snapshot_marks",  # a node applies the erases it missed, at start
     "retrieval.fulltext_schema",  # FullTextSpec and the migrations' operations
     "retrieval.fulltext_upkeep",  # merging full-text segments after an erase
     "retrieval.tasks",  # old task paths re-exported for one release

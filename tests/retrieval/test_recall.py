@@ -139,14 +139,16 @@ def test_recall_is_a_pure_read(alice, alice_facts):
     assert after == before
 
 
-def test_marking_hits_used_takes_one_query(alice, alice_facts):
+def test_marking_hits_used_takes_two_queries(alice, alice_facts):
+    """The items' update and the day's usage counters' update, once the day's rows exist."""
     hits = recall(user=alice, query="Alice", top_k=3)
+    memory_touch(user=alice, item_ids=ids(hits))  # the day's first use makes its usage rows
     with CaptureQueriesContext(connection) as queries:
         memory_touch(user=alice, item_ids=ids(hits))
-    assert len(queries) == 1
+    assert len(queries) == 2
     touched = KnowledgeItem.objects.filter(pk__in=ids(hits))
-    assert all(i.use_count == 1 and i.last_used is not None for i in touched)
-    assert all(i.confidence == pytest.approx(0.72) for i in touched)
+    assert all(i.use_count == 2 and i.last_used is not None for i in touched)
+    assert all(i.confidence == pytest.approx(0.74) for i in touched)
 
 
 def test_an_empty_query_finds_nothing(alice, alice_facts):

@@ -1,19 +1,10 @@
-"""Fixtures of the security tests: the fake LLM server of the background tests, a
-browser per user, and a clean cache (throttle counters) for every test."""
+"""Fixtures of the security tests: a browser for bob and the announced traces (the fake
+LLM server and the clean cache are every test's: tests/fake_model.py, tests/conftest.py)."""
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
-from tests.learning.conftest import fake_llm, llm_settings, no_llm, queued  # noqa: F401
 from tests.security.traces import announced  # noqa: F401
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

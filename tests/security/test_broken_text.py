@@ -16,7 +16,7 @@ from conversations.services.recording import tool_call_record
 from discovery.models import Finding
 from memory import agent_tools, services
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 LONE = "\ud800"

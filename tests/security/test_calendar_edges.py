@@ -15,7 +15,7 @@ from conversations.services.recording import turn_append
 from core.validation import WHEN_MAX, WHEN_MIN
 from memory import services
 from memory.models import KnowledgeItem
-from tests.api.conftest import assert_error
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 ZONES = ["America/New_York", "Etc/GMT+12", "Pacific/Kiritimati"]  # UTC-5, UTC-12, UTC+14

@@ -27,10 +27,10 @@ from privacy.services import memory_erase_user
 from privacy.task_records import Subjects, queued_tasks_erase
 from retrieval.tasks import embed_rows_task
 from skills.tasks import learn_skills
-from tests.api.conftest import assert_error
 from tests.commits import rows_per_commit
 from tests.security.traces import fulltext_holds, removed_for
 from tests.security.twins import MARKERS, seed_twin, snapshot
+from tests.support import assert_error
 
 pytestmark = pytest.mark.django_db
 ERASE = "/api/v1/account/erase/"

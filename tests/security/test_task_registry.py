@@ -11,7 +11,7 @@ import importlib
 import inspect
 from collections.abc import Callable
 
-from learning.schedules import SCHEDULES, STARTUP_SWEEPS
+from learning.schedules import SCHEDULES, STARTUP_MAINTENANCE, STARTUP_SWEEPS
 from privacy.task_records import OLD_PATHS, TASK_SUBJECTS, Names, undeclared
 from tests.test_architecture import ORDER, ROOT
 
@@ -70,6 +70,7 @@ def test_the_discovery_finds_the_tasks_at_all():
 def test_every_task_function_and_every_queued_path_is_declared_for_erasure():
     paths = set(task_functions()) | queued_paths()
     paths |= {func for _, func, _ in SCHEDULES} | set(STARTUP_SWEEPS)
+    paths |= {func for func, _ in STARTUP_MAINTENANCE}
     assert undeclared(TASK_SUBJECTS, paths) == []
 
 

@@ -12,8 +12,8 @@ from graph.services import entity_create, relation_add
 from memory import services
 from memory.models import MemoryVersion
 from tests.accounts.callers import rightful_caller
-from tests.api.conftest import assert_error
 from tests.api.test_fuzz import _resolve, _sample
+from tests.support import assert_error
 from webhooks.services import endpoint_create
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_every_write_operation_refuses_an_unknown_field(alice, alice_api, method
     version = MemoryVersion.objects.get(item=item)
     pk = finding.pk if path.startswith("/api/v1/discovery/") else item.pk
     if path.startswith("/api/v1/webhooks/"):
-        pk = endpoint_create(user=alice, url="http://127.0.0.1:9/hook", events="*")[0].pk
+        pk = endpoint_create(user=alice, url="https://hooks.invalid/hook", events="*")[0].pk
     if path.startswith("/api/v1/graph/"):
         rui = entity_create(user=alice, name="Rui", kind="person")
         firm = entity_create(user=alice, name="Atelier Sul", kind="organisation")

@@ -98,8 +98,8 @@ def seed_twin(user: Any) -> Twin:
     twin = Twin(user=user, marker=MARKERS[user.username])
     mark = twin.marker
     user_settings_update(user=user, discovery_consent=True, contexts=["work"])
-    # Nothing listens on port 9: the events below wait in the outbox, with their data.
-    twin.endpoint = endpoint_create(user=user, url=f"http://127.0.0.1:9/{mark}", events="*")[0]
+    # The name never resolves (.invalid): the events below wait in the outbox, with their data.
+    twin.endpoint = endpoint_create(user=user, url=f"https://hooks.invalid/{mark}", events="*")[0]
     for index, (category, content, context, entity) in enumerate(SHARED_TEXTS):
         twin.items[f"shared{index}"] = services.memory_create(
             user=user, content=content, category=category, context=context, entity=entity

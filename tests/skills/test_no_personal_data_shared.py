@@ -5,7 +5,8 @@ phone number, a company), puts those details in a session the way people and too
 write them, and has the model write them into a skill in the forms of
 tests/skills/personal_data.py. Whatever it drew, none of those details can be read in
 any stored skill, nor in what another user's agent of the type reads: skill search,
-`recall_skills` and its system prompt. A skill whose trigger held a detail is refused.
+`recall_skills` and its system prompt. A skill whose trigger held a detail is kept, the
+detail scrubbed.
 """
 
 import json
@@ -170,5 +171,5 @@ def test_no_detail_reaches_another_users_agent(fake_llm, reader, django_user_mod
             texts += read(skill["trigger"])
         transaction.set_rollback(True)
     _assert_unreadable(person, texts)
-    named = not set(skill["trigger"].split()) <= {w for t in TRIGGERS for w in t.split()}
-    assert result == {"status": "done", "agent_type": TYPE, ("refused" if named else "proposed"): 1}
+    # A trigger that named them is kept, scrubbed: the lesson stays, the person goes.
+    assert result == {"status": "done", "agent_type": TYPE, "proposed": 1}

@@ -17,6 +17,7 @@ from skills.normalise import normalise
         ("⁺⁴⁴ ₇₉₄₆ ０２０", "+44 7946 020"),  # superscript, subscript, fullwidth digits
         ("S a r a h, P.e.m.b.r.y, W-u-n-d", "Sarah, Pembry, Wund"),  # spelled out
         ("привет, мой друг; Ελλάδα", "привет, мой друг; Ελλαδα"),  # other scripts stay
+        ("петрова Петровой сестре", "петрова Петровой сестре"),  # all look-alikes, one script
         ("e.g. a b, x - y", "e.g. a b, x - y"),
     ],
 )

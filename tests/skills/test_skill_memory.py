@@ -3,7 +3,7 @@ agents of one type each run a session with tool calls; a model (the stand-in) pr
 skills, the scrubber takes both users' details out, staff approve one in the admin, and
 a third user's agent of that type finds it with `recall_skills` and in its system prompt.
 An agent of another type, or of none, finds nothing. A skill whose trigger names
-someone is refused."""
+someone is kept with the name scrubbed."""
 
 import re
 
@@ -97,8 +97,10 @@ def test_two_users_teach_a_skill_staff_approve_it_a_third_users_agent_uses_it(
         said = [ASKED[user], PERSONAL[user]]
         result = learn_skills(run_session(api, session, said, queued))
         assert result["status"] == "done" and result.get("proposed") == 1, result
-    refused = learn_skills(run_session(alice_api, "a2", [PERSONAL["alice"]], queued))
-    assert refused == {"status": "done", "agent_type": "gmail_agent", "refused": 1}
+    # The stand-in's trigger names Sarah Chen this time: scrubbed, it is the procedure
+    # alice's agent already taught (not a second skill, and not dropped).
+    again = learn_skills(run_session(alice_api, "a2", [PERSONAL["alice"]], queued))
+    assert again == {"status": "done", "agent_type": "gmail_agent", "known": 1}
 
     skills = list(Skill.objects.order_by("pk"))
     assert [s.status for s in skills] == ["proposed", "proposed"]

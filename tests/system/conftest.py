@@ -94,6 +94,7 @@ def deployment(tmp_path: Path, database_url: str, redis_url: str, echo_llm: Echo
         GAIA_Q_WORKERS="2",
         GAIA_Q_TIMEOUT="10",
         GAIA_Q_RETRY="12",
+        GAIA_WEBHOOK_ALLOW_PRIVATE="1",  # the test receivers listen on loopback
     )
     yield deploy
     deploy.stop()

@@ -14,7 +14,14 @@ from mcp.client.streamable_http import streamable_http_client
 
 pytestmark = pytest.mark.system
 SECRET = "Alice keeps her passport in the blue drawer"
-FIVE = ["remember", "recall", "update_memory", "forget", "search_past_conversations"]
+SIX = [
+    "remember",
+    "recall",
+    "update_memory",
+    "list_memories",
+    "forget",
+    "search_past_conversations",
+]
 
 
 def _client(url: str, token: str, mode: str) -> Client:
@@ -27,7 +34,7 @@ async def _alice(url: str, token: str) -> int:
         assert alice.protocol_version == "2025-11-25"
         assert alice.server_info.name == "gaia-memory"
         names = [tool.name for tool in (await alice.list_tools()).tools]
-        assert names[:5] == FIVE  # and extract: this deployment has a model
+        assert names[:6] == SIX  # and extract: this deployment has a model
         stored = await alice.call_tool("remember", {"content": SECRET, "category": "fact"})
         assert not stored.is_error, stored
         item_id = stored.structured_content["id"]

@@ -1,7 +1,6 @@
 """Fixtures for the web pages: browsers (Django test clients) logged in as alice and bob."""
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 
@@ -10,14 +9,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "cross_user(url_name): a test that another user's ids give 404 on that URL"
     )
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Login throttle counters live in the cache: no test may inherit another's."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

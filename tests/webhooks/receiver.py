@@ -9,11 +9,15 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from standardwebhooks import Webhook
+
 
 class Receiver:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.status = 200
+        self.statuses: list[int] = []  # answered first, one per request, then `status`
+        self.answer = b"ok"
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -32,10 +36,11 @@ class Receiver:
                 receiver.requests.append(
                     {"path": self.path, "headers": dict(self.headers), "body": body}
                 )
-                self.send_response(receiver.status)
-                self.send_header("Content-Length", "2")
+                status = receiver.statuses.pop(0) if receiver.statuses else receiver.status
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(receiver.answer)))
                 self.end_headers()
-                self.wfile.write(b"ok")
+                self.wfile.write(receiver.answer)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -68,3 +73,9 @@ class Receiver:
             assert hmac.compare_digest(headers["X-Gaia-Signature"], f"v1={digest}")
             out.append(json.loads(request["body"]))
         return out
+
+    def standard_verified(self, secret: str) -> list[Any]:
+        """The bodies as the Standard Webhooks project's own verifier reads them (it
+        raises on a missing, stale or wrong signature)."""
+        verifier = Webhook(secret)
+        return [verifier.verify(r["body"], r["headers"]) for r in self.requests]

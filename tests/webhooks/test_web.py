@@ -21,13 +21,13 @@ def test_a_person_adds_an_endpoint_and_sees_its_secret_once(alice):
     web = _signed_in(alice)
     page = web.post(
         "/settings/webhooks/",
-        {"url": "http://127.0.0.1:8123/hook", "events": ["memory.created", "memory.erased"]},
+        {"url": "https://hooks.example.net/gaia", "events": ["memory.created", "memory.erased"]},
     )
     endpoint = Endpoint.objects.get(owner=alice)
     assert page.status_code == 200 and endpoint.secret in page.content.decode()
     assert endpoint.events == ["memory.created", "memory.erased"]
     again = web.get("/settings/webhooks/").content.decode()
-    assert "127.0.0.1:8123/hook" in again and endpoint.secret not in again
+    assert "hooks.example.net/gaia" in again and endpoint.secret not in again
 
 
 def test_the_page_shows_recent_deliveries_and_pauses_and_resumes(alice, receiver):

@@ -54,7 +54,7 @@ class Command(BaseCommand):
             first_admin_password_keep(username=username, password=password)
             self.stdout.write(
                 self.style.WARNING(
-                    f"Generated password (serve shows it again until it is changed): {password}\n"
+                    f"Generated password (serve shows it once more, under its banner): {password}\n"
                     "Change it on /password/ after logging in, or any time with: "
                     f"{manage_command()} changepassword {username}\n"
                     "(or set GAIA_ADMIN_PASSWORD before the first start)."

@@ -2,6 +2,7 @@
 MemoryMixin, which gives any agent class long-term memory (`class MyAgent(MemoryMixin,
 Agent)`, the mixin first)."""
 
+from gaia_memory._request import Retry
 from gaia_memory.client import AsyncMemoryClient, MemoryClient
 from gaia_memory.errors import (
     AuthenticationError,
@@ -32,6 +33,7 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RecallHit",
+    "Retry",
     "ServerError",
     "ServiceUnavailableError",
     "ToolCallRecord",

@@ -3,6 +3,7 @@ clients (they differ only in how `_send` sends it)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -29,10 +30,12 @@ class _Api(_GraphApi):
         pinned: bool | None = None,
         due_at: datetime | str | None = None,
         source_turn: int | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Memory:
         """Store one memory; `outcome` says new, deduplicated or conflict."""
         body = _given(
             content=content,
+            metadata=metadata,
             category=category,
             context=context,
             entity=entity,
@@ -57,15 +60,18 @@ class _Api(_GraphApi):
         time_to: datetime | str | None = None,
         min_relevance: float | None = None,
         judge: bool | None = None,
+        where: dict[str, Any] | None = None,
         queries: list[str] | None = None,
     ) -> list[RecallHit]:
         """Search memory (hybrid recall), best first. `judge=False` takes the fast path,
-        without the server's relevance judge. `queries`: up to 4 other phrasings of the
-        question (words it lacks, a hypothetical answer), fused with it into one ranking.
-        A time in the query ("yesterday") narrows the search; the answer list's
-        `time_read` says what was read."""
+        without the server's relevance judge. `where`: conditions on the items (mem0's
+        filter grammar, docs/mem0.md), applied before ranking. `queries`: up to 4 other
+        phrasings of the question (words it lacks, a hypothetical answer), fused with it
+        into one ranking. A time in the query ("yesterday") narrows the search; the answer
+        list's `time_read` says what was read."""
         body = _given(
             query=query,
+            where=where,
             queries=queries,
             top_k=top_k,
             category=category,
@@ -78,6 +84,23 @@ class _Api(_GraphApi):
             judge=judge,
         )
         return self._send(_Call("POST", "memories/search/", body, parse=_results(RecallHit)))
+
+    def memories(
+        self,
+        *,
+        category: str | None = None,
+        context: str | None = None,
+        entity: str | None = None,
+        where: dict[str, Any] | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> list[Memory]:
+        """One page of active memories, newest change first, under these filters."""
+        params = _given(
+            category=category, context=context, entity=entity, page=page, page_size=page_size,
+            where=json.dumps(where) if where is not None else None,
+        )  # fmt: skip
+        return self._send(_Call("GET", "memories/", params=params, parse=_results(Memory)))
 
     def update(
         self,
@@ -93,6 +116,7 @@ class _Api(_GraphApi):
         due_at: datetime | str | None = None,
         reminded_at: datetime | str | None = None,
         reason: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Memory:
         """Change the given fields of a memory (`reminded_at="now"` after a reminder).
 
@@ -108,6 +132,7 @@ class _Api(_GraphApi):
             due_at=due_at,
             reminded_at=reminded_at,
             reason=reason,
+            metadata=metadata,
         )
         path = f"memories/{int(memory_id)}/"
         return self._send(_Call("PATCH", path, body, parse=Memory.from_json))
@@ -121,6 +146,61 @@ class _Api(_GraphApi):
     def forget(self, memory_id: int) -> Memory:
         """Forget a memory (soft: the user can restore it in the web app)."""
         return self._send(_Call("DELETE", f"memories/{int(memory_id)}/", parse=Memory.from_json))
+
+    def forget_matching(
+        self,
+        *,
+        context: str | None = None,
+        entity: str | None = None,
+        older_than: str | None = None,
+        categories: list[str] | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Forget every active memory matching all the given filters: a scope (`context`,
+        `entity`), an age (`older_than`: "12h", "30d", "2w", "6m", "1y") and `categories`.
+        Answers {"forgotten": n, "dry_run": bool, "ids": [...]}; `dry_run=True` only
+        counts. Each forgotten memory can be restored (`restore`)."""
+        body = _given(
+            context=context,
+            entity=entity,
+            older_than=older_than,
+            categories=categories,
+            dry_run=dry_run,
+        )
+        return self._send(_Call("POST", "memories/forget/", body))
+
+    def restore(self, memory_id: int) -> Memory:
+        """Bring a forgotten memory back exactly as it was."""
+        path = f"memories/{int(memory_id)}/restore/"
+        return self._send(_Call("POST", path, parse=Memory.from_json))
+
+    def list_memories(
+        self,
+        *,
+        category: str | None = None,
+        context: str | None = None,
+        entity: str | None = None,
+        source: str | None = None,
+        sensitive: bool | None = None,
+        include_forgotten: bool | None = None,
+        ordering: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> dict[str, Any]:
+        """One page of stored memories under the filters, newest change first:
+        {"results": [Memory, ...], "count": n, "next": url | None}."""
+        params = _given(
+            category=category,
+            context=context,
+            entity=entity,
+            source=source,
+            sensitive=None if sensitive is None else str(sensitive).lower(),
+            include_forgotten=None if include_forgotten is None else str(include_forgotten).lower(),
+            ordering=ordering,
+            page=page,
+            page_size=page_size,
+        )
+        return self._send(_Call("GET", "memories/", params=params, parse=_memory_page))
 
     def search_conversations(
         self,
@@ -229,12 +309,32 @@ class _Api(_GraphApi):
             _Call("GET", "prompt/system/", params=params, parse=lambda b: b["prompt"])
         )
 
-    def dynamic_context(self, context: str | None = None, days: int | None = None) -> str:
-        """The per-turn context (time, due items) to put before the user's message."""
-        params = _given(context=context, days=days)
+    def dynamic_context(
+        self,
+        context: str | None = None,
+        days: int | None = None,
+        *,
+        query: str | None = None,
+        notes: int | None = None,
+    ) -> str:
+        """The per-turn context (time, due items) to put before the user's message; with
+        `notes` and the message as `query`, that many diary notes of earlier
+        conversations that bear on it."""
+        params = _given(context=context, days=days, query=query, notes=notes)
         return self._send(
             _Call("GET", "prompt/context/", params=params, parse=lambda b: b["context"])
         )
+
+    def propose_skill(
+        self, session_id: str, trigger: str, procedure: str, **fields: Any
+    ) -> ToolResult:
+        """Document, at the end of a run, a procedure this agent learned in `session_id`
+        (seed 001's self-reflection): `tools_used`, `what_worked`, `what_didnt_work`,
+        `gotchas`, `optimal_approach`, `unnecessary_tools`, `success_criteria` as
+        `fields`. Scrubbed of personal details and reviewed by staff; needs an agent of
+        a registered type. `result["outcome"]` says proposed, validated, known, ..."""
+        arguments = {"session_id": session_id, "trigger": trigger, "procedure": procedure}
+        return self.call_tool("propose_skill", {**arguments, **_given(**fields)})
 
     def recall_skills(self, query: str, *, top_k: int | None = None) -> list[dict[str, Any]]:
         """Procedures agents of this token's agent type learned (approved: by staff, or by a
@@ -283,3 +383,11 @@ class _Api(_GraphApi):
     def health(self) -> dict[str, Any]:
         """The server's health (needs no token)."""
         return self._send(_Call("GET", "health/"))
+
+
+def _memory_page(body: Any) -> dict[str, Any]:
+    return {
+        "results": [Memory.from_json(row) for row in body["results"]],
+        "count": body.get("count"),
+        "next": body.get("next"),
+    }

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import httpx
 
-from gaia_memory.errors import GaiaConnectionError, GaiaError, error_for
+from gaia_memory.errors import GaiaConnectionError, GaiaError, RateLimitError, error_for
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 API_ROOT = "/api/v1/"
@@ -22,6 +24,32 @@ TURN_MAX_CHARS = 100_000  # the server refuses longer turns
 # 50-76 s, and a client that gave up at 30 s reported a failure for a stored batch, whose
 # retry then stored it twice.
 BATCH_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Retries of 429 and 503 answers: after the server's Retry-After, else with
+    exponential back-off from `base_delay` (doubling, with jitter); never a wait longer
+    than `max_delay` (a longer Retry-After raises at once). `retries=0` turns them off."""
+
+    retries: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+
+    def wait(self, error: GaiaError, attempt: int) -> float | None:
+        """Seconds to wait before retrying after `error`, or None: raise it."""
+        busy = error.status == 503 and error.code not in LASTING_503
+        if (error.status != 429 and not busy) or attempt >= self.retries:
+            return None
+        asked = error.retry_after if isinstance(error, RateLimitError) else None
+        if asked is not None:
+            return asked if asked <= self.max_delay else None
+        exponential = self.base_delay * 2**attempt
+        return min(self.max_delay, exponential / 2 + random.random() * exponential / 2)
+
+
+# A 503 that says so will not change by waiting (no language model is configured).
+LASTING_503 = frozenset({"llm_not_configured"})
 
 
 class _Call(NamedTuple):
@@ -82,10 +110,21 @@ def _body(response: httpx.Response) -> Any:
         return None
 
 
+def _failure(response: httpx.Response, call: _Call) -> GaiaError | None:
+    """The error an answer is, or None (a health answer's body is its answer)."""
+    if response.status_code < 400:
+        return None
+    body = _body(response)
+    if call.path == "health/" and body:
+        return None
+    return error_for(response.status_code, body, response.headers)
+
+
 def _answer(response: httpx.Response, call: _Call) -> Any:
     body = _body(response)
-    if response.status_code >= 400 and not (call.path == "health/" and body):
-        raise error_for(response.status_code, body, response.headers)
+    failure = _failure(response, call)
+    if failure is not None:
+        raise failure
     try:
         return call.parse(body)
     except (KeyError, TypeError, AttributeError) as error:
@@ -148,8 +187,10 @@ class _Connection(Generic[H]):
         timeout: float = 30.0,
         batch_timeout: float = BATCH_TIMEOUT,
         http_client: H | None = None,
+        retry: Retry | None = None,
     ) -> None:
         self.api_url, self._headers = _settings(base_url, token)
+        self.retry = retry or Retry()
         self._batch_timeout = max(batch_timeout, timeout)
         self._http: H = http_client or self._http_class(timeout=timeout)
 

@@ -20,6 +20,8 @@ AsyncMemoryClient has the same methods, each to be awaited:
 
 from __future__ import annotations
 
+import itertools
+import time
 from typing import Any
 
 import httpx
@@ -33,6 +35,7 @@ from gaia_memory._request import (
     _answer,
     _Call,
     _Connection,
+    _failure,
     _reaching,
     api_root,
 )
@@ -55,9 +58,14 @@ class MemoryClient(_Api, _Connection[httpx.Client]):
     _http_class = httpx.Client
 
     def _send(self, call: _Call) -> Any:
-        with _reaching(self.api_url, call):
-            response = self._http.request(**self._args(call))
-        return _answer(response, call)
+        for attempt in itertools.count():
+            with _reaching(self.api_url, call):
+                response = self._http.request(**self._args(call))
+            failure = _failure(response, call)
+            wait = None if failure is None else self.retry.wait(failure, attempt)
+            if wait is None:
+                return _answer(response, call)
+            time.sleep(wait)
 
     def close(self) -> None:
         self._http.close()

@@ -7,6 +7,8 @@ HTTP status. A server that cannot be reached raises `GaiaConnectionError`.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 
@@ -38,7 +40,8 @@ class GaiaConnectionError(GaiaError):
 
 
 class AuthenticationError(GaiaError):
-    """401: a missing, malformed, revoked or expired token."""
+    """401: a missing, malformed, revoked or expired token (the message says to set
+    GAIA_TOKEN, sent as `Authorization: Bearer <token>`)."""
 
 
 class PermissionDeniedError(GaiaError):
@@ -80,19 +83,40 @@ _BY_STATUS: dict[int, type[GaiaError]] = {
 }
 
 
+TOKEN_HINT = (
+    " Set GAIA_TOKEN (or pass `token`) to an API token of the person whose memory this is; "
+    "it is sent as `Authorization: Bearer <token>`."
+)
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds a Retry-After header asks for (delta-seconds or an HTTP date), or None."""
+    if value is None or not value.strip():
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return max(0.0, (moment - datetime.now(timezone.utc)).total_seconds())
+
+
 def error_for(status: int, body: Any, headers: Any = None) -> GaiaError:
     """The exception for an error answer (`body` parsed JSON, or None)."""
     detail = body.get("error") if isinstance(body, dict) else None
     detail = detail if isinstance(detail, dict) else {}
     message = str(detail.get("message") or f"HTTP {status}")
+    if status == 401:
+        message += TOKEN_HINT
     code = str(detail.get("code") or "error")
     fields = detail.get("fields") if isinstance(detail.get("fields"), dict) else None
     if status == 429:
-        retry = (headers or {}).get("retry-after")
-        try:
-            retry_after = float(retry) if retry is not None else None
-        except ValueError:
-            retry_after = None
+        retry_after = retry_after_seconds((headers or {}).get("retry-after"))
         return RateLimitError(
             message, retry_after=retry_after, status=status, code=code, fields=fields
         )

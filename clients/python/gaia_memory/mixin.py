@@ -16,8 +16,9 @@ mixin's are silently skipped; `init_memory` refuses that order with a TypeError.
 
 What it does around the agent:
 
-- `process_query(user_input)`: prepends the per-turn context (time, due items) to the
-  input the agent sees, keeps the clean input, and logs the user's turn and the
+- `process_query(user_input)`: prepends the per-turn context (time, due items, and with
+  `init_memory(inject_notes=N)` the N diary notes of earlier conversations that bear on
+  this message) to the input the agent sees, keeps the clean input, and logs the user's turn and the
   assistant's answer to the server (background extraction learns from them).
 - `_execute_tool(name, args)`: runs the memory tools on the server; every other tool runs
   as before and is logged with its duration, success and error, so a failing tool
@@ -27,13 +28,17 @@ What it does around the agent:
   `execute_memory_tool()` the dispatcher for them.
 - `extract_memories(text)`: a text blob (a task's output, a context summary) into atomic
   facts, remembered in the active context.
+- `list_memories(...)`, `forget_memories(...)` (by scope, age and category, with a dry
+  run) and `reflect(trigger, procedure, ...)`: the agent's own account, at the end of a
+  run, of a procedure it learned (a skill proposal for staff to review).
 - `get_memory_system_prompt()`, `get_memory_dynamic_context()`, `set_memory_context()`.
 
 Memory never takes the agent down: when the server cannot be reached, the hooks log a
 warning and the agent carries on without context or logging, and at start-up
-`register_memory_tools()` and `get_memory_system_prompt()` give nothing (no tools, an
-empty block) instead of raising; the tools are fetched again on the next
-`memory_tools()` call. A wrong token still raises: that is not going to get better.
+`register_memory_tools()` gives no tools and `get_memory_system_prompt()` a block saying
+memory cannot be reached (so the model does not claim to remember) instead of raising;
+the tools are fetched again on the next `memory_tools()` call. A wrong token still
+raises: that is not going to get better.
 """
 
 from __future__ import annotations
@@ -48,10 +53,19 @@ from gaia_memory.client import MemoryClient
 from gaia_memory.errors import GaiaConnectionError, GaiaError, ServiceUnavailableError
 
 logger = logging.getLogger("gaia_memory")
+# Every tool the server may offer (GET /tools/; tests/clients/test_memory_mixin.py checks
+# this list against it): each runs on the server, never as one of the agent's own.
 MEMORY_TOOL_NAMES = (
-    "remember", "recall", "update_memory", "forget", "search_past_conversations", "recall_skills",
-    "extract",
+    "remember", "recall", "update_memory", "list_memories", "forget", "search_past_conversations",
+    "recall_skills", "propose_skill", "relate", "extract",
 )  # fmt: skip
+MEMORY_UNREACHABLE = (
+    "=== MEMORY: UNAVAILABLE ===\n"
+    "Long-term memory cannot be reached right now. Nothing from earlier conversations is "
+    "available: do not claim to remember, and tell the user if they ask. The memory tools "
+    "may fail until it is back."
+)
+_NOTE_QUERY_CHARS = 2000
 _IN_CONTEXT = ("remember", "recall", "extract")  # default to the active memory context
 _ANSWER_KEYS = ("result", "answer", "response", "content", "final_answer", "output")
 _SUMMARY_CHARS = 2000
@@ -105,38 +119,49 @@ class MemoryMixin:
         session_id: str | None = None,
         context: str = "global",
         log_turns: bool = True,
+        inject_notes: int = 0,
     ) -> None:
         """Connect the agent to its memory. Call it before the agent's own __init__.
 
         `client` defaults to MemoryClient() (GAIA_URL and GAIA_TOKEN from the environment);
         `session_id` names this conversation (a new one by default); `context` is the
-        memory context (work, personal, ...; global by default).
+        memory context (work, personal, ...; global by default); `inject_notes` puts
+        that many diary notes (at most 10) that bear on each message into its per-turn
+        context (0, the default: none; the agent can still `recall` them).
         """
         _check_mro(type(self))
         self.memory = client or MemoryClient()
         self.memory_session_id = session_id or f"agent-{uuid.uuid4().hex[:12]}"
         self.memory_context = context or "global"
         self.memory_log_turns = log_turns
+        self.memory_inject_notes = max(0, min(int(inject_notes), 10))
         self._memory_tool_schemas: list[dict[str, Any]] | None = None
         self._original_user_input: str | None = None
 
     # --- prompt material -----------------------------------------------------------
 
     def get_memory_system_prompt(self) -> str:
-        """The stable memory block for the system prompt ("" before init_memory, and
-        while the server cannot be reached)."""
+        """The stable memory block for the system prompt ("" before init_memory; while
+        the server cannot be reached, MEMORY_UNREACHABLE, a block that says so)."""
         if self.memory is None:
             return ""
         memory = self.memory
         return self._unless_unreachable(
-            lambda: memory.system_prompt(context=self._context_param()), default=""
+            lambda: memory.system_prompt(context=self._context_param()),
+            default=MEMORY_UNREACHABLE,
         )
 
-    def get_memory_dynamic_context(self) -> str:
-        """The per-turn context: current time and due items ("" before init_memory)."""
+    def get_memory_dynamic_context(self, message: str | None = None) -> str:
+        """The per-turn context: current time and due items, and with `inject_notes` the
+        diary notes that bear on `message` ("" before init_memory)."""
         if self.memory is None:
             return ""
-        return self.memory.dynamic_context(context=self._context_param())
+        notes = getattr(self, "memory_inject_notes", 0)
+        if not notes or not (message or "").strip():
+            return self.memory.dynamic_context(context=self._context_param())
+        return self.memory.dynamic_context(
+            context=self._context_param(), query=message[:_NOTE_QUERY_CHARS], notes=notes
+        )
 
     def set_memory_context(self, context: str) -> None:
         """Switch the memory context (the system prompt then shows it plus global)."""
@@ -184,7 +209,41 @@ class MemoryMixin:
         if isinstance(arguments, dict) and name in _IN_CONTEXT:
             if self.memory_context != "global" and not arguments.get("context"):
                 arguments = {**arguments, "context": self.memory_context}
+        if isinstance(arguments, dict) and name == "propose_skill":
+            arguments = {"session_id": self.memory_session_id, **arguments}  # this run's
         return self._client().call_tool(name, arguments).raw
+
+    def list_memories(self, **filters: Any) -> dict[str, Any]:
+        """A page of stored memories (the `list_memories` tool: category, context,
+        entity, include_sensitive, ordering, page, page_size): {"results", "count",
+        "page", "next_page"}."""
+        return self._tool_result("list_memories", filters)
+
+    def forget_memories(self, *, dry_run: bool = False, **scope: Any) -> dict[str, Any]:
+        """Forget by `id`, or every memory matching a scope (context, entity), an age
+        (older_than) and categories: {"count", "ids", "dry_run", "forgotten"}. Try
+        `dry_run=True` first; each forgotten memory can be restored."""
+        return self._tool_result("forget", {**scope, "dry_run": dry_run})
+
+    def reflect(self, trigger: str, procedure: str, **fields: Any) -> dict[str, Any]:
+        """At the end of a run, propose the procedure this agent learned in this session
+        (tools_used, what_worked, what_didnt_work, gotchas, optimal_approach,
+        unnecessary_tools, success_criteria): {"outcome", "review"}. Scrubbed of the
+        user's details and reviewed by staff; needs an agent of a registered type."""
+        arguments = {"trigger": trigger, "procedure": procedure, **fields}
+        return self._tool_result("propose_skill", arguments)
+
+    def _tool_result(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A memory tool's result, or GaiaError with the server's readable message."""
+        answer = self.execute_memory_tool(name, arguments)
+        if not answer.get("ok"):
+            error = answer.get("error") or {}
+            raise GaiaError(
+                f"{name}: {error.get('message') or 'failed'}",
+                code=error.get("code") or "error",
+                fields=error.get("fields"),
+            )
+        return answer["result"]
 
     def extract_memories(self, text: str, *, store: bool = True) -> dict[str, Any]:
         """Decompose a text blob (a task's output, a context summary) into atomic facts,
@@ -198,7 +257,7 @@ class MemoryMixin:
     def process_query(self, user_input: str, *args: Any, **kwargs: Any) -> Any:
         """Prepend the per-turn context, run the agent, log both turns."""
         self._original_user_input = user_input
-        dynamic = self._quietly(self.get_memory_dynamic_context, default="")
+        dynamic = self._quietly(lambda: self.get_memory_dynamic_context(user_input), default="")
         augmented = f"{dynamic}\n\n{user_input}" if dynamic else user_input
         try:
             result = super().process_query(augmented, *args, **kwargs)  # type: ignore[misc]
@@ -209,8 +268,9 @@ class MemoryMixin:
         return result
 
     def _execute_tool(self, tool_name: str, tool_args: Any, *args: Any, **kwargs: Any) -> Any:
-        """Memory tools run on the server; every other tool is timed and logged."""
-        if tool_name in MEMORY_TOOL_NAMES:
+        """Memory tools (those the server offered, and any it may offer) run on the server;
+        every other tool is timed and logged."""
+        if tool_name in MEMORY_TOOL_NAMES or tool_name in self._offered_names():
             return self.execute_memory_tool(tool_name, tool_args)
         started = time.perf_counter()
         try:
@@ -223,6 +283,10 @@ class MemoryMixin:
         return result
 
     # --- plumbing -------------------------------------------------------------------
+
+    def _offered_names(self) -> set[str]:
+        """The memory tools' names as the server offered them (none fetched yet: none)."""
+        return {_schema_name(s) for s in self._memory_tool_schemas or ()}
 
     def _client(self) -> MemoryClient:
         if self.memory is None:

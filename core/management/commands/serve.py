@@ -22,19 +22,26 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 
-from accounts.first_admin import first_admin_login
+from accounts.first_admin import first_admin_login, first_admin_path, first_admin_shown
+from learning.schedules import schedules_setup
 from retrieval.embedding import EmbedderError
 from retrieval.embedding.startup import embedding_startup
+from retrieval.snapshot_marks import erases_catch_up
 
 STOP_GRACE_SECONDS = 15
 GROUP_GRACE_SECONDS = 5  # for what a child left behind in its process group
 # Gunicorn's default access line holds the query string and the referrer, and with them
-# what people searched for (/memories/?q=...). This one keeps the path only.
-ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+# what people searched for (/memories/?q=...). This one keeps the path only, and ends
+# with the request id the answer carried (the one its log lines name).
+ACCESS_LOG_FORMAT = (
+    '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s" %({x-request-id}o)s'
+)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -73,17 +80,43 @@ class Command(BaseCommand):
         parser.add_argument("--workers", default=os.environ.get("GAIA_WEB_WORKERS", "1"))
         parser.add_argument("--threads", default=os.environ.get("GAIA_WEB_THREADS", "8"))
         parser.add_argument("--no-worker", action="store_true", help="web server only")
+        parser.add_argument(
+            "--check-port",
+            action="store_true",
+            help="only check that host:port is free, and end (make run does it first, "
+            "before the migrations and the rest of start-up)",
+        )
 
     def handle(
-        self, *args, host: str, port: str, workers: str, threads: str, no_worker: bool, **options
+        self,
+        *args,
+        host: str,
+        port: str,
+        workers: str,
+        threads: str,
+        no_worker: bool,
+        check_port: bool = False,
+        **options,
     ) -> None:
         _check_port(host, port)
+        if check_port:
+            return
         for note in front_notes(host):
             self.stdout.write(self.style.WARNING(note))
         try:
             self.stdout.write(embedding_startup())
         except EmbedderError as error:
             raise CommandError(str(error)) from error
+        for name, what in schedules_setup():  # the schedules follow this start's settings
+            self.stdout.write(f"{name}: {what}")
+        if settings.GAIA_INDEX_SNAPSHOTS:  # erases other nodes made while this one was down
+            try:
+                erases_catch_up()
+            except DatabaseError as error:  # not migrated yet: the watcher retries later
+                self.stdout.write(self.style.WARNING(f"snapshot erases not applied: {error}"))
+        if settings.GAIA_METRICS:  # the last run's processes' files (multiprocess mode)
+            for stale in Path(settings.GAIA_METRICS_DIR).glob("*.db"):
+                stale.unlink(missing_ok=True)
         commands = {"web": _web_command(host, port, workers, threads)}
         if not no_worker:
             commands["worker"] = [sys.executable, str(settings.BASE_DIR / "manage.py"), "qcluster"]
@@ -133,13 +166,22 @@ class Command(BaseCommand):
             )
         )
         login = first_admin_login()
-        if login is not None:
+        if login is None:
+            return
+        if first_admin_shown():  # printed once: a kept log must not hold it on every start
             self.stdout.write(
                 self.style.WARNING(
-                    f"Admin login: {login[0]} / {login[1]} (generated at the first start; "
-                    "shown until you change it on /password/)"
+                    f"Admin login: {login[0]}, with the password generated at the first start "
+                    f"(in {first_admin_path()} until you change it on /password/)"
                 )
             )
+            return
+        self.stdout.write(
+            self.style.WARNING(
+                f"Admin login: {login[0]} / {login[1]} (generated at the first start; shown "
+                f"this once, kept in {first_admin_path()} until you change it on /password/)"
+            )
+        )
 
 
 def _web_command(host: str, port: str, workers: str, threads: str) -> list[str]:

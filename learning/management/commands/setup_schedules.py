@@ -1,9 +1,9 @@
 """Create the periodic background jobs (idempotent); --startup also queues the sweeps
-that catch work missed while the server was down."""
+that catch work missed while the server was down and the start-up maintenance due."""
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from learning.schedules import schedules_setup, startup_sweeps
+from learning.schedules import schedules_setup, startup_maintenance, startup_sweeps
 
 
 class Command(BaseCommand):
@@ -13,12 +13,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--startup",
             action="store_true",
-            help="also queue the start-up sweeps (extraction, consolidation)",
+            help="also queue the start-up sweeps and maintenance (decay, reconcile, "
+            "consolidate, prune: each unless it ran within its interval)",
         )
 
     def handle(self, *args, startup: bool, **options) -> None:
         for name, what in schedules_setup():
             self.stdout.write(f"{name}: {what}")
         if startup:
+            _, skipped = startup_maintenance()
             for func in startup_sweeps():
-                self.stdout.write(f"queued start-up sweep {func}")
+                self.stdout.write(f"queued start-up {func}")
+            for func in skipped:
+                self.stdout.write(f"skipped start-up {func} (ran within its interval, or off)")

@@ -1,0 +1,106 @@
+"""An erase beats every race: from the moment a person's erase starts, their new writes
+are refused with a retryable answer, and a write caught out by it fails cleanly.
+
+`erasure_hold(user)` marks the erase as running (committed at once, so every process
+sees it) and as finished when it ends. Meanwhile:
+
+- every API request that could write for the person (any method but GET, HEAD,
+  OPTIONS) answers 503 `erase_running` with `Retry-After` (`writes_refused`, called by
+  the permission checks of accounts.auth);
+- a write that began before and fails on a row the erase removed (a foreign key: the
+  account, an entity, a session) answers the same 503, never 500 (`integrity_answer`,
+  from core.api's exception handler): while the erase runs, for RECENT after it, or
+  when the account is gone.
+
+A marker older than STALE (an erase killed half-way) holds nothing back; running the
+erase again finishes it.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from rest_framework import exceptions, status
+
+from core.models import Erasure
+
+RETRY_AFTER = 2  # seconds a refused writer waits before trying again
+RECENT = timedelta(minutes=1)
+STALE = timedelta(hours=1)
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class EraseRunning(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "erase_running"
+    default_detail = "This person's memory is being erased; try again shortly."
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wait = RETRY_AFTER  # DRF's handler turns it into Retry-After
+
+
+@contextmanager
+def erasure_hold(user: Any) -> Iterator[None]:
+    """Refuse `user`'s writes while the block runs (see the module docstring)."""
+    user_id = user.pk  # the block may delete the account
+    with transaction.atomic():
+        Erasure.objects.update_or_create(
+            user_id=user_id, defaults={"started_at": timezone.now(), "finished_at": None}
+        )
+    try:
+        yield
+    finally:
+        with transaction.atomic():
+            Erasure.objects.filter(user_id=user_id).update(finished_at=timezone.now())
+
+
+def erasing(user_id: int | None) -> bool:
+    """Whether the erase of `user_id` is running now."""
+    if user_id is None:
+        return False
+    since = timezone.now() - STALE
+    return Erasure.objects.filter(
+        user_id=user_id, finished_at__isnull=True, started_at__gte=since
+    ).exists()
+
+
+def writes_refused(request: Any) -> None:
+    """Raise EraseRunning for a request that may write for a person being erased."""
+    user = getattr(request, "user", None)
+    if request.method not in SAFE_METHODS and erasing(getattr(user, "pk", None)):
+        raise EraseRunning()
+
+
+def _erased_lately(user_id: int) -> bool:
+    now = timezone.now()
+    if not get_user_model().objects.filter(pk=user_id).exists():
+        return True
+    return (
+        Erasure.objects.filter(user_id=user_id, started_at__gte=now - STALE)
+        .filter(finished_at__isnull=True)
+        .exists()
+        or Erasure.objects.filter(user_id=user_id, finished_at__gte=now - RECENT).exists()
+    )
+
+
+def _user_id(request: Any) -> int | None:
+    """Whom the request acts for, without authenticating it again (the error may have
+    come from authentication itself: an app's person's acting token)."""
+    user = getattr(request, "_user", None)  # set once DRF's authentication ended
+    if user is None:
+        user = getattr(getattr(request, "app_person", None), "user", None)
+    return getattr(user, "pk", None)
+
+
+def integrity_answer(request: Any) -> EraseRunning | None:
+    """The clean error for an IntegrityError a request met because its person's erase
+    removed a row it wrote against; None when no erase explains it."""
+    user_id = _user_id(request)
+    if user_id is None or not _erased_lately(user_id):
+        return None
+    return EraseRunning()
