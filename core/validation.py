@@ -25,6 +25,7 @@ MAX_DURATION_DAYS = 100 * 365
 # a date in range never leaves the calendar (year 1 in New York would be year 0).
 WHEN_MIN = datetime(1900, 1, 1, tzinfo=UTC)
 WHEN_MAX = datetime(8999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+OFFSET_MAX = timedelta(hours=15, minutes=59)  # the widest UTC offset PostgreSQL stores
 WHEN_RANGE_MESSAGE = "Out of range: give a time from 1900-01-01 to 8999-12-31 (UTC)."
 
 
@@ -104,6 +105,9 @@ def parse_when(value: Any, *, field: str, tz: TimeZone = None) -> datetime | Non
         in_range = False
     if not in_range:
         raise ValidationError({field: WHEN_RANGE_MESSAGE}, code="out_of_range")
+    if abs(parsed.utcoffset() or timedelta()) > OFFSET_MAX:
+        # ISO 8601 allows offsets up to 23:59; PostgreSQL refuses past 15:59. Same instant.
+        parsed = parsed.astimezone(UTC)
     return parsed
 
 

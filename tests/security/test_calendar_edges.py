@@ -10,9 +10,9 @@ from django.apps import apps
 from django.test import Client
 
 from accounts.services import user_settings_update
-from conversations.models import Turn
+from conversations.models import ToolCall, Turn
 from conversations.services.recording import turn_append
-from core.validation import WHEN_MAX, WHEN_MIN
+from core.validation import WHEN_MAX, WHEN_MIN, parse_when
 from memory import services
 from memory.models import KnowledgeItem
 from tests.support import assert_error
@@ -139,3 +139,18 @@ def test_forget_older_than_a_span_past_the_calendar_is_a_400(alice, alice_api, o
     assert error["fields"] == {"older_than": ["At most 100 years (e.g. 100y or 36500d)."]}
     ok = alice_api.post("/api/v1/memories/forget/", {"older_than": "100y"}, format="json")
     assert ok.status_code == 200 and ok.json()["forgotten"] == 0
+
+
+@pytest.mark.parametrize("when", ["4237-08-24T02:42:00-17:58", "2026-03-27T09:00:00+23:30"])
+def test_an_offset_iso_allows_but_postgresql_does_not_is_stored_as_the_same_instant(
+    alice_api, when
+):
+    """ISO 8601 offsets reach 23:59, PostgreSQL's stop at 15:59: such a time is kept as
+    the same instant in UTC, not a 500 (found by the schema fuzzer on PostgreSQL)."""
+    body = {"session_id": "s-edge", "tool_name": "calculator", "success": False,
+            "timestamp": when}  # fmt: skip
+    response = alice_api.post("/api/v1/tool-calls/", body, format="json")
+    assert response.status_code == 201, response.content
+    given = parse_when(when, field="timestamp")
+    stored = ToolCall.objects.get(pk=response.json()["id"]).timestamp
+    assert stored == given and stored.utcoffset() == timedelta(0)
