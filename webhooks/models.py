@@ -114,6 +114,7 @@ class Delivery(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name_plural = "deliveries"
         indexes = [
             models.Index(fields=["endpoint", "status", "id"], name="webhook_delivery_queue"),
             models.Index(fields=["status", "delivered_at"], name="webhook_delivery_done"),

@@ -35,12 +35,13 @@ def test_the_footer_says_who_can_see_memory(alice_web):
     assert "no other user can see it" in html and "administrators can" in html
 
 
-def test_the_admin_names_user_settings_once(django_user_model):
+def test_the_admin_names_user_settings_and_deliveries_in_english(django_user_model):
     staff = django_user_model.objects.create_user("boss", is_staff=True, is_superuser=True)
     admin = Client()
     admin.force_login(staff)
     html = admin.get("/admin/").content.decode()
     assert "User settingss" not in html and "User settings" in html
+    assert "Deliverys" not in html and "Deliveries" in html
 
 
 def test_the_webhook_forms_events_label_heads_its_boxes(alice_web):
