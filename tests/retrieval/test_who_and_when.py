@@ -1,7 +1,7 @@
 """Recall that reads who and when: the holder's names are the holder, the account's shared
 words carry no topic, and time said as people say it narrows the search."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -9,13 +9,15 @@ from django.utils import timezone
 
 from accounts.services import user_settings_update
 from conversations.search import search_turns
-from conversations.services.recording import turns_append_many
+from conversations.services.recording import turn_append, turns_append_many
 from memory import holder as holder_names
+from memory.lineage import memory_supersede
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from memory.services import memory_create
-from retrieval import keyword, perspective, when
+from memory.services import memory_create, memory_session_note
+from retrieval import fusion, keyword, perspective, pipeline, when
 from retrieval.perspective import Holder
+from retrieval.pipeline import judged_question
 
 LISBON = ZoneInfo("Europe/Lisbon")
 NOW = datetime(2026, 12, 1, 15, 30, tzinfo=LISBON)  # a Tuesday
@@ -250,11 +252,7 @@ def test_nonsense_naming_the_person_finds_nothing_on_their_shared_words(
 
 
 def test_a_note_written_before_a_correction_ranks_below_it_and_says_so(alice, commit):
-    from datetime import date
 
-    from conversations.services.recording import turn_append
-    from memory.lineage import memory_supersede
-    from memory.services import memory_session_note
 
     with commit():
         fact = memory_create(user=alice, content="User lives in Porto", source="user")
@@ -283,7 +281,6 @@ def test_a_note_written_before_a_correction_ranks_below_it_and_says_so(alice, co
 
 
 def test_phrasings_fuse_into_one_ranking_with_each_rows_best_evidence():
-    from retrieval import fusion, pipeline
 
     first = [fusion.Fused(1, 0.9, frozenset({"vector"}), 0.3), fusion.Fused(2, 0.5, frozenset())]
     second = [fusion.Fused(2, 0.8, frozenset({"keyword"}), 0.9, 0.7), fusion.Fused(3, 0.1, set())]
@@ -295,7 +292,6 @@ def test_phrasings_fuse_into_one_ranking_with_each_rows_best_evidence():
 
 
 def test_the_judge_reads_the_question_with_the_callers_phrasings():
-    from retrieval.pipeline import judged_question
 
     assert judged_question(["Who looks after my teeth?"]) == "Who looks after my teeth?"
     assert judged_question(["Who looks after my teeth?", "user's dentist", " ", "dentist is"]) == (
