@@ -7,6 +7,7 @@ import logging
 import queue
 from multiprocessing import Value
 
+import pytest
 from django.http import HttpResponse
 from django_q.signing import SignedPackage
 from django_q.tasks import async_task
@@ -14,6 +15,9 @@ from django_q.worker import worker
 
 from core.request_id import JsonFormatter, RequestIdFilter, RequestMiddleware
 
+# The worker loop closes old database connections before each task, as in a cluster:
+# outside a test transaction.
+pytestmark = pytest.mark.django_db(transaction=True)
 log = logging.getLogger("gaia.background")
 
 
