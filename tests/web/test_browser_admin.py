@@ -20,7 +20,7 @@ def test_the_skills_list_with_its_analytics_fits_a_phone(browser, live_server, d
         Skill.objects.create(agent_type=kind, status="proposed", confidence=0.5,
                              trigger=f"When the user asks to book leg {n} of a long trip",
                              procedure="Search flights, then book.")  # fmt: skip
-    context = browser.new_context(viewport=PHONE, base_url=live_server.url, is_mobile=True)
+    context = browser.new_context(viewport=PHONE, base_url=live_server.url)
     page = context.new_page()
     page.set_default_timeout(15_000)
     try:
