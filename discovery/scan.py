@@ -107,7 +107,7 @@ def _send(client: httpx.Client, found: list[dict], out: TextIO) -> int:
         created += body["created"]
         for why, n in body["skipped"].items():
             skipped[why] = skipped.get(why, 0) + n
-    detail = ", ".join(f"{n} {why}" for why, n in skipped.items()) or "none"
+    detail = ", ".join(f"{n} {why}" for why, n in skipped.items() if n) or "none"
     print(
         f"Sent {len(found)} finding(s): {created} new proposal(s), skipped {detail}. "
         "Review them in the web app (Discovery).",

@@ -33,13 +33,13 @@ def test_the_client_posts_findings_to_a_live_server(live_server, alice, fake):
     out = StringIO()
     code = scan.main(client_args(fake, live_server.url, token, "--days", "3650"), out=out)
     assert code == 0, out.getvalue()
-    assert "Sent 31 finding(s): 31 new proposal(s)" in out.getvalue()
+    assert "Sent 31 finding(s): 31 new proposal(s), skipped none." in out.getvalue()
     assert Finding.objects.filter(owner=alice, status="pending").count() == 31
     assert SECRET not in repr(list(Finding.objects.values_list("content", flat=True)))
     assert Finding.objects.get(content="Often visits github.com").sensitive
     out = StringIO()
     assert scan.main(client_args(fake, live_server.url, token, "--days", "3650"), out=out) == 0
-    assert "0 new proposal(s), skipped 31 duplicate" in out.getvalue()
+    assert "0 new proposal(s), skipped 31 duplicate. Review" in out.getvalue()  # no "0 ..."
 
 
 def test_the_client_stops_before_scanning_when_the_server_refuses(live_server, alice, fake):
