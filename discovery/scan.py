@@ -40,10 +40,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _error(response: httpx.Response) -> str:
+    """The server's message, its status and the request's id (the server's log lines for
+    the request carry the same id: what an operator looks for)."""
+    request_id = response.headers.get("X-Request-ID")
+    said = f"HTTP {response.status_code}" + (f", request {request_id}" if request_id else "")
     try:
-        return response.json()["error"]["message"]
-    except (ValueError, KeyError, TypeError):
-        return f"HTTP {response.status_code}"
+        return f"{response.json()['error']['message']} ({said})"
+    except (ValueError, KeyError, TypeError):  # not the API's answer: a proxy's, say
+        return said
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:

@@ -1,6 +1,7 @@
 """The standalone client against a live server, end to end."""
 
 import os
+import re
 import subprocess
 import sys
 from io import StringIO
@@ -47,10 +48,11 @@ def test_the_client_stops_before_scanning_when_the_server_refuses(live_server, a
     out = StringIO()
     assert scan.main(client_args(fake, live_server.url, token), out=out) == 1
     assert "The server refused: Discovery is off for this account" in out.getvalue()
+    assert re.search(r"\(HTTP 403, request [0-9a-f]{32}\)$", out.getvalue().strip())
     assert "projects:" not in out.getvalue()
     out = StringIO()
     assert scan.main(client_args(fake, live_server.url, "gaia_wrong"), out=out) == 1
-    assert "Invalid, expired or revoked token" in out.getvalue()
+    assert "Invalid, expired or revoked token. (HTTP 401, request " in out.getvalue()
     assert scan.main(client_args(fake, "http://127.0.0.1:9", token), out=StringIO()) == 2
     assert not Finding.objects.exists()
 
