@@ -50,7 +50,14 @@ def _error(response: httpx.Response) -> str:
         return said
 
 
-def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    out: TextIO | None = None,
+    *,
+    transport: httpx.BaseTransport | None = None,
+) -> int:
+    """Run the client; its exit code (0 sent, 1 refused, 2 not run or unreachable).
+    `transport`: another way to the server than the network (tests)."""
     args = parser().parse_args(argv)
     out = out or sys.stdout
     token = args.token or os.environ.get("GAIA_TOKEN", "")
@@ -63,6 +70,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         base_url=args.server.rstrip("/"),
         headers={"Authorization": f"Bearer {token}"},
         timeout=args.timeout,
+        transport=transport,
     )
     with client:
         try:  # ask first, so a refused account does not scan for nothing
