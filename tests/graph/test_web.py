@@ -55,6 +55,7 @@ def test_the_person_reads_as_you_with_their_relations_in_their_own_words(alice, 
     assert "<h1>You " in page and "me, myself" not in page
     assert ">You</a> are the partner of <a" in page
     assert "Two people under one name?" not in page  # the person is never split
+    assert 'placeholder="your name, as people write it"' in page  # not "my partner"
     ruis = alice_web.get(f"/graph/entities/{rui.pk}/").content.decode()
     assert ">You</a> are the partner of <a" in ruis and ">me</a>" not in ruis
     listed = alice_web.get("/graph/").content.decode()
