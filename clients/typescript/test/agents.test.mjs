@@ -37,7 +37,11 @@ test("list, forget by scope with a dry run and counts, restore", async () => {
 
   const gone = await memory.forgetMatching({ context: "work" });
   assert.equal(gone.forgotten, 2);
-  await assert.rejects(memory.get(review.id), NotFoundError);
+  await assert.rejects(memory.get(review.id), (error) => {
+    assert.ok(error instanceof NotFoundError);
+    assert.match(error.requestId, /^[0-9a-f]{32}$/); // the id the server logged it under
+    return true;
+  });
   const kept = await memory.listMemories({ include_forgotten: true, context: "work" });
   assert.ok(kept.results.every((m) => m.forgotten_at), JSON.stringify(kept.results));
 
