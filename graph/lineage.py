@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from graph.models import Alias, Relation
+from graph.models import Alias, Entity, Mention, Relation
 from graph.vocabulary import SYMMETRIC, key
 
 
@@ -49,17 +49,19 @@ def _names(user: Any, entity_ids: set[int]) -> dict[int, list[str]]:
     return found
 
 
-def _states(relation: Relation, text: str, names: Mapping[int, list[str]]) -> bool:
-    """Whether `text` still names both ends of `relation` (the person always counts as
+def _named(text: str, entity: Entity, names: Mapping[int, list[str]]) -> bool:
+    """Whether `text` names `entity` by one of its names (the person always counts as
     named: a memory is about them unless it says otherwise)."""
+    if entity.holder:
+        return True
     said = key(text)
-    for end in (relation.subject, relation.object):
-        if end.holder:
-            continue
-        words = names.get(end.pk) or [key(end.name)]
-        if not any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", said) for w in words):
-            return False
-    return True
+    words = names.get(entity.pk) or [key(entity.name)]
+    return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", said) for w in words)
+
+
+def _states(relation: Relation, text: str, names: Mapping[int, list[str]]) -> bool:
+    """Whether `text` still names both ends of `relation`."""
+    return _named(text, relation.subject, names) and _named(text, relation.object, names)
 
 
 def _successor(relation: Relation, fresh: Sequence[Relation]) -> Relation | None:
@@ -117,3 +119,16 @@ def relations_follow_items(
             ended.append(relation)
         relation.save(update_fields=["item_ids", "valid_to", "ended_by"])
     return ended
+
+
+def mentions_follow(*, user: Any, item_id: int, before: str, after: str) -> int:
+    """A corrected item is no longer about the entities its earlier text named and its
+    text now does not ("Rui works at Atelier Norte" become "... at Banco Atlântico": not
+    about Atelier Norte any more); a link the text never named (made by hand) stays.
+    Returns how many links went."""
+    rows = list(Mention.objects.for_user(user).filter(item_id=item_id).select_related("entity"))
+    names = _names(user, {m.entity_id for m in rows})
+    gone = [
+        m.pk for m in rows if _named(before, m.entity, names) and not _named(after, m.entity, names)
+    ]
+    return Mention.objects.for_user(user).filter(pk__in=gone).delete()[0]

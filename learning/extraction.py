@@ -204,7 +204,7 @@ def apply_operations(
     known = {item.pk: item for item in items}
     outcome = {"added": 0, "updated": 0, "deleted": 0, "unchanged": 0, "skipped": 0, "refused": 0}
     reasons: list[str] = []
-    changed: dict[int, str | None] = {}  # items corrected (their text now) or withdrawn
+    changed: dict[int, tuple[str, str | None]] = {}  # corrected or withdrawn: (before, now)
     with transaction.atomic():
         if not turn_extraction_claim(turn_id=turn.pk, owner_id=user.pk):
             return {"status": "not pending"}
@@ -231,7 +231,10 @@ def apply_operations(
 
 
 def _apply_one(
-    turn: Turn, known: dict[int, KnowledgeItem], operation: Any, changed: dict[int, str | None]
+    turn: Turn,
+    known: dict[int, KnowledgeItem],
+    operation: Any,
+    changed: dict[int, tuple[str, str | None]],
 ) -> tuple[str, str]:
     """What became of one operation ("added", ..., "refused") and why it was refused;
     `changed` gains the item an update or delete changed."""
@@ -262,6 +265,7 @@ def _apply_one(
             raise ValidationError(f"Unknown knowledge_id {operation['knowledge_id']}.")
         if op == "update" and operation["content"].strip() == item.content:
             return "unchanged", ""  # a new row saying the same thing would only add noise
+        before = changed.get(item.pk, (item.content, None))[0]  # as the turn found it
         with transaction.atomic():
             if op == "update":
                 memory_supersede(
@@ -273,10 +277,10 @@ def _apply_one(
                     confidence=max(item.confidence, SOURCE_CONFIDENCE["llm_extract"]),
                 )
                 proposals_store(user=user, fact=operation, item_id=item.pk, turn_id=turn.pk)
-                changed[item.pk] = operation["content"]
+                changed[item.pk] = (before, operation["content"])
                 return "updated", ""
             _retire(turn, item, operation.get("reason") or "no longer true")
-            changed[item.pk] = None
+            changed[item.pk] = (before, None)
             return "deleted", ""
     except (ValidationError, ObjectDoesNotExist) as error:
         message = "; ".join(getattr(error, "messages", [str(error)]))

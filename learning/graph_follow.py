@@ -6,7 +6,7 @@ linked to the relation that took its place."""
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graph.lineage import relations_citing, relations_follow_items
+from graph.lineage import mentions_follow, relations_citing, relations_follow_items
 from graph.models import Relation
 from graph.selectors import relations_of_turn
 from memory.models import KnowledgeItem
@@ -28,15 +28,20 @@ def graph_follow(
 
 
 def graph_follow_turn(
-    *, user: Any, turn_id: int, changed: Mapping[int, str | None]
+    *, user: Any, turn_id: int, changed: Mapping[int, tuple[str, str | None]]
 ) -> list[Relation]:
-    """After a turn's extraction: the relations the turn stated take the place of those
-    its corrections and withdrawals ended."""
+    """After a turn's extraction (`changed`: item id -> its text before and now, None when
+    withdrawn): the relations the turn stated take the place of those its corrections and
+    withdrawals ended, and a corrected item is no longer about what it stopped naming."""
     if not changed:
         return []
-    return graph_follow(
-        user=user, changed=changed, fresh=relations_of_turn(user=user, turn_id=turn_id)
-    )
+    fresh = relations_of_turn(user=user, turn_id=turn_id)
+    ended = graph_follow(user=user, changed={k: now for k, (_, now) in changed.items()},
+                         fresh=fresh)  # fmt: skip
+    for item_id, (before, now) in changed.items():
+        if now is not None:
+            mentions_follow(user=user, item_id=item_id, before=before, after=now)
+    return ended
 
 
 def graph_follow_replaced(*, user: Any, old_id: int, new_id: int) -> list[Relation]:

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from conversations.services.recording import turn_append
-from graph.models import Relation
-from graph.services import entity_create, entity_holder, relation_add
+from graph.models import Mention, Relation
+from graph.services import entity_create, entity_holder, entity_link_items, relation_add
 from learning import extraction, reconciliation
 from memory.models import KnowledgeItem
 from memory.recall import recall
@@ -111,6 +111,9 @@ def test_an_update_without_relations_ends_one_whose_end_it_no_longer_names(fake_
     atelier = relation(alice, "Rui", "works_at", "Atelier Norte")
     assert not atelier.current and atelier.ended_by is None
     assert relation(alice, "me", "partner_of", "Rui").current  # its memory said nothing new
+    # The corrected memory is about Rui still, and no longer about the atelier.
+    about = set(Mention.objects.filter(item_id=job.pk).values_list("entity__name", flat=True))
+    assert about == {"Rui"}
 
 
 def test_a_correction_that_still_names_both_ends_keeps_the_relation(fake_llm, alice, works_on_moss):
@@ -192,3 +195,16 @@ def test_another_persons_relations_never_follow(fake_llm, alice, bob, works_on_m
     bobs.refresh_from_db()
     assert bobs.current
     assert not relation(alice, "me", "works_on", "Moss").current
+
+
+def test_a_link_made_by_hand_that_the_text_never_named_stays_after_a_correction(
+    fake_llm, alice, works_on_moss
+):
+    lead = entity_create(user=alice, name="Marta", kind="person")  # she leads Moss, unsaid
+    entity_link_items(user=alice, entity=lead, item_ids=[works_on_moss.pk])
+    learn(fake_llm, alice, "Correction: it's the Moss rewrite, not a redesign", [
+        {"op": "update", "knowledge_id": works_on_moss.pk,
+         "content": "User works on the Moss rewrite"},
+    ])  # fmt: skip
+    about = Mention.objects.filter(item_id=works_on_moss.pk).values_list("entity__name", flat=True)
+    assert set(about) == {"Moss", "Marta"}
