@@ -66,6 +66,7 @@ class ApiToken(OwnedModel):
 
     class Meta:
         db_table = "memory_apitoken"
+        verbose_name = "API token"
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
@@ -150,6 +151,8 @@ class AppPerson(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name = "app person"
+        verbose_name_plural = "app people"
         constraints = [
             models.UniqueConstraint(fields=["app", "external_id"], name="app_person_unique_id")
         ]

@@ -11,6 +11,7 @@ database at the scrape (`DATABASE_GAUGES`), so every node reports the same value
 """
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -155,10 +156,45 @@ class _DatabaseGauges:
             yield family
 
 
+_LIVE_GAUGE_FILE = re.compile(r"^gauge_live[a-z]+_(\d+)\.db$")
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` of this node is running (a zombie has ended)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): kill's answer stands
+
+
+def forget_ended_processes(directory: str) -> list[int]:
+    """The live gauges of processes that ended unannounced stop counting: a task worker
+    recycled or killed at its timeout, a web worker killed -9 (gunicorn's `child_exit`
+    marks only the workers it reaps). Their counters stay: they are totals. Returns the
+    pids forgotten."""
+    ended = set()
+    for name in os.listdir(directory):
+        match = _LIVE_GAUGE_FILE.match(name)
+        if match and int(match.group(1)) != os.getpid() and not _running(int(match.group(1))):
+            ended.add(int(match.group(1)))
+    for pid in sorted(ended):
+        multiprocess.mark_process_dead(pid, directory)
+    return sorted(ended)
+
+
 def scrape() -> tuple[bytes, str]:
     """The text exposition of this node: every process's families, and the database's."""
     registry = CollectorRegistry()
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        forget_ended_processes(directory)
         multiprocess.MultiProcessCollector(registry)
     else:
         for family in (REQUESTS, LATENCY, RECALL_STAGE, UNJUDGED, INDEX_CACHE):

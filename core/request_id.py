@@ -3,8 +3,11 @@
 `RequestMiddleware` (first in MIDDLEWARE) takes the caller's `X-Request-ID` when it is a
 short token (a load balancer's), else makes one, answers it in `X-Request-ID`, and holds
 it for the request's log lines (`RequestIdFilter` adds `request_id`: "-" outside a
-request). It also counts the request by route (the URL pattern, never the path: no ids
-or names in a label), method and status, and times it (core/metrics.py).
+request). A task queued during a request carries the id (django-q2's `pre_enqueue`), and
+the task worker holds it while the task runs (`pre_execute` to `post_execute_in_worker`),
+so the task's log lines name the request that queued it. The middleware also counts the
+request by route (the URL pattern, never the path: no ids or names in a label), method
+and status, and times it (core/metrics.py).
 """
 
 import json
@@ -13,7 +16,8 @@ import re
 import time
 import uuid
 from collections.abc import Callable
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
@@ -57,6 +61,29 @@ def _count(request: HttpRequest, status: int, seconds: float) -> None:
 
 
 METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+
+TASK_KEY = "gaia_request_id"
+_task_tokens: list[Token[str]] = []
+
+
+def task_carry(task: dict[str, Any], **_: Any) -> None:
+    """django-q2's `pre_enqueue`: a task queued in a request carries its id."""
+    request_id = _current.get()
+    if request_id != "-":
+        task[TASK_KEY] = request_id
+
+
+def task_begin(task: dict[str, Any], **_: Any) -> None:
+    """`pre_execute`, in the worker: the task's log lines name the request that queued it
+    ("-" for a schedule's or a sweep's task)."""
+    _task_tokens.append(_current.set(str(task.get(TASK_KEY, "-"))))
+
+
+def task_end(**_: Any) -> None:
+    """`post_execute_in_worker`: the worker's own lines are outside any request again."""
+    if _task_tokens:
+        _current.reset(_task_tokens.pop())
 
 
 class RequestIdFilter(logging.Filter):

@@ -40,13 +40,24 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _error(response: httpx.Response) -> str:
+    """The server's message, its status and the request's id (the server's log lines for
+    the request carry the same id: what an operator looks for)."""
+    request_id = response.headers.get("X-Request-ID")
+    said = f"HTTP {response.status_code}" + (f", request {request_id}" if request_id else "")
     try:
-        return response.json()["error"]["message"]
-    except (ValueError, KeyError, TypeError):
-        return f"HTTP {response.status_code}"
+        return f"{response.json()['error']['message']} ({said})"
+    except (ValueError, KeyError, TypeError):  # not the API's answer: a proxy's, say
+        return said
 
 
-def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    out: TextIO | None = None,
+    *,
+    transport: httpx.BaseTransport | None = None,
+) -> int:
+    """Run the client; its exit code (0 sent, 1 refused, 2 not run or unreachable).
+    `transport`: another way to the server than the network (tests)."""
     args = parser().parse_args(argv)
     out = out or sys.stdout
     token = args.token or os.environ.get("GAIA_TOKEN", "")
@@ -59,6 +70,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         base_url=args.server.rstrip("/"),
         headers={"Authorization": f"Bearer {token}"},
         timeout=args.timeout,
+        transport=transport,
     )
     with client:
         try:  # ask first, so a refused account does not scan for nothing
@@ -107,7 +119,7 @@ def _send(client: httpx.Client, found: list[dict], out: TextIO) -> int:
         created += body["created"]
         for why, n in body["skipped"].items():
             skipped[why] = skipped.get(why, 0) + n
-    detail = ", ".join(f"{n} {why}" for why, n in skipped.items()) or "none"
+    detail = ", ".join(f"{n} {why}" for why, n in skipped.items() if n) or "none"
     print(
         f"Sent {len(found)} finding(s): {created} new proposal(s), skipped {detail}. "
         "Review them in the web app (Discovery).",

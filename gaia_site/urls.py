@@ -35,6 +35,8 @@ pages = [
     path("", include("graph.web_urls")),
 ]
 
+admin.site.site_header = admin.site.site_title = "Gaia Memory admin"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api)),

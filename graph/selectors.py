@@ -53,6 +53,12 @@ def relations(
     return found.order_by("-valid_from", "-pk")
 
 
+def relations_of_turn(*, user: Any, turn_id: int) -> list[Relation]:
+    """The user's relations that hold now and were learned from the turn `turn_id`."""
+    found = Relation.objects.for_user(user).filter(turns__pk=turn_id, valid_to__isnull=True)
+    return list(found.order_by("pk").distinct())
+
+
 def entity_item_ids(*, user: Any, entity: Entity) -> list[int]:
     """Items about the entity: linked to it, or sources of its relations."""
     ids = set(

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from graph import selectors, services
 from graph.api import entity_page
 from graph.models import Entity, Relation
+from graph.wording import label, other_names, shown_name, worded
 
 ACTIONS = ("alias", "merge", "split")
 DRAWN = 40  # entities in the drawing: the person and those with the most relations
@@ -44,10 +45,12 @@ def drawing(user: Any) -> dict:
             angle = 2 * math.pi * ring.index(entity) / max(1, len(ring)) - math.pi / 2
             x, y = cx + (cx - 90) * math.cos(angle), cy + (cy - 40) * math.sin(angle)
         at[entity.pk] = (round(x, 1), round(y, 1))
-        nodes.append({"entity": entity, "x": at[entity.pk][0], "y": at[entity.pk][1]})
+        x, y = at[entity.pk]
+        nodes.append({"entity": entity, "name": shown_name(entity), "x": x, "y": y})
     edges = [
         {
             "relation": r,
+            "label": label(r.type),
             "x1": at[r.subject_id][0],
             "y1": at[r.subject_id][1],
             "x2": at[r.object_id][0],
@@ -64,7 +67,10 @@ def drawing(user: Any) -> dict:
 @login_required
 def graph_view(request: HttpRequest) -> HttpResponse:
     """The person's entities, drawn and listed."""
-    entities = selectors.entities(user=request.user).prefetch_related("aliases")
+    entities = list(selectors.entities(user=request.user).prefetch_related("aliases"))
+    for entity in entities:
+        entity.shown = shown_name(entity)
+        entity.other_names = other_names(entity, [a.text for a in entity.aliases.all()])
     return render(
         request, "web/graph.html", {"entities": entities, "drawing": drawing(request.user)}
     )
@@ -88,12 +94,19 @@ def _entity(request: HttpRequest, pk: int) -> Entity:
 def entity_view(request: HttpRequest, pk: int) -> HttpResponse:
     """One entity: aliases, relations now and before, memories, and what can be done."""
     entity = _entity(request, pk)
-    others = selectors.entities(user=request.user).exclude(pk=entity.pk)
+    others = list(selectors.entities(user=request.user).exclude(pk=entity.pk))
+    for other in others:
+        other.shown = shown_name(other)
+    page = entity_page(request.user, entity)
+    page["relations_now"] = worded(page["relations_now"])
+    page["relations_before"] = worded(page["relations_before"])
+    names = other_names(entity, [a.text for a in entity.aliases.all()])
     return render(
         request,
         "web/graph_entity.html",
-        {**entity_page(request.user, entity), "others": others, "split_form": SplitForm()},
-    )
+        {**page, "shown": shown_name(entity), "other_names": names, "others": others,
+         "split_form": SplitForm()},
+    )  # fmt: skip
 
 
 @require_POST

@@ -37,7 +37,8 @@ from conversations.services.extraction import (
 from core.queue import enqueue_now, enqueue_on_commit
 from learning import prompts
 from learning.facts import facts_store
-from learning.graph_proposals import known_names
+from learning.graph_follow import graph_follow_turn
+from learning.graph_proposals import known_names, proposals_store
 from learning.llm import LLMError, get_llm, llm_configured, shapes
 from learning.llm.counters import llm_count
 from memory.lineage import memory_retract, memory_supersede
@@ -203,14 +204,16 @@ def apply_operations(
     known = {item.pk: item for item in items}
     outcome = {"added": 0, "updated": 0, "deleted": 0, "unchanged": 0, "skipped": 0, "refused": 0}
     reasons: list[str] = []
+    changed: dict[int, tuple[str, str | None]] = {}  # corrected or withdrawn: (before, now)
     with transaction.atomic():
         if not turn_extraction_claim(turn_id=turn.pk, owner_id=user.pk):
             return {"status": "not pending"}
         for operation in operations:
-            kind, reason = _apply_one(turn, known, operation)
+            kind, reason = _apply_one(turn, known, operation, changed)
             outcome[kind] += 1
             if reason:
                 reasons.append(reason)
+        graph_follow_turn(user=user, turn_id=turn.pk, changed=changed)
         status = "done"
         if outcome["refused"]:
             applied = len(operations) > outcome["refused"]
@@ -227,8 +230,14 @@ def apply_operations(
     return {"status": status, **outcome}
 
 
-def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> tuple[str, str]:
-    """What became of one operation ("added", ..., "refused") and why it was refused."""
+def _apply_one(
+    turn: Turn,
+    known: dict[int, KnowledgeItem],
+    operation: Any,
+    changed: dict[int, tuple[str, str | None]],
+) -> tuple[str, str]:
+    """What became of one operation ("added", ..., "refused") and why it was refused;
+    `changed` gains the item an update or delete changed."""
     user = turn.owner
     op = operation.get("op") if isinstance(operation, dict) else None
     try:
@@ -256,6 +265,7 @@ def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> t
             raise ValidationError(f"Unknown knowledge_id {operation['knowledge_id']}.")
         if op == "update" and operation["content"].strip() == item.content:
             return "unchanged", ""  # a new row saying the same thing would only add noise
+        before = changed.get(item.pk, (item.content, None))[0]  # as the turn found it
         with transaction.atomic():
             if op == "update":
                 memory_supersede(
@@ -266,8 +276,11 @@ def _apply_one(turn: Turn, known: dict[int, KnowledgeItem], operation: Any) -> t
                     source_turn=turn,
                     confidence=max(item.confidence, SOURCE_CONFIDENCE["llm_extract"]),
                 )
+                proposals_store(user=user, fact=operation, item_id=item.pk, turn_id=turn.pk)
+                changed[item.pk] = (before, operation["content"])
                 return "updated", ""
             _retire(turn, item, operation.get("reason") or "no longer true")
+            changed[item.pk] = (before, None)
             return "deleted", ""
     except (ValidationError, ObjectDoesNotExist) as error:
         message = "; ".join(getattr(error, "messages", [str(error)]))

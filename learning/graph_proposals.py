@@ -17,7 +17,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from graph.models import Entity
+from graph.models import Entity, Relation
 from graph.services import entity_create, entity_link_items, relation_add
 from graph.vocabulary import HOLDER_NAMES, KINDS, RELATION_TYPES, key
 
@@ -80,10 +80,11 @@ def _list(value: Any) -> list:
     return value[:MAX_PROPOSALS] if isinstance(value, list) else []
 
 
-def proposals_store(*, user: Any, fact: dict, item_id: int, turn_id: int | None) -> int:
-    """Store the graph a fact proposes, linked to its item and turn; how many relations."""
+def proposals_store(*, user: Any, fact: dict, item_id: int, turn_id: int | None) -> list[Relation]:
+    """Store the graph a fact proposes, linked to its item and turn; the relations it
+    states (new, or already holding)."""
     entries = _lower(fact)
-    added = 0
+    added: list[Relation] = []
     for value in _list(entries.get("entities") or entries.get("about")):
         try:
             with transaction.atomic():
@@ -111,14 +112,14 @@ def proposals_store(*, user: Any, fact: dict, item_id: int, turn_id: int | None)
                 )  # fmt: skip
                 if subject is None or obj is None or subject.pk == obj.pk:
                     continue
-                relation_add(
+                relation = relation_add(
                     user=user, subject=subject, type=type_, object=obj, item_ids=[item_id],
                     turn_ids=[turn_id] if turn_id else [],
                 )  # fmt: skip
                 for end in (subject, obj):
                     if not end.holder:
                         entity_link_items(user=user, entity=end, item_ids=[item_id])
-                added += 1
+                added.append(relation)
         except ValidationError as error:
             log.info("a relation proposal was dropped: %s", error.messages[0])
     return added

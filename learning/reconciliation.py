@@ -20,6 +20,7 @@ from django.db.models import Count
 
 from core.queue import enqueue_now
 from learning import asks, prompts
+from learning.graph_follow import graph_follow_replaced
 from learning.llm import LLMError, get_llm, llm_configured
 from learning.models import ReconciledPair
 from memory.lineage import memory_conflict_settle, memory_supersede_by
@@ -166,6 +167,7 @@ def _apply(user: Any, pair: Pair, outcome: str) -> bool:
                     )
             elif outcome == "contradict":
                 memory_supersede_by(user=user, item_id=older.pk, by_id=newer.pk)
+                graph_follow_replaced(user=user, old_id=older.pk, new_id=newer.pk)
                 memory_update(
                     user=user, item_id=newer.pk, confidence=min(1.0, newer.confidence + 0.1)
                 )

@@ -134,7 +134,8 @@ def system_block(*, user: Any, context: str | None = None) -> tuple[str, list[in
     scope = _scope(user, context).annotate(band=_band_expr())
     parts = [INSTRUCTIONS]
     if context:
-        parts.append(f"Active memory context: {quoted(context)} (plus global).")
+        also = "" if context == "global" else " (plus global)"
+        parts.append(f"Active memory context: {quoted(context)}{also}.")
     sections = []
     shown: list[tuple[int, str]] = []
     for category, heading, limit in SECTIONS:

@@ -43,6 +43,7 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
             "by_category": _counts(active, "category"),
             "by_context": _counts(active, "context"),
             "by_source": _counts(active, "source"),
+            "last_updated": _newest(active),
         },
         "conversations": {
             "sessions": Session.objects.for_user(user).count(),
@@ -67,6 +68,12 @@ def memory_stats(*, user: Any, embedding_model: str | None = None) -> dict[str, 
             "secrets_masked": turns.aggregate(n=Sum("secrets_masked"))["n"] or 0,
         },
     }
+
+
+def _newest(items: Any) -> str | None:
+    """When the newest change among `items` was made (ISO 8601), None without any."""
+    newest = items.aggregate(at=Max("updated_at"))["at"]
+    return newest.isoformat() if newest else None
 
 
 def entities_list(*, user: Any, limit: int = 100) -> list[dict[str, Any]]:

@@ -162,8 +162,9 @@ MEMORY_TOOLS: list[dict] = [
         "forget",
         "Forget memories (the user can restore them). Either one by `id` (use recall or "
         "list_memories to find it), or every item matching all the given filters: a scope "
-        "(context, entity), an age (older_than) and categories. With filters, try "
-        "dry_run first: the answer's `count` says how many would go, `ids` which.",
+        "(context, entity), an age (older_than) and categories; all of it when the user "
+        'asks to wipe their memory: older_than "0h". With filters, try dry_run first: the '
+        "answer's `count` says how many would go, `ids` which.",
         {
             "id": _ID,
             "context": {"type": "string", "description": "Every item of this context."},

@@ -10,7 +10,13 @@ from rest_framework.fields import Field
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
 from core.jsonsafe import check_json
-from core.serializers import JSONObjectField, JudgedHitsSerializer, StrictSerializer, WhenField
+from core.serializers import (
+    JSONObjectField,
+    JudgedHitsSerializer,
+    RoundedFloatField,
+    StrictSerializer,
+    WhenField,
+)
 from core.shapes import optional_text, shown_meta
 
 INT32_MAX = 2**31 - 1
@@ -142,8 +148,8 @@ class TurnHitSerializer(serializers.Serializer):
     speaker = serializers.CharField(source="turn.speaker")
     content = serializers.CharField(source="turn.content")
     timestamp = serializers.DateTimeField(source="turn.timestamp")
-    score = serializers.FloatField(help_text="Ranking score: orders the hits of one query.")
-    relevance = serializers.FloatField(
+    score = RoundedFloatField(help_text="Ranking score: orders the hits of one query.")
+    relevance = RoundedFloatField(
         help_text="How well the turn answers the query, 0..1, comparable across queries "
         "(1 when listed by time)."
     )

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_agent, request_context, with_context
+from accounts.selectors import memory_on
 from accounts.services import user_context
 from conversations import search, selectors
 from conversations.api.serializers import (
@@ -128,12 +129,16 @@ class TurnSearchView(APIView):
         summary="Search past conversations",
         description=(
             "Keywords and/or a time range over the caller's turns: best match first with "
-            "a query, newest first with only a time range."
+            "a query, newest first with only a time range. With memory off (session-only) "
+            'nothing from earlier conversations is answered (`judge_note`: "memory off").'
         ),
     )
     def post(self, request: Request) -> Response:
         query = valid_body(TurnSearchSerializer, request, user_context(request.user))
-        hits = search.search_turns(user=request.user, **query)
+        if not memory_on(request.user):  # session-only, as recall and the tool answer
+            hits = search.Hits(reason="memory off")
+        else:
+            hits = search.search_turns(user=request.user, **query)
         return Response(TurnSearchResultSerializer(hits.answer()).data)
 
 

@@ -131,6 +131,17 @@ def importance(value: Any) -> float | None:
 _RELATION_LISTS = ("relations", "relationships", "edges")
 
 
+def _graph(entry: dict) -> dict[str, list]:
+    """The entities and relations an entry proposes beside its text (read later by
+    learning.graph_proposals), under whichever name the model used."""
+    out = {}
+    for key, names in (("entities", ("entities", "about")), ("relations", _RELATION_LISTS)):
+        found = next((entry[k] for k in names if isinstance(entry.get(k), list)), None)
+        if found:
+            out[key] = found
+    return out
+
+
 def _fact(entry: Any) -> Any:
     """One proposed fact as {"content", "category"?, "entity"?, "domain"?}."""
     if isinstance(entry, str):
@@ -142,10 +153,7 @@ def _fact(entry: Any) -> Any:
     for key in ("category", "entity", "domain"):
         if isinstance(entry.get(key), str):
             fact[key] = entry[key]
-    for key, names in (("entities", ("entities", "about")), ("relations", _RELATION_LISTS)):
-        found = next((entry[k] for k in names if isinstance(entry.get(k), list)), None)
-        if found:  # what the graph takes of it is read by learning.graph_proposals
-            fact[key] = found
+    fact.update(_graph(entry))
     rated = importance(entry.get("importance"))
     if rated is not None:
         fact["importance"] = rated
@@ -175,7 +183,7 @@ def _operation(entry: Any, *, default_op: str | None = None) -> Any:
     if op == "add":
         return {"op": "add", **_fact(entry)}
     if op == "update":
-        return {"op": "update", "knowledge_id": ident, "content": content}
+        return {"op": "update", "knowledge_id": ident, "content": content, **_graph(entry)}
     if op == "delete":
         out = {"op": "delete", "knowledge_id": ident}
         reason = _first(entry, ("reason", "why", "explanation"))

@@ -39,7 +39,11 @@ class StatsView(APIView):
         inline_serializer(
             "Stats",
             {
-                "knowledge": serializers.DictField(),
+                "knowledge": serializers.DictField(
+                    help_text="Active items by category, context and source, forgotten, "
+                    "superseded, sensitive, and `last_updated` (the newest change; null "
+                    "without any)."
+                ),
                 "conversations": _COUNTS,
                 "tool_calls": _COUNTS,
                 "embeddings": serializers.DictField(),

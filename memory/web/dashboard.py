@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from conversations import selectors as conversation_selectors
 from learning.consolidation import sessions_due
@@ -57,5 +58,6 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "extraction_failures": conversation_selectors.extraction_failures(user=user),
         "awaiting_consolidation": sessions_due(user=user).count(),
         "is_empty": knowledge["active"] == 0 and stats["conversations"]["turns"] == 0,
+        "last_updated": parse_datetime(knowledge["last_updated"] or ""),
     }
     return render(request, "web/dashboard.html", context)

@@ -39,3 +39,11 @@ def test_another_name_or_a_revoked_one_is_no_conflict(alice):
     token_revoke(user=alice, token_id=ApiToken.objects.get(name="laptop").pk)
     again = _create("alice", "--name", "laptop")
     assert token_authenticate(again) is not None and token_authenticate(first) is None
+
+
+def test_a_new_user_is_told_how_to_set_a_password(django_user_model):
+    err, secret = StringIO(), StringIO()
+    call_command("create_api_token", "dora", "--create-user", stdout=secret, stderr=err)
+    assert "manage.py changepassword dora" in err.getvalue()
+    assert django_user_model.objects.filter(username="dora").exists()
+    assert secret.getvalue().strip().startswith("gaia_")  # the secret alone on stdout

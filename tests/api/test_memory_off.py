@@ -38,6 +38,10 @@ def test_with_memory_off_no_door_recalls_or_lists_what_is_stored(alice, alice_ap
     assert listed["results"] == [] and listed["count"] == 0 and listed["memory"] == "off"
     turns = tool(alice, "search_past_conversations", {"query": "cello teacher"})["result"]
     assert turns["results"] == []
+    searched = alice_api.post(
+        "/api/v1/conversations/search/", {"query": "cello teacher"}, format="json"
+    ).json()
+    assert searched["results"] == [] and searched["judge_note"] == "memory off"
     over_mcp = mcp_tool(alice_api, "recall", {"query": "cello"})["structuredContent"]
     assert over_mcp["results"] == []
 
@@ -71,6 +75,11 @@ def test_turning_memory_on_again_resumes_with_everything_kept(alice, alice_api, 
     system = alice_api.get("/api/v1/prompt/system/").json()["prompt"]
     assert "Prefers answers in bullet points" in system and "MEMORY: OFF" not in system
     assert tool(alice, "list_memories", {})["result"]["count"] == 2
+    searched = alice_api.post(
+        "/api/v1/conversations/search/", {"query": "cello teacher", "min_relevance": 0},
+        format="json",
+    ).json()  # fmt: skip
+    assert [t["content"] for t in searched["results"]] == ["My cello teacher is Ilse"]
 
 
 def test_one_persons_memory_off_leaves_anothers_on(alice, bob, stored):

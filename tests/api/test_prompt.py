@@ -70,7 +70,10 @@ def test_it_leaves_out_sensitive_superseded_forgotten_and_other_contexts(alice, 
     work = system(alice_api, context="work")
     assert "Work only fact" in work and "Visible global fact" in work
     assert "Personal only fact" not in work
-    assert 'Active memory context: "work"' in work
+    assert 'Active memory context: "work" (plus global).' in work
+    # An agent whose default context is global reads its context once, not "global (plus global)".
+    assert 'Active memory context: "global".' in system(alice_api, context="global")
+    assert "(plus global)" not in system(alice_api, context="global")
 
 
 def test_it_is_byte_identical_across_calls_and_recalls_within_a_band(alice, alice_api):

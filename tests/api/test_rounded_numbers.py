@@ -34,3 +34,13 @@ def test_recall_answers_rounded_numbers(alice_api, drifted):
     ).json()["results"]
     assert hits and all(len(repr(h[k])) <= 6 for h in hits for k in ("score", "relevance"))
     assert repr(hits[0]["confidence"]) in {"0.8", "0.82"}  # this recall bumped it once more
+
+
+def test_conversation_search_answers_rounded_numbers(alice, alice_api):
+    for text in ("I booked the Lisbon flight for May", "The hotel is near Alfama"):
+        turn = {"session_id": "trip", "role": "user", "content": text}
+        alice_api.post("/api/v1/conversations/turns/", turn, format="json")
+    hits = alice_api.post(
+        "/api/v1/conversations/search/", {"query": "flight to Lisbon"}, format="json"
+    ).json()["results"]
+    assert hits and all(len(repr(h[k])) <= 6 for h in hits for k in ("score", "relevance"))

@@ -79,6 +79,7 @@ def test_a_dry_run_counts_and_forgets_nothing(alice, items):
         ({"older_than": "30d"}, {"launch"}),
         ({"categories": ["preference"]}, {"tea"}),
         ({"context": "work", "categories": ["fact"]}, {"db"}),
+        ({"older_than": "0h"}, {"launch", "db", "sarah", "tea", "pin"}),  # "wipe my memory"
     ],
 )
 def test_forget_by_scope_age_and_category(alice, items, arguments, gone):
@@ -88,6 +89,11 @@ def test_forget_by_scope_age_and_category(alice, items, arguments, gone):
         KnowledgeItem.objects.filter(forgotten_at__isnull=False).values_list("pk", flat=True)
     )
     assert forgotten == {items[name].pk for name in gone} == set(result["ids"])
+
+
+def test_the_forget_tool_tells_a_model_how_to_wipe_everything():
+    [forget] = [t for t in agent_tools.tools_offered() if t["function"]["name"] == "forget"]
+    assert 'older_than "0h"' in forget["function"]["description"]
 
 
 def test_a_bulk_forget_is_restored_by_its_ids(alice, alice_api, items):

@@ -75,3 +75,12 @@ def test_the_dashboard_and_the_admin_show_the_analytics(alice, django_user_model
     assert admin.get("/admin/skills/skill/").status_code == 200
     usage = admin.get("/admin/memory/usageday/")
     assert usage.status_code == 200 and "searches" in usage.content.decode()
+
+
+def test_stats_say_when_memory_last_changed(alice, bob, alice_api):
+    assert alice_api.get(STATS).json()["knowledge"]["last_updated"] is None  # nothing yet
+    item = memory_create(user=alice, content="Alice keeps bees on her roof")
+    memory_create(user=bob, content="Bob keeps pigeons")  # later, and not hers
+    said = alice_api.get(STATS).json()["knowledge"]["last_updated"]
+    item.refresh_from_db()
+    assert said == item.updated_at.isoformat()

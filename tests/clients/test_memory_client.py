@@ -1,6 +1,7 @@
 """MemoryClient against the real API (in process): typed results, errors as exceptions."""
 
 import asyncio
+import re
 import socket
 from datetime import datetime
 
@@ -57,9 +58,11 @@ def test_the_apis_errors_are_exceptions_with_code_and_fields(memory, bob, in_pro
     with pytest.raises(NotFoundError) as missing:
         memory.forget(theirs.pk)
     assert missing.value.code == "not_found"
+    assert re.fullmatch(r"[0-9a-f]{32}", missing.value.request_id)  # what the server logged
     anonymous = MemoryClient("http://testserver", "gaia_wrong", http_client=in_process)
-    with pytest.raises(AuthenticationError):
+    with pytest.raises(AuthenticationError) as refused_token:
         anonymous.recall("secret")
+    assert refused_token.value.request_id != missing.value.request_id
 
 
 def test_turns_and_tool_calls_are_logged_and_searchable(memory, alice):

@@ -8,7 +8,7 @@ from gaia_memory import MEMORY_TOOL_NAMES, AuthenticationError, GaiaError, Memor
 from gaia_memory.mixin import MEMORY_UNREACHABLE
 
 from accounts.models import AgentType, ApiToken
-from conversations.models import ToolCall, Turn
+from conversations.models import Session, ToolCall, Turn
 from graph.models import Relation
 from memory import services
 from memory.models import KnowledgeItem
@@ -69,6 +69,19 @@ def test_every_other_tool_call_is_logged_with_its_outcome(memory, alice):
     assert calls["calculator"].args == {"a": 42, "b": 6}
     assert (calls["weather"].success, calls["weather"].error) == (False, "weather service down")
     assert calls["weather"].session.session_id == "toy-session"
+
+
+def test_the_session_holds_the_turns_and_tool_calls_in_order_in_the_agents_context(
+    memory, alice
+):
+    agent = MyAgent(memory, script=[("calculator", {"a": 42, "b": 6})], context="work")
+    agent.process_query("What is 42 divided by 6, for the invoice?")
+    session = Session.objects.for_user(alice).get(session_id="toy-session")
+    assert session.context == "work"  # not "global": the user's turn created it
+    user, answer = Turn.objects.for_user(alice).order_by("timestamp", "pk")
+    call = ToolCall.objects.for_user(alice).get()
+    assert (user.role, answer.role) == ("user", "assistant")
+    assert user.timestamp <= call.timestamp <= answer.timestamp
 
 
 def test_a_tool_that_raises_is_logged_as_failed_and_the_error_still_raises(memory, alice):

@@ -11,12 +11,15 @@ import fcntl
 import os
 import shutil
 import subprocess
+from datetime import date
 from pathlib import Path
 
 import pytest
 
+from accounts.models import AgentType
 from accounts.people import app_create, app_token_create
 from accounts.services import token_create
+from memory.services import memory_session_note
 
 CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 INSTALL_TIMEOUT = 600.0
@@ -63,20 +66,37 @@ def _node_test(files: list[str], env: dict[str, str]) -> subprocess.CompletedPro
     )  # fmt: skip
 
 
+def _agent_of(person) -> str:
+    """A token of `person`'s agent, which may take a registered type, and a diary note."""
+    AgentType.objects.create(name="mail_agent")
+    memory_session_note(
+        user=person,
+        session_id="s-boat",
+        content="Talked about repainting the sailing boat's hull in antifouling blue",
+        context="global",
+        source_turn=None,
+        first=date(2026, 11, 2),
+        last=date(2026, 11, 2),
+    )
+    return token_create(user=person, name="ts-mail-agent")[1]
+
+
 def test_the_typescript_client_passes_its_tests_against_a_live_server(
-    built_client, live_server, alice, tmp_path, settings
+    built_client, live_server, alice, bob, tmp_path, settings
 ):
     settings.GAIA_LLM_URL = ""
     _, person_token = token_create(user=alice, name="ts-agent")
     _, app_token = app_token_create(app=app_create(name="ts-app"), name="prod")
     _, other_token = app_token_create(app=app_create(name="ts-other-app"), name="prod")
     done = _node_test(
-        ["test/live.test.mjs", "test/retry.test.mjs", "test/mem0-sdk.test.mjs"],
+        ["test/live.test.mjs", "test/agents.test.mjs", "test/retry.test.mjs",
+         "test/mem0-sdk.test.mjs"],
         {"GAIA_TEST_URL": live_server.url, "GAIA_TEST_TOKEN": person_token,
+         "GAIA_TEST_AGENT_TOKEN": _agent_of(bob), "GAIA_TEST_AGENT_TYPE": "mail_agent",
          "GAIA_TEST_APP_TOKEN": app_token, "GAIA_TEST_OTHER_APP_TOKEN": other_token,
          "MEM0_TELEMETRY": "false", "HOME": str(tmp_path)},
     )  # fmt: skip
     report = done.stdout + done.stderr
     assert done.returncode == 0, report[-6000:]
-    for line in ("# pass 13", "# fail 0", "# skipped 0"):
+    for line in ("# pass 19", "# fail 0", "# skipped 0"):
         assert line in report, report[-3000:]

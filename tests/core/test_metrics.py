@@ -5,6 +5,9 @@ default with an allow-list."""
 import io
 import json
 import logging
+import os
+import subprocess
+import sys
 
 import pytest
 from django.http import HttpResponse
@@ -82,6 +85,47 @@ def test_a_scrape_shows_every_family_and_they_move_with_the_load(
         before, "gaia_index_cache_lookups_total"
     )
     assert after["gaia_extraction_backlog"] == 0 and after["gaia_webhook_backlog"] == 0
+
+
+# A process of the node as prometheus-client's multiprocess mode sees it: it caches an index
+# (the live gauge) and counts a lookup, then ends, or stays until it is killed.
+CACHING_PROCESS = """
+import sys, time
+from prometheus_client import Counter, Gauge
+Gauge("gaia_index_cache_bytes", "", multiprocess_mode="livesum").set(int(sys.argv[1]))
+Counter("gaia_index_cache_lookups", "", ["outcome"]).labels("build").inc()
+print("cached", flush=True)
+if sys.argv[2] == "stays":
+    time.sleep(600)
+"""
+
+
+def _caching_process(directory, nbytes: int, stays: bool) -> subprocess.Popen:
+    env = {"PATH": os.environ.get("PATH", ""), "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", CACHING_PROCESS, str(nbytes), "stays" if stays else "ends"],
+        env=env, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdout.readline().strip() == "cached"
+    return process
+
+
+def test_an_ended_task_workers_cache_bytes_stop_counting_and_its_lookups_stay(
+    client, scraping, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))  # as `serve` runs it
+    ended = _caching_process(tmp_path, 5000, stays=False)
+    ended.wait(timeout=60)  # recycled or killed: nobody marked it dead
+    running = _caching_process(tmp_path, 300, stays=True)
+    try:
+        values = _scrape(client)
+        assert values["gaia_index_cache_bytes"] == 300  # not 5300: the ended one is gone
+        assert values['gaia_index_cache_lookups_total{outcome="build"}'] == 2  # totals stay
+        assert not list(tmp_path.glob(f"gauge_livesum_{ended.pid}.db"))
+    finally:
+        running.kill()
+        running.wait(timeout=60)
+    assert _scrape(client).get("gaia_index_cache_bytes", 0) == 0
 
 
 def test_every_answer_carries_a_request_id_and_a_sane_given_one_is_kept(client):

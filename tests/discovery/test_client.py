@@ -1,14 +1,19 @@
-"""The standalone client against a live server, end to end."""
+"""The standalone client end to end: against the process's live server, in a process of
+its own without Django, and (the refusals) through Django's test client."""
 
 import os
+import re
 import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
 
+import pytest
+
 from accounts.services import token_create, user_settings_update
 from discovery import scan
 from discovery.models import Finding
+from tests.clients.django_transport import DjangoTransport
 from tests.discovery.fakehome import SECRET
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,24 +38,32 @@ def test_the_client_posts_findings_to_a_live_server(live_server, alice, fake):
     out = StringIO()
     code = scan.main(client_args(fake, live_server.url, token, "--days", "3650"), out=out)
     assert code == 0, out.getvalue()
-    assert "Sent 31 finding(s): 31 new proposal(s)" in out.getvalue()
+    assert "Sent 31 finding(s): 31 new proposal(s), skipped none." in out.getvalue()
     assert Finding.objects.filter(owner=alice, status="pending").count() == 31
     assert SECRET not in repr(list(Finding.objects.values_list("content", flat=True)))
     assert Finding.objects.get(content="Often visits github.com").sensitive
     out = StringIO()
     assert scan.main(client_args(fake, live_server.url, token, "--days", "3650"), out=out) == 0
-    assert "0 new proposal(s), skipped 31 duplicate" in out.getvalue()
+    assert "0 new proposal(s), skipped 31 duplicate. Review" in out.getvalue()  # no "0 ..."
 
 
-def test_the_client_stops_before_scanning_when_the_server_refuses(live_server, alice, fake):
+@pytest.mark.django_db
+def test_the_client_stops_before_scanning_when_the_server_refuses(alice, fake):
+    # Through Django's test client, in this test's transaction: the process's live server
+    # is shared by every live-server test of the process over one in-memory SQLite
+    # connection, so a request of anything else reaching it meanwhile fails this one
+    # ("database table is locked"); the real network is the other tests' part.
     _, token = token_create(user=alice, name="laptop")
     out = StringIO()
-    assert scan.main(client_args(fake, live_server.url, token), out=out) == 1
+    server = DjangoTransport()
+    assert scan.main(client_args(fake, "http://testserver", token), out=out, transport=server) == 1
     assert "The server refused: Discovery is off for this account" in out.getvalue()
+    assert re.search(r"\(HTTP 403, request [0-9a-f]{32}\)$", out.getvalue().strip())
     assert "projects:" not in out.getvalue()
     out = StringIO()
-    assert scan.main(client_args(fake, live_server.url, "gaia_wrong"), out=out) == 1
-    assert "Invalid, expired or revoked token" in out.getvalue()
+    wrong = client_args(fake, "http://testserver", "gaia_wrong")
+    assert scan.main(wrong, out=out, transport=server) == 1
+    assert "Invalid, expired or revoked token. (HTTP 401, request " in out.getvalue()
     assert scan.main(client_args(fake, "http://127.0.0.1:9", token), out=StringIO()) == 2
     assert not Finding.objects.exists()
 

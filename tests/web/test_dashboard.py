@@ -37,6 +37,7 @@ def test_it_shows_counts_by_category_context_and_source(alice_web, alice):
     html = response.content.decode()
     assert 'href="/memories/?category=fact"' in html
     assert 'href="/memories/?context=work"' in html
+    assert "sensitive · last changed " in html and " ago</span>" in html
 
 
 def test_it_draws_the_activity_chart_as_inline_svg(alice_web, alice):

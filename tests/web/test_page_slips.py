@@ -44,6 +44,21 @@ def test_the_admin_names_user_settings_and_deliveries_in_english(django_user_mod
     assert "Deliverys" not in html and "Deliveries" in html
 
 
+def test_the_admin_is_gaias_with_its_icon_and_names_tokens_and_people_in_english(
+    django_user_model,
+):
+    staff = django_user_model.objects.create_user("boss", is_staff=True, is_superuser=True)
+    admin = Client()
+    admin.force_login(staff)
+    html = admin.get("/admin/").content.decode()
+    assert "Gaia Memory admin" in html and "Django administration" not in html
+    assert "Api tokens" not in html and "API tokens" in html
+    assert "App persons" not in html and "App people" in html
+    assert '<link rel="icon" href="data:image/svg+xml' in html  # no /favicon.ico 404
+    login = Client().get("/admin/login/").content.decode()
+    assert "Gaia Memory admin" in login and '<link rel="icon"' in login
+
+
 def test_the_webhook_forms_events_label_heads_its_boxes(alice_web):
     html = alice_web.get("/settings/webhooks/").content.decode()
     group = html.split('<fieldset class="field-choices">', 1)[1].split("</fieldset>", 1)[0]

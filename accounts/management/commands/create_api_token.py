@@ -49,7 +49,10 @@ class Command(BaseCommand):
             if not create_user:
                 raise CommandError(f"No user '{username}'. Add --create-user to create one.")
             user = User.objects.create_user(username=username)
-            self.stderr.write(f"Created user '{username}' (set a password to log in).")
+            self.stderr.write(
+                f"Created user '{username}'. To log in to the web app, set a password: "
+                f"manage.py changepassword {username}"
+            )
         wanted = (name or "").strip()[:100] or "default"  # as token_create names it
         same_name = [
             token

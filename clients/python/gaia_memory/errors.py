@@ -2,7 +2,9 @@
 
 Every error answer of the API has one shape, `{"error": {"code", "message", "fields"?}}`;
 it becomes a `GaiaError` (or the subclass for its status) carrying those three and the
-HTTP status. A server that cannot be reached raises `GaiaConnectionError`.
+HTTP status, and `request_id`: the id the server logged the request under (its answer's
+X-Request-ID; the server's log lines and those of the tasks it queued carry it), to quote
+when asking its operator. A server that cannot be reached raises `GaiaConnectionError`.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ class GaiaError(Exception):
         status: int | None = None,
         code: str = "error",
         fields: dict[str, list[str]] | None = None,
+        request_id: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.code = code
         self.fields = fields or {}
+        self.request_id = request_id
 
     def __str__(self) -> str:
         where = f" ({self.status} {self.code})" if self.status else f" ({self.code})"
@@ -115,10 +119,10 @@ def error_for(status: int, body: Any, headers: Any = None) -> GaiaError:
         message += TOKEN_HINT
     code = str(detail.get("code") or "error")
     fields = detail.get("fields") if isinstance(detail.get("fields"), dict) else None
+    known = {"status": status, "code": code, "fields": fields,
+             "request_id": (headers or {}).get("x-request-id") or None}  # fmt: skip
     if status == 429:
         retry_after = retry_after_seconds((headers or {}).get("retry-after"))
-        return RateLimitError(
-            message, retry_after=retry_after, status=status, code=code, fields=fields
-        )
+        return RateLimitError(message, retry_after=retry_after, **known)
     kind = _BY_STATUS.get(status, ServerError if status >= 500 else GaiaError)
-    return kind(message, status=status, code=code, fields=fields)
+    return kind(message, **known)

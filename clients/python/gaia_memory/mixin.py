@@ -255,16 +255,15 @@ class MemoryMixin:
     # --- the agent's lifecycle ------------------------------------------------------
 
     def process_query(self, user_input: str, *args: Any, **kwargs: Any) -> Any:
-        """Prepend the per-turn context, run the agent, log both turns."""
+        """Prepend the per-turn context, log the user's turn, run the agent, log its
+        answer. The user's turn goes first, so the session (created by it, in the active
+        context) holds the turns and the tool calls in the order they happened."""
         self._original_user_input = user_input
         dynamic = self._quietly(lambda: self.get_memory_dynamic_context(user_input), default="")
         augmented = f"{dynamic}\n\n{user_input}" if dynamic else user_input
-        try:
-            result = super().process_query(augmented, *args, **kwargs)  # type: ignore[misc]
-        except BaseException:
-            self._log_turns(user_input, None)
-            raise
-        self._log_turns(user_input, answer_text(result))
+        self._log_turn("user", user_input)
+        result = super().process_query(augmented, *args, **kwargs)  # type: ignore[misc]
+        self._log_turn("assistant", answer_text(result))
         return result
 
     def _execute_tool(self, tool_name: str, tool_args: Any, *args: Any, **kwargs: Any) -> Any:
@@ -309,14 +308,14 @@ class MemoryMixin:
             logger.warning("Gaia memory: %s", error)
             return default
 
-    def _log_turns(self, user_input: str, answer: str | None) -> None:
-        if not getattr(self, "memory_log_turns", True):
+    def _log_turn(self, role: str, content: str | None) -> None:
+        if not content or not getattr(self, "memory_log_turns", True):
             return
-        common = {"session_id": self.memory_session_id, "context": self.memory_context}
-        turns = [{**common, "role": "user", "content": user_input}]
-        if answer:
-            turns.append({**common, "role": "assistant", "content": answer})
-        self._quietly(lambda: self._client().log_turns(turns))
+        self._quietly(
+            lambda: self._client().log_turn(
+                self.memory_session_id, role, content, context=self.memory_context
+            )
+        )
 
     def _log_tool_call(
         self, name: str, args: Any, started: float, error: str | None, result: Any = None

@@ -11,9 +11,15 @@
  * is a client acting for one of them.
  */
 
+import { GraphCalls } from "./graph.js";
 import { Call, Connection, ConnectionOptions } from "./transport.js";
 import type {
+  Agent,
   ConversationSearchOptions,
+  DynamicContextOptions,
+  ForgetResult,
+  ForgetScope,
+  Found,
   Json,
   ListOptions,
   Memory,
@@ -22,7 +28,9 @@ import type {
   Person,
   RecallHit,
   RecallOptions,
+  Reflection,
   RememberOptions,
+  SkillHit,
   ToolCallInput,
   ToolCallRecord,
   ToolResult,
@@ -31,40 +39,35 @@ import type {
   TurnHit,
   TurnInput,
   UpdateOptions,
-  When,
 } from "./types.js";
+import { given, query, seg } from "./values.js";
 
 export const TURN_MAX_CHARS = 100_000; // the server refuses longer turns
 
-type Values = Record<string, unknown>;
-
-/** The values that were given (not undefined), times as ISO 8601. */
-export function given(values: Values): Record<string, Json> {
-  const out: Record<string, Json> = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (value === undefined) continue;
-    out[key] = (value instanceof Date ? value.toISOString() : value) as Json;
-  }
-  return out;
+interface SearchAnswer<T> {
+  results: T[];
+  time_read?: Found<T>["time_read"];
+  judged?: boolean;
+  judge_note?: string;
 }
 
-function query(values: Values): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(given(values))) {
-    out[key] = typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
-  }
-  return out;
+/**
+ * The hits as an array that also carries what the server read of the query (as
+ * properties that are not enumerable: the array compares and serialises as its hits).
+ */
+function found<T>(answer: SearchAnswer<T>): Found<T> {
+  const read = { time_read: answer.time_read ?? null, judged: answer.judged ?? false, judge_note: answer.judge_note ?? "" };
+  const hits = [...answer.results];
+  for (const [key, value] of Object.entries(read)) Object.defineProperty(hits, key, { value, enumerable: false });
+  return hits as Found<T>;
 }
 
-const seg = (value: string | number) => encodeURIComponent(String(value));
-
-export class MemoryClient {
-  protected readonly connection: Connection;
+export class MemoryClient extends GraphCalls {
   /** The app's people (with an app token). */
   readonly people: People;
 
   constructor(options: ConnectionOptions = {}) {
-    this.connection = new Connection(options);
+    super(new Connection(options));
     this.people = new People(this.connection);
   }
 
@@ -75,10 +78,6 @@ export class MemoryClient {
 
   get apiUrl(): string {
     return this.connection.apiUrl;
-  }
-
-  protected send<T>(call: Call): Promise<T> {
-    return this.connection.send<T>(call);
   }
 
   // Memories -----------------------------------------------------------------------
@@ -93,16 +92,28 @@ export class MemoryClient {
     return this.send({ method: "POST", path: "memories/", body: entries.map((e) => given({ ...e })), batch: true });
   }
 
-  /** Search memory (hybrid recall), best first. `judge: false` takes the fast path. */
-  async recall(text: string, options: RecallOptions = {}): Promise<RecallHit[]> {
+  /**
+   * Search memory (hybrid recall), best first. `judge: false` takes the fast path; `where`
+   * filters the items before ranking; `queries`: up to 4 other phrasings of the question.
+   * A time in the query ("yesterday") narrows the search: the answer's `time_read` says
+   * what was read.
+   */
+  async recall(text: string, options: RecallOptions = {}): Promise<Found<RecallHit>> {
     const body = given({ query: text, ...options });
-    const answer = await this.send<{ results: RecallHit[] }>({ method: "POST", path: "memories/search/", body });
-    return answer.results;
+    return found(await this.send<SearchAnswer<RecallHit>>({ method: "POST", path: "memories/search/", body }));
   }
 
   /** One page of memories, newest change first, under the listing filters. */
   memories(options: ListOptions = {}): Promise<Page<Memory>> {
     return this.send({ method: "GET", path: "memories/", query: query({ ...options }) });
+  }
+
+  /**
+   * One page of stored memories under the filters, newest change first, as an agent
+   * lists them (`{ results, count, next }`); the same call as `memories`.
+   */
+  listMemories(options: ListOptions = {}): Promise<Page<Memory>> {
+    return this.memories(options);
   }
 
   get(memoryId: number): Promise<Memory> {
@@ -123,9 +134,23 @@ export class MemoryClient {
     return answer.results;
   }
 
-  /** Forget a memory (soft: the person can restore it in the web app). */
+  /** Forget a memory (soft: it can be restored, here with `restore` or in the web app). */
   forget(memoryId: number): Promise<Memory> {
     return this.send({ method: "DELETE", path: `memories/${seg(memoryId)}/` });
+  }
+
+  /**
+   * Forget every active memory matching all the given filters: a scope (`context`,
+   * `entity`), an age (`older_than`: "30d", "6m") and `categories`. `dry_run: true` only
+   * counts. Each forgotten memory can be brought back with `restore(id)`.
+   */
+  forgetMatching(scope: ForgetScope): Promise<ForgetResult> {
+    return this.send({ method: "POST", path: "memories/forget/", body: given({ ...scope }) });
+  }
+
+  /** Bring a forgotten memory back exactly as it was. */
+  restore(memoryId: number): Promise<Memory> {
+    return this.send({ method: "POST", path: `memories/${seg(memoryId)}/restore/` });
   }
 
   // Conversations and tool calls ----------------------------------------------------
@@ -142,11 +167,13 @@ export class MemoryClient {
     return this.send({ method: "POST", path: "conversations/turns/", body, batch: true });
   }
 
-  /** Search logged turns by keywords, a time range, or both. */
-  async searchConversations(text?: string, options: ConversationSearchOptions = {}): Promise<TurnHit[]> {
+  /**
+   * Search logged turns by keywords, a time range, or both (`queries`: up to 4 other
+   * phrasings). The answer's `time_read` says what time the query named.
+   */
+  async searchConversations(text?: string, options: ConversationSearchOptions = {}): Promise<Found<TurnHit>> {
     const body = given({ query: text, ...options });
-    const answer = await this.send<{ results: TurnHit[] }>({ method: "POST", path: "conversations/search/", body });
-    return answer.results;
+    return found(await this.send<SearchAnswer<TurnHit>>({ method: "POST", path: "conversations/search/", body }));
   }
 
   /** Log a call of one of the agent's own tools; a failure becomes an error lesson. */
@@ -175,13 +202,14 @@ export class MemoryClient {
     return answer.prompt;
   }
 
-  /** The per-turn context (time, due items) to put before the user's message. */
-  async dynamicContext(context?: string, days?: number): Promise<string> {
-    const answer = await this.send<{ context: string }>({
-      method: "GET",
-      path: "prompt/context/",
-      query: query({ context, days }),
-    });
+  /**
+   * The per-turn context (time, due items) to put before the user's message; with
+   * `notes` and the message as `query`, that many diary notes of earlier conversations
+   * that bear on it. Takes the options, or (as before) `context` and `days`.
+   */
+  async dynamicContext(options: DynamicContextOptions | string = {}, days?: number): Promise<string> {
+    const asked = typeof options === "string" ? { context: options, days } : { days, ...options };
+    const answer = await this.send<{ context: string }>({ method: "GET", path: "prompt/context/", query: query(asked) });
     return answer.context;
   }
 
@@ -198,52 +226,36 @@ export class MemoryClient {
     return this.send({ method: "POST", path: "tools/call/", body: { name, arguments: args } });
   }
 
+  /**
+   * Document, at the end of a run, a procedure this agent learned in `sessionId` (its
+   * self-reflection): scrubbed of personal details and reviewed by staff; needs an agent of
+   * a registered type. `result.outcome` says proposed, validated, known, ...; a refusal is
+   * `ok: false` with `error.code` (such as `no_agent_type`).
+   */
+  proposeSkill(sessionId: string, trigger: string, procedure: string, reflection: Reflection = {}): Promise<ToolResult> {
+    return this.callTool("propose_skill", { session_id: sessionId, trigger, procedure, ...given({ ...reflection }) });
+  }
+
+  /** Procedures agents of this token's agent type learned, best first (empty without a type). */
+  async recallSkills(text: string, options: { top_k?: number; min_relevance?: number } = {}): Promise<SkillHit[]> {
+    const answer = await this.send<{ results: SkillHit[] }>({ method: "POST", path: "skills/search/", body: given({ query: text, ...options }) });
+    return answer.results;
+  }
+
+  /** The user's agents (`current` marks the one this token acts as). */
+  async agents(): Promise<Agent[]> {
+    const answer = await this.send<Page<Agent>>({ method: "GET", path: "agents/" });
+    return answer.results;
+  }
+
+  /** Change an agent's default context (where writes naming none go), description or type. */
+  updateAgent(agentId: number, change: { default_context?: string; description?: string; agent_type?: string }): Promise<Agent> {
+    return this.send({ method: "PATCH", path: `agents/${seg(agentId)}/`, body: given({ ...change }) });
+  }
+
   /** Atomic facts of a text (store: true remembers them); needs the server's language model. */
   extract(text: string, options: { store?: boolean; context?: string } = {}): Promise<Record<string, Json>> {
     return this.send({ method: "POST", path: "memories/extract/", body: given({ text, ...options }) });
-  }
-
-  // Graph ---------------------------------------------------------------------------
-
-  async entities(filter: { kind?: string; q?: string } = {}): Promise<Array<Record<string, Json>>> {
-    const answer = await this.send<Page<Record<string, Json>>>({
-      method: "GET",
-      path: "graph/entities/",
-      query: query({ ...filter }),
-    });
-    return answer.results;
-  }
-
-  entity(entityId: number): Promise<Record<string, Json>> {
-    return this.send({ method: "GET", path: `graph/entities/${seg(entityId)}/` });
-  }
-
-  addEntity(name: string, options: { kind?: string; aliases?: string[] } = {}): Promise<Record<string, Json>> {
-    return this.send({ method: "POST", path: "graph/entities/", body: given({ name, ...options }) });
-  }
-
-  async relations(filter: { entity?: number; current?: boolean } = {}): Promise<Array<Record<string, Json>>> {
-    const answer = await this.send<Page<Record<string, Json>>>({
-      method: "GET",
-      path: "graph/relations/",
-      query: query({ ...filter }),
-    });
-    return answer.results;
-  }
-
-  /** `subject` `type` `object` ("me", "partner_of", "Rui"): each end an entity id or a name. */
-  relate(
-    subject: number | string,
-    type: string,
-    object: number | string,
-    options: { subject_kind?: string; object_kind?: string; valid_from?: When; memory_ids?: number[]; turn_ids?: number[] } = {},
-  ): Promise<Record<string, Json>> {
-    return this.send({ method: "POST", path: "graph/relations/", body: given({ subject, type, object, ...options }) });
-  }
-
-  /** The relation stopped holding (now, or `at`); it is kept with its end. */
-  endRelation(relationId: number, at?: When): Promise<Record<string, Json>> {
-    return this.send({ method: "POST", path: `graph/relations/${seg(relationId)}/end/`, body: given({ at }) });
   }
 
   /** The server's health (needs no token). */

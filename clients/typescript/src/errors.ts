@@ -1,8 +1,9 @@
 /**
  * The server's errors as exceptions. Every error answer of the API has one shape,
  * `{"error": {"code", "message", "fields"?}}`; it becomes a `GaiaError` (or the subclass
- * for its status) carrying those and the HTTP status. No answer at all is a
- * `GaiaConnectionError`.
+ * for its status) carrying those, the HTTP status and `requestId`: the id the server
+ * logged the request under (its answer's X-Request-ID; the tasks it queued log it too), to
+ * quote when asking its operator. No answer at all is a `GaiaConnectionError`.
  */
 
 export type ErrorFields = Record<string, string[]>;
@@ -11,12 +12,15 @@ export interface ErrorDetails {
   status?: number;
   code?: string;
   fields?: ErrorFields;
+  requestId?: string;
 }
 
 export class GaiaError extends Error {
   readonly status: number | undefined;
   readonly code: string;
   readonly fields: ErrorFields;
+  /** The server's id for the request (X-Request-ID), when it answered. */
+  readonly requestId: string | undefined;
 
   constructor(message: string, details: ErrorDetails = {}) {
     super(message);
@@ -24,6 +28,7 @@ export class GaiaError extends Error {
     this.status = details.status;
     this.code = details.code ?? "error";
     this.fields = details.fields ?? {};
+    this.requestId = details.requestId;
   }
 }
 
@@ -94,10 +99,11 @@ export function errorFor(status: number, body: unknown, headers?: Headers): Gaia
   const fields =
     typeof detail.fields === "object" && detail.fields !== null ? (detail.fields as ErrorFields) : undefined;
   if (status === 401) message += TOKEN_HINT;
+  const requestId = headers?.get("x-request-id") || undefined;
   if (status === 429) {
     const retryAfter = retryAfterSeconds(headers?.get("retry-after") ?? null);
-    return new RateLimitError(message, { status, code, fields, retryAfter });
+    return new RateLimitError(message, { status, code, fields, requestId, retryAfter });
   }
   const Kind = BY_STATUS[status] ?? (status >= 500 ? ServerError : GaiaError);
-  return new Kind(message, { status, code, fields });
+  return new Kind(message, { status, code, fields, requestId });
 }

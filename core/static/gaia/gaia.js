@@ -35,3 +35,8 @@ document.addEventListener("click", (event) => {
     if (!menu.contains(event.target)) menu.removeAttribute("open");
   });
 });
+
+// The drawing of a person's graph opens centred on them (on a phone it scrolls sideways).
+document.querySelectorAll(".graph-scroll").forEach((box) => {
+  box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2;
+});
