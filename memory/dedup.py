@@ -176,6 +176,8 @@ def fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:
         item.content = fields["content"]
         item.embedding = None
         item.embedding_model = ""
+        item.tokens = None
+        item.tokens_model = ""
     item.confidence = max(item.confidence, fields["confidence"])
     if source == "user":
         item.source = "user"

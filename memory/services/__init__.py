@@ -292,6 +292,8 @@ def _revise(
     if item.content != before.content:
         item.embedding = None
         item.embedding_model = ""
+        item.tokens = None
+        item.tokens_model = ""
     item.updated_at = timezone.now()
     if versions.says_other(before, item):
         versions.version_keep(
