@@ -67,12 +67,16 @@ def embedded_ahead(texts: list[str]) -> Iterator[None]:
 
 def embed_soon(texts: list[str]) -> None:
     """Start embedding `texts` in the background (local embedder only); embedding them
-    later, after the write commits, takes these vectors."""
+    later, after the write commits, takes these vectors. Texts this thread embedded
+    ahead of its write (`embedded_ahead`) are not run again."""
     try:
         embedder = get_embedder()
     except EmbedderError as error:  # the after-commit path embeds (or queues) them
         log.debug("nothing embedded ahead of the write: %s", error)
         return
+    ahead = getattr(_local, "ahead", None)
+    if ahead and ahead[0] == embedder.model_id:  # embedded already (`embedded_ahead`)
+        texts = [t for t in texts if t not in ahead[1]]
     if isinstance(embedder, LocalEmbedder) and texts:
         embedder.prefetch(texts)
 
