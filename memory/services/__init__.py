@@ -216,8 +216,8 @@ def memory_create_many(
     """Store several items in order: every entry is validated before anything is stored.
 
     The outcome is that of one `memory_create` per entry (each entry may fold into an
-    existing item or an earlier entry), written in bulk and embedded in batches on
-    commit. A bad entry raises ValidationError naming its index, and nothing is stored.
+    existing item or an earlier entry), written in bulk; the entries are embedded in one
+    batch before anything is written. A bad entry raises ValidationError naming its index, and nothing is stored.
     The rows are written in chunks, each its own short transaction (`core.chunks`), so a
     large batch never holds the write lock for long.
     """
@@ -237,7 +237,11 @@ def memory_create_many(
             notify.items_written(user=user, items=stored)
         return stored
 
-    return write_in_chunks(rows, store, first=BATCH_CHUNK, most=BATCH_CHUNK_MAX)
+    # Embedded before any transaction (the embedder's batched rate, no lock held): the
+    # vectors find each entry's near-duplicates (`dedup.candidates_for`) and are stored
+    # with the rows.
+    with embedded_ahead([item_text(content=row["content"]) for row in rows]):
+        return write_in_chunks(rows, store, first=BATCH_CHUNK, most=BATCH_CHUNK_MAX)
 
 
 def memory_get(*, user: Any, item_id: int) -> KnowledgeItem:

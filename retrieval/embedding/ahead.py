@@ -81,6 +81,16 @@ def embed_soon(texts: list[str]) -> None:
         embedder.prefetch(texts)
 
 
+def ahead_vectors(texts: list[str]) -> tuple[str, list[np.ndarray | None]] | None:
+    """(model id, the vector of each of `texts` or None) from what this thread embedded
+    ahead of its write (`embedded_ahead`); None when it embedded nothing ahead."""
+    ahead = getattr(_local, "ahead", None)
+    if not ahead:
+        return None
+    model_id, vectors = ahead
+    return model_id, [vectors.get(text) for text in texts]
+
+
 def store_ahead(corpus: Corpus, owner_id: int, ids: list[int]) -> None:
     """Inside a write's transaction: save the vectors computed ahead for rows among `ids`."""
     ahead = getattr(_local, "ahead", None)

@@ -1,8 +1,6 @@
 """Token vectors are erased with what they were computed from: the item, the person, the
 copy of an erased turn that a reply keeps as its context."""
 
-from contextlib import contextmanager
-
 import numpy as np
 import pytest
 
@@ -19,18 +17,6 @@ pytestmark = pytest.mark.django_db
 MARK = "vexmorrow3"
 
 
-@pytest.fixture
-def commit(django_capture_on_commit_callbacks):
-    """`with commit(): ...` runs the on-commit work (embedding, token vectors) at the end."""
-
-    @contextmanager
-    def run():
-        with django_capture_on_commit_callbacks(execute=True):
-            yield
-
-    return run
-
-
 def _closeness(stored: bytes, text: str) -> float:
     """How alike the stored vectors are to `text` encoded now (mean best cosine)."""
     mine = tokens.unpack(stored)
@@ -38,8 +24,10 @@ def _closeness(stored: bytes, text: str) -> float:
     return float((fresh @ mine.T).max(axis=1).mean())
 
 
-def test_erasing_an_item_takes_its_token_vectors_and_reencodes_the_reply_without_it(alice, commit):
-    with commit():
+def test_erasing_an_item_takes_its_token_vectors_and_reencodes_the_reply_without_it(
+    alice, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
         source = turn_append(
             user=alice, session_id="chat", role="user", content=f"My dog is called {MARK} now"
         )
@@ -51,7 +39,7 @@ def test_erasing_an_item_takes_its_token_vectors_and_reencodes_the_reply_without
     before = bytes(reply.tokens)
     assert MARK in reply.context_text and reply.tokens_model == tokens.MODEL_ID
 
-    with commit():
+    with django_capture_on_commit_callbacks(execute=True):
         privacy_services.memory_erase(user=alice, item_id=item.pk)
 
     assert not KnowledgeItem.objects.filter(pk=item.pk).exists()
@@ -65,14 +53,16 @@ def test_erasing_an_item_takes_its_token_vectors_and_reencodes_the_reply_without
     assert _closeness(reply.tokens, now) > _closeness(reply.tokens, was)
 
 
-def test_erasing_a_person_leaves_no_token_vectors_of_theirs(alice, bob, commit):
-    with commit():
+def test_erasing_a_person_leaves_no_token_vectors_of_theirs(
+    alice, bob, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
         services.memory_create(user=alice, content=f"Alice's locker code is {MARK}")
         turn_append(user=alice, session_id="s", role="user", content=f"Locker {MARK}")
         kept = services.memory_create(user=bob, content="Bob's locker is number 12")
     assert KnowledgeItem.objects.filter(owner=alice).exclude(tokens=None).exists()
 
-    with commit():
+    with django_capture_on_commit_callbacks(execute=True):
         privacy_services.memory_erase_user(user=alice)
 
     rows = [*KnowledgeItem.objects.exclude(tokens=None), *Turn.objects.exclude(tokens=None)]
