@@ -132,6 +132,9 @@ class TokenEncoder:
             self._queries.put(key, known)
         return known
 
+    def clear_cache(self) -> None:
+        self._queries.clear()
+
     def _run(self, token_ids: list[list[int]]) -> list[np.ndarray]:
         ids = np.zeros((len(token_ids), max(map(len, token_ids))), dtype=np.int64)  # [PAD] = 0
         mask = np.zeros_like(ids)
