@@ -12,7 +12,10 @@ Cost: one question encoding (a few ms, none when cached) and about 0.5 ms of Max
 rows; writes pay for the vectors in the background (`retrieval.late_writes`).
 """
 
+import os
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 from django.db import connection
@@ -22,14 +25,29 @@ from retrieval.corpus import Corpus
 from retrieval.late_writes import enabled
 from retrieval.tokens import TokensError
 
-__all__ = ["TokensError", "enabled", "query_tokens", "scores", "stored"]
+__all__ = ["TokensError", "enabled", "query_tokens", "query_tokens_soon", "scores", "stored"]
 CHUNK = 500  # ids per IN (...) list
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
+_pool_lock = threading.Lock()
 
 
 def query_tokens(query: str) -> np.ndarray:
     """The question's token vectors (tokens x DIM, unit rows); TokensError if the model
     cannot run. Cached: asking again costs nothing."""
     return tokens.encoder().encode_query(query)
+
+
+def query_tokens_soon(query: str) -> Future:
+    """Start encoding the question on this process's query thread; the future's result
+    is `query_tokens(query)` (or raises its TokensError). A recall can start it first and
+    take it after its own first stage: on two cores the encoding then costs no wall time
+    beside the question's embedding, only its CPU time."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():  # threads do not survive fork
+            _pool, _pool_pid = ThreadPoolExecutor(1, thread_name_prefix="late-query"), os.getpid()
+        return _pool.submit(query_tokens, query)
 
 
 def stored(corpus: Corpus, owner_id: int, ids: Sequence[int]) -> dict[int, np.ndarray]:

@@ -18,6 +18,7 @@ thread: tests, benchmarks) or "off" (only the backfill computes them). GAIA_LATE
 turns late interaction off altogether.
 """
 
+import atexit
 import logging
 import os
 import queue
@@ -38,6 +39,7 @@ CHUNK = 500  # ids per IN (...) list
 QUEUE_ROWS = 20_000  # announced rows waiting at most; past it the backfill catches up
 BATCH_ROWS = 128  # rows encoded and stored per transaction
 BACKFILL_SECONDS = 60.0
+STOP_SECONDS = 30.0  # at exit, the batch being encoded may finish within this
 
 
 def enabled() -> bool:
@@ -149,6 +151,7 @@ class _Writer:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = 0
+        self._stopping = False
 
     def submit(self, corpus: Corpus, owner_id: int, ids: list[int]) -> None:
         with self._lock:
@@ -168,9 +171,20 @@ class _Writer:
         if self._thread is not None and self._pid == os.getpid():
             self._queue.join()
 
+    def stop(self, timeout: float = STOP_SECONDS) -> None:
+        """At exit: let the batch being encoded finish (a model run cut off by the
+        interpreter's end aborts the process); what is still queued is left to the
+        backfill."""
+        thread = self._thread
+        if thread is None or self._pid != os.getpid() or not thread.is_alive():
+            return
+        self._stopping = True
+        self._queue.put(("", 0, ()))  # wakes an idle loop
+        thread.join(timeout)
+
     def _loop(self) -> None:
         _lower_priority()
-        while True:
+        while not self._stopping:
             work = [self._queue.get()]
             rows = len(work[0][2])
             while rows < BATCH_ROWS:
@@ -191,8 +205,11 @@ class _Writer:
         close_old_connections()
         grouped: dict[tuple[str, int], set[int]] = defaultdict(set)
         for name, owner_id, ids in work:
-            grouped[(name, owner_id)].update(ids)
+            if ids and not self._stopping:
+                grouped[(name, owner_id)].update(ids)
         for (name, owner_id), ids in grouped.items():
+            if self._stopping:
+                break
             try:
                 tokens_rows(named(name), owner_id, sorted(ids))
             except Exception:  # committed rows stay; the backfill stores their vectors
@@ -209,6 +226,7 @@ def _lower_priority() -> None:
 
 
 _writer = _Writer()
+atexit.register(_writer.stop)
 
 
 def flush() -> None:

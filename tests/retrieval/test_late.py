@@ -1,6 +1,7 @@
 """Late interaction: token vectors stored with each row after its write commits, kept in
 step with the text, moved over when the model changes, scored by MaxSim for the owner."""
 
+import threading
 from io import StringIO
 
 import numpy as np
@@ -76,7 +77,7 @@ def test_one_question_encoding_scores_turns_and_items_alike(alice, commit):
                 {"session_id": "t", "role": "user", "content": "We booked the train to Porto"},
             ],
         )
-    question = late.query_tokens("Am I ALLERGIC to any medication??")
+    question = late.query_tokens_soon("Am I ALLERGIC to any medication??").result(timeout=60)
     assert question is late.query_tokens("Am I ALLERGIC to any medication??")  # cached
     by_item = late.scores(ITEMS, alice.pk, "", [item.pk], query_vectors=question)
     by_turn = late.scores(TURNS, alice.pk, "", [t.pk for t in turns], query_vectors=question)
@@ -178,3 +179,24 @@ def test_the_background_writer_batches_what_commits_and_flush_waits_for_it(monke
     assert sorted(id_ for name, owner, ids in done if name == "items" for id_ in ids) == [1, 2, 3]
     assert ("turns", 8, [5]) in done
     assert all(owner == (7 if name == "items" else 8) for name, owner, _ in done)
+
+
+def test_at_exit_the_writer_finishes_its_batch_and_leaves_the_rest_to_the_backfill(monkeypatch):
+    started, release, done = threading.Event(), threading.Event(), []
+
+    def slow(corpus, owner, ids):
+        started.set()
+        release.wait(10)
+        done.append(ids)
+
+    monkeypatch.setattr(late_writes, "tokens_rows", slow)
+    monkeypatch.setattr(late_writes, "close_old_connections", lambda: None)
+    writer = late_writes._Writer()
+    writer.submit(ITEMS, 7, [1])
+    assert started.wait(10)
+    writer.submit(TURNS, 7, [2])  # queued behind the batch being encoded
+    stopping = threading.Thread(target=writer.stop)
+    stopping.start()
+    release.set()
+    stopping.join(10)
+    assert not writer._thread.is_alive() and done == [[1]]
