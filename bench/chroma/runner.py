@@ -18,8 +18,9 @@ from django.conf import settings
 from bench.chroma.workload import Workload
 from retrieval.embedding.local import default_threads, model_named, verified_files
 
-# What `retrieval.embedding.local` (and its package) import, pinned as in requirements.txt.
-EMBEDDER_PACKAGES = ("numpy", "onnxruntime", "tokenizers", "Django", "httpx")
+# What `retrieval.embedding.local` (and its package) import, pinned as in requirements.txt
+# (the package's metrics need prometheus-client).
+EMBEDDER_PACKAGES = ("numpy", "onnxruntime", "tokenizers", "Django", "httpx", "prometheus-client")
 
 
 def embedder_pins() -> list[str]:
@@ -35,7 +36,7 @@ def embedder_pins() -> list[str]:
 def ensure_venv(path: Path, version: str, out: Callable[[str], None]) -> Path:
     """The venv's python, with chromadb==version installed (once per venv directory)."""
     python = path / "bin" / "python"
-    ready = path / f"chromadb-{version}.installed"
+    ready = path / f"chromadb-{version}-{len(EMBEDDER_PACKAGES)}.installed"
     if ready.exists():
         return python
     out(f"Creating a venv for chromadb=={version} in {path} (a few minutes) ...")
