@@ -30,6 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 
+from core import health
 from retrieval import events, tokens
 from retrieval.corpus import Corpus, declared, named
 from retrieval.documents import texts_for
@@ -166,6 +167,11 @@ class _Writer:
             self._queued += len(ids)
             self._queue.put((corpus.name, owner_id, tuple(ids)))
 
+    @property
+    def queued(self) -> int:
+        """Rows waiting for their token vectors in this process."""
+        return self._queued
+
     def flush(self) -> None:
         """Wait until every row submitted so far is handled (tests, benchmarks)."""
         if self._thread is not None and self._pid == os.getpid():
@@ -279,6 +285,19 @@ def _record(
     transaction.on_commit(pending, robust=True)
 
 
+def late_health() -> dict[str, Any]:
+    """The "late" health check: the model's files (sha256) and this process's backlog."""
+    if not enabled():
+        return {"ok": True, "mode": "off"}
+    report: dict[str, Any] = {"model": tokens.MODEL_ID, "writes": _write_mode()}
+    try:
+        tokens.verify_files()
+    except tokens.TokensError as error:
+        return {**report, "ok": False, "error": str(error)}
+    return {**report, "ok": True, "queued": _writer.queued}
+
+
 def install() -> None:
     """Called once from RetrievalConfig.ready() (retrieval.receivers)."""
     events.listen(_record)
+    health.register("late", late_health)

