@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -48,10 +49,16 @@ def index_in_new_process(user, commit):
     return index
 
 
+def written(user, commit, texts=FACTS) -> list[int]:
+    """Items of `user` written by a process that serves nothing else and keeps no snapshot
+    (a write reads the owner's index for its near-duplicates, memory/dedup.py)."""
+    with as_process(IndexCache(10**9)), override_settings(GAIA_INDEX_SNAPSHOTS=False), commit():
+        return [memory_create(user=user, content=text).pk for text in texts]
+
+
 def snapshotted(user, commit, texts=FACTS) -> list[int]:
     """Items of `user`, and their snapshot written by a process that built the index."""
-    with commit():
-        ids = [memory_create(user=user, content=text).pk for text in texts]
+    ids = written(user, commit, texts)
     index_in_new_process(user, commit)
     assert snapshots.counts["written"] == 1
     return ids
@@ -276,8 +283,7 @@ def test_word_samples_are_read_back_while_the_rows_are_unchanged_and_redone_afte
 
 
 def test_an_index_read_inside_a_transaction_is_written_only_once_it_commits(alice, commit):
-    with commit():
-        memory_create(user=alice, content=FACTS[0])
+    written(alice, commit, FACTS[:1])
     with as_process(IndexCache(10**9)):  # the test's transaction never commits
         index_for(ITEMS, alice.pk, MODEL, DIM)
     snapshots.flush()
