@@ -64,14 +64,20 @@ def _judge_status() -> str:
 
 
 def embedder_preload() -> None:
-    """Load the local model now, in the process gunicorn forks its workers from
-    (`--preload`): they then share its ~190 MB of weights instead of loading a copy each.
+    """Load the local models now, in the process gunicorn forks its workers from
+    (`--preload`): they then share their weights (~190 MB for the embedder, about 90 MB
+    for the late-interaction encoder) instead of loading a copy each.
     Nothing happens with a remote embedder; a broken model fails later, per request."""
     if judge.mode() == "local":
         try:
             judge.local_judge().logits("warm up", ["warm up"])
         except JudgeError:
             pass  # `serve` refused to start on it; recall falls back to the fused order
+    if late_writes.enabled():
+        try:
+            tokens.encoder().encode(["warm up"])
+        except tokens.TokensError:
+            pass  # `serve` refused to start on it; token vectors wait for the backfill
     if (settings.GAIA_EMBEDDER or "local").strip().lower() != "local":
         return
     try:
