@@ -204,3 +204,14 @@ def test_at_exit_the_writer_finishes_its_batch_and_leaves_the_rest_to_the_backfi
     release.set()
     stopping.join(10)
     assert not writer._thread.is_alive() and done == [[1]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_background_writer_stores_what_committed_through_its_own_connection(alice, settings):
+    settings.GAIA_LATE_WRITES = "background"
+    item = memory_create(user=alice, content=PETS[2])  # autocommit: handed over at once
+    turn = turn_append(user=alice, session_id="s", role="user", content="Booked Dr. Sousa")
+    late_writes.flush()
+    assert KnowledgeItem.objects.get(pk=item.pk).tokens_model == tokens.MODEL_ID
+    assert Turn.objects.get(pk=turn.pk).tokens_model == tokens.MODEL_ID
+    assert late_writes._writer.queued == 0
