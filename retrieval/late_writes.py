@@ -79,10 +79,12 @@ def tokens_pending(corpus: Corpus, owner_id: int, ids: list[int]) -> list[int]:
 
 
 def tokens_rows(corpus: Corpus, owner_id: int, ids: list[int]) -> int:
-    """Encode the owner's rows `ids` (as the embedder reads them) and store their token
-    vectors where the text is unchanged; returns how many were stored. Raises TokensError
+    """Encode those of the owner's rows `ids` that lack current token vectors (as the
+    embedder reads them) and store them where the text is unchanged; returns how many
+    were stored. A row announced without a new text (restored, re-dated, folded into
+    with the same words) keeps its vectors and costs no model run. Raises TokensError
     when the model cannot run (nothing is stored then)."""
-    docs = texts_for(corpus, owner_id, ids)
+    docs = texts_for(corpus, owner_id, tokens_pending(corpus, owner_id, ids))
     if not docs:
         return 0
     order = list(docs)

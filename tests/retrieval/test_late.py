@@ -136,6 +136,23 @@ def test_a_changed_model_leaves_old_vectors_unread_until_the_backfill_moves_them
     assert len(late.scores(ITEMS, alice.pk, "Do I have allergies?", ids)) == 4
 
 
+def test_a_row_announced_without_a_new_text_is_not_encoded_again(alice, commit, monkeypatch):
+    with commit():
+        item = memory_create(user=alice, content=PETS[1])
+    encoded: list[int] = []
+    encode = tokens.encoder().encode
+    monkeypatch.setattr(
+        tokens.encoder(), "encode", lambda texts: encoded.append(len(texts)) or encode(texts)
+    )
+    with commit():
+        memory_update(user=alice, item_id=item.pk, category="preference")
+        again = memory_create(user=alice, content=PETS[1], category="preference")
+    assert again.outcome == "deduplicated" and encoded == []
+    with commit():
+        memory_update(user=alice, item_id=item.pk, content="User cycles to work on a folding bike")
+    assert encoded == [1]
+
+
 def test_the_backfill_resumes_where_it_stopped(alice, settings):
     settings.GAIA_LATE_WRITES = "off"  # only the backfill stores them
     memory_create_many(user=alice, items=[{"content": text} for text in PETS])
