@@ -218,8 +218,8 @@ def memory_create_many(
     The outcome is that of one `memory_create` per entry (each entry may fold into an
     existing item or an earlier entry), written in bulk; the entries are embedded in one
     batch before anything is written. A bad entry raises ValidationError naming its index,
-    and nothing is stored. The rows are written in chunks, each its own short transaction (`core.chunks`), so a
-    large batch never holds the write lock for long.
+    and nothing is stored. The rows are written in chunks, each its own short transaction
+    (`core.chunks`), so a large batch never holds the write lock for long.
     """
 
     def clean(index: int, entry: dict[str, Any]) -> dict[str, Any]:
