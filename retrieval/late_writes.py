@@ -28,7 +28,7 @@ from collections import defaultdict
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 
 from core import health
 from retrieval import events, tokens
@@ -220,6 +220,10 @@ class _Writer:
                 break
             try:
                 tokens_rows(named(name), owner_id, sorted(ids))
+            except DatabaseError as error:  # the lock held long elsewhere (a large erase)
+                log.warning(
+                    "token vectors of %d %s rows left to the backfill: %s", len(ids), name, error
+                )
             except Exception:  # committed rows stay; the backfill stores their vectors
                 log.exception("token vectors of %d %s rows not stored", len(ids), name)
         close_old_connections()
