@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from bench.chroma.timing import peak_rss_mb, timed_ms
 from bench.cold import ColdRow, measure_cold
-from bench.judging import time_judged
+from bench.stage import StageRow, measure_stage, seed_tokens
 from bench.synthetic import TextSource
 from conversations.corpus import TURNS
 from conversations.models import Session, Turn
@@ -62,6 +62,7 @@ class Row:
     embed_batch_per_s: float  # the embedder alone on the same batch
     rss_mb: float
     cold: ColdRow | None = None  # cold against warm recall (bench/cold.py)
+    stage: StageRow | None = None  # wall and CPU of each part, bytes per row (bench/stage.py)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -195,8 +196,11 @@ def measure(
         for other in others:
             seed(other, other_items, source, min(pool, other_items), rng)
         seed_seconds = time.perf_counter() - started
+        progress(f"N={size}: token vectors ({min(pool, size)} encoded, the rest copies) ...")
+        tokens_per_s = seed_tokens(user, ITEMS, pool)
+        seed_tokens(user, TURNS, pool)
         build_ms = _index_build_ms(user)
-        searches = _search_figures(user, size, source, queries, progress)
+        searches = _search_figures(user, size, source, queries, progress, tokens_per_s)
         progress(f"N={size}: {single_writes} single and {batch_writes} batched writes ...")
         writes = _write_figures(user, size, source, single_writes, batch_writes)
         rss_mb = peak_rss_mb()
@@ -230,10 +234,15 @@ def _index_build_ms(user) -> float:
 
 
 def _search_figures(
-    user, size: int, source: TextSource, queries: int, progress: Callable[[str], None]
+    user,
+    size: int,
+    source: TextSource,
+    queries: int,
+    progress: Callable[[str], None],
+    tokens_per_s: float,
 ) -> dict[str, Any]:
-    """The latencies of recall (fast, judged, cold), the judge, query embedding and
-    conversation search, as the `Row` fields that hold them."""
+    """The latencies of recall (fast, judged, cold), the judge, the late stage, query
+    embedding and conversation search, as the `Row` fields that hold them."""
     progress(f"N={size}: {queries} recalls and {queries} conversation searches ...")
     asked = source.questions(2 * queries + 10)
     for text in asked[:5]:  # warm-up: first-call costs (model session, statements)
@@ -245,8 +254,9 @@ def _search_figures(
         [lambda t=t: recall(user=user, query=t, judge=False) for t in asked[10 : 10 + queries]]
     )
     cold = measure_cold(user, size, asked[10 : 10 + queries], min(queries, 20), progress)
-    progress(f"N={size}: {queries} judged recalls, and the judge alone ...")
-    judged = time_judged(user, asked[10 : 10 + queries])
+    progress(f"N={size}: {queries} judged recalls, the judge alone, the late stage alone ...")
+    stage = measure_stage(user, size, asked[10 : 10 + queries], tokens_per_s)
+    judged, judge_alone = stage.judged_ms, stage.judge_ms
     turn_searches = timed_ms(
         [lambda t=t: search_turns(user=user, query=t, judge=False) for t in asked[10 + queries :]]
     )
@@ -254,13 +264,14 @@ def _search_figures(
         "recall_p50": statistics.median(recalls),
         "recall_p95": _percentile(recalls, 95),
         "embed_p50": statistics.median(embeds),
-        "judged_p50": statistics.median(judged["judged"]),
-        "judged_p95": _percentile(judged["judged"], 95),
-        "judge_p50": statistics.median(judged["judge"]),
-        "judge_p95": _percentile(judged["judge"], 95),
+        "judged_p50": statistics.median(judged),
+        "judged_p95": _percentile(judged, 95),
+        "judge_p50": statistics.median(judge_alone),
+        "judge_p95": _percentile(judge_alone, 95),
         "turns_p50": statistics.median(turn_searches),
         "turns_p95": _percentile(turn_searches, 95),
         "cold": cold,
+        "stage": stage,
     }
 
 

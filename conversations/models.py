@@ -56,6 +56,10 @@ class Turn(OwnedModel):
     )
     embedding = models.BinaryField(null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
+    # Late interaction (retrieval/tokens.py): the text's token vectors, int8 with one
+    # scale, and the model that made them; cleared whenever the embedding is.
+    tokens = models.BinaryField(null=True, blank=True, editable=False)
+    tokens_model = models.CharField(max_length=200, blank=True, default="", editable=False)
 
     class Meta:
         indexes = [

@@ -307,6 +307,12 @@ GAIA_JUDGE_CANDIDATES = envint("GAIA_JUDGE_CANDIDATES", 20)
 GAIA_JUDGE_DEADLINE = envfloat("GAIA_JUDGE_DEADLINE", 2.0)
 GAIA_JUDGE_THREADS = envint("GAIA_JUDGE_THREADS", 1)  # onnxruntime threads per judgement
 GAIA_JUDGE_CONCURRENCY = envint("GAIA_JUDGE_CONCURRENCY", 2)  # judgements at once
+# Late interaction (retrieval/tokens.py): "local" (the packaged ColBERT encoder, default)
+# or "off". Each item and turn keeps its token vectors, computed after its write commits:
+# "background" (one niced thread per process, default), "inline" (in the writer's thread
+# after commit) or "off" (only the backfill computes them).
+GAIA_LATE = envstr("GAIA_LATE", "local")
+GAIA_LATE_WRITES = envstr("GAIA_LATE_WRITES", "background")
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")
 GAIA_RERANK_API_KEY = envstr("GAIA_RERANK_API_KEY", "")

@@ -1,10 +1,11 @@
 """Storing validated new items in order, exactly as one `memory_create` per entry would.
 
 Each entry is compared with the active items of its scope (category + context + entity)
-that already exist, through one full-text lookup per entry made before anything is
-written, and with the rows the batch has written before it, in memory (`BatchWords`:
-all of them, where the lookup keeps its 50 best matches, so it never misses a match
-the lookup would find). An entry that says what a row says is folded into it
+that already exist, the nearest to its vector in the owner's index (or, with no vector
+computed ahead, a full-text lookup per entry: `dedup.candidates_for`), made before
+anything is written, and with the rows the batch has written before it, in memory
+(`BatchWords`: all of them, where the lookup keeps its 50 best matches, so it never
+misses a match the lookup would find). An entry that says what a row says is folded into it
 (`dedup.fold`), ties going to the oldest row as in `find_match`; the rest are
 inserted with one `bulk_create`, each linked to the row it shares most words with
 when it says something else (`conflicts_with`: a possible conflict). The full-text
@@ -142,18 +143,7 @@ def items_store(*, user: Any, rows: list[dict[str, Any]]) -> list[KnowledgeItem]
     vectors are ready, or nearly, when the commit embeds the stored rows.
     """
     embed_soon([item_text(content=row["content"]) for row in rows])
-    hits = [
-        []
-        if row.get("alone")
-        else dedup.candidate_ids(
-            owner_id=user.pk,
-            content=row["content"],
-            category=row["category"],
-            context=row["context"],
-            entity=row["entity"],
-        )
-        for row in rows
-    ]
+    hits = dedup.candidates_for(user.pk, rows)
     plan = _plan(rows, hits, _stored_words(user, {pk for ids in hits for pk in ids}))
     return _write(user, rows, plan)
 

@@ -27,7 +27,11 @@ from django.utils import timezone
 from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
 from retrieval import pipeline
-from retrieval.filters import eq
+from retrieval.documents import item_text
+from retrieval.embedding import current_model_id
+from retrieval.embedding.ahead import ahead_vectors
+from retrieval.filters import Filter, eq
+from retrieval.neighbours import nearest_ids
 from retrieval.relevance import stem
 
 NEAR_THRESHOLD = 0.75
@@ -135,12 +139,57 @@ def judge(
     return (best, "conflict") if best is not None else (None, "new")
 
 
+def _scope(category: str, context: str, entity: str) -> list[Filter]:
+    return [eq("category", category), eq("context", context), eq("entity", entity)]
+
+
 def candidate_ids(
     *, owner_id: int, content: str, category: str, context: str, entity: str
 ) -> list[int]:
     """Active items in the same category + context + entity sharing words with `content`."""
-    scope = [eq("category", category), eq("context", context), eq("entity", entity)]
+    scope = _scope(category, context, entity)
     return pipeline.keyword_ids(ITEMS, owner_id, content, scope, limit=_CANDIDATES, any_term=True)
+
+
+def candidates_for(owner_id: int, rows: list[dict[str, Any]]) -> list[list[int]]:
+    """For each row (content, category, context, entity; "alone" rows get none): the
+    active items of its scope it may repeat, oldest first.
+
+    By meaning when the write embedded its texts ahead (`embedded_ahead`, the current
+    model): the items among the _CANDIDATES nearest to the row's vector in the owner's
+    index, which holds every embedded item, so a repeat, a refinement or a near-miss
+    of a stored item is found by the vector the write computed anyway. Otherwise (a
+    remote embedder, nothing embedded ahead) by a full-text query per row, as before.
+    """
+    texts = [item_text(content=row["content"]) for row in rows]
+    ahead = ahead_vectors(texts)
+    wanted = [n for n, row in enumerate(rows) if not row.get("alone")]
+    out: list[list[int]] = [[] for _ in rows]
+    if ahead and ahead[0] == current_model_id() and all(ahead[1][n] is not None for n in wanted):
+        model_id, vectors = ahead
+        found = nearest_ids(
+            ITEMS,
+            owner_id,
+            [vectors[n] for n in wanted],
+            model_id=model_id,
+            k=_CANDIDATES,
+            filters=[
+                _scope(rows[n]["category"], rows[n]["context"], rows[n]["entity"]) for n in wanted
+            ],
+        )
+        for n, ids in zip(wanted, found, strict=True):
+            out[n] = sorted(ids)
+        return out
+    for n in wanted:
+        row = rows[n]
+        out[n] = candidate_ids(
+            owner_id=owner_id,
+            content=row["content"],
+            category=row["category"],
+            context=row["context"],
+            entity=row["entity"],
+        )
+    return out
 
 
 def find_match(
@@ -176,6 +225,8 @@ def fold(item: KnowledgeItem, fields: dict[str, Any], *, source: str) -> None:
         item.content = fields["content"]
         item.embedding = None
         item.embedding_model = ""
+        item.tokens = None
+        item.tokens_model = ""
     item.confidence = max(item.confidence, fields["confidence"])
     if source == "user":
         item.source = "user"

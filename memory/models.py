@@ -70,6 +70,10 @@ class KnowledgeItem(OwnedModel):
     decayed_at = models.DateTimeField(null=True, blank=True, editable=False)
     embedding = models.BinaryField(null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, default="")
+    # Late interaction (retrieval/tokens.py): the text's token vectors, int8 with one
+    # scale, and the model that made them; cleared whenever the embedding is.
+    tokens = models.BinaryField(null=True, blank=True, editable=False)
+    tokens_model = models.CharField(max_length=200, blank=True, default="", editable=False)
     source_turn = models.ForeignKey(
         "conversations.Turn",
         null=True,

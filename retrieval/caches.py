@@ -4,14 +4,15 @@ Tests clear it between tests (owner ids and generations come back after a rolled
 test), and `memory_eval` between rankings run under other settings.
 """
 
-from retrieval import indexes, judge, keyword, query, rerank, snapshots, vocabulary
+from retrieval import indexes, judge, keyword, late_writes, query, rerank, snapshots, vocabulary
 
 
 def clear_process_caches() -> None:
     """Word counts, vocabularies, vector indexes, query vectors, model-server failures;
-    snapshot writes still queued are finished first (the files stay: they are on disk,
-    not in the process)."""
+    snapshot and token-vector writes still queued are finished first (the files and
+    rows stay: they are on disk, not in the process)."""
     snapshots.flush()
+    late_writes.flush()  # token vectors of rows written earlier are stored first
     snapshots.reset_counts()
     vocabulary.clear_cache()
     keyword.clear_caches()  # with the owners' word counts (termstats)

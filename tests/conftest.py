@@ -89,6 +89,9 @@ def _fresh_search_caches(settings, tmp_path):
     holder_names.clear_cache()
     settings.GAIA_INDEX_SNAPSHOT_DIR = str(tmp_path / "indexes")
     settings.GAIA_SNAPSHOT_ERASE_POLL = 0  # a test applies other nodes' erases itself
+    # Token vectors are stored in the committing thread, not by a background thread that
+    # would write through its own connection into another test's database.
+    settings.GAIA_LATE_WRITES = "inline"
     yield
     clear_process_caches()
     holder_names.clear_cache()

@@ -11,7 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-from bench.chroma.timing import WARM_UP, batches, one_text_times, summary, timed_ms
+from bench.chroma.timing import (
+    WARM_UP,
+    batches,
+    folder_bytes,
+    one_text_times,
+    summary,
+    timed_ms,
+)
 from bench.chroma.workload import Workload
 
 
@@ -60,6 +67,7 @@ def main(
     latencies = timed_ms([lambda t=t: ask(t) for t in asked[WARM_UP:]])
     result = summary(ingest_s, len(workload.items), latencies, one_text)
     result["version"] = chromadb.__version__
+    result["disk_bytes"] = folder_bytes(data_dir) / len(workload.items)
     Path(out_path).write_text(json.dumps(result))
 
 

@@ -18,8 +18,9 @@ from django.conf import settings
 from bench.chroma.workload import Workload
 from retrieval.embedding.local import default_threads, model_named, verified_files
 
-# What `retrieval.embedding.local` (and its package) import, pinned as in requirements.txt.
-EMBEDDER_PACKAGES = ("numpy", "onnxruntime", "tokenizers", "Django", "httpx")
+# What `retrieval.embedding.local` (and its package) import, pinned as in requirements.txt
+# (the package's metrics need prometheus-client).
+EMBEDDER_PACKAGES = ("numpy", "onnxruntime", "tokenizers", "Django", "httpx", "prometheus-client")
 
 
 def embedder_pins() -> list[str]:
@@ -35,7 +36,7 @@ def embedder_pins() -> list[str]:
 def ensure_venv(path: Path, version: str, out: Callable[[str], None]) -> Path:
     """The venv's python, with chromadb==version installed (once per venv directory)."""
     python = path / "bin" / "python"
-    ready = path / f"chromadb-{version}.installed"
+    ready = path / f"chromadb-{version}-{len(EMBEDDER_PACKAGES)}.installed"
     if ready.exists():
         return python
     out(f"Creating a venv for chromadb=={version} in {path} (a few minutes) ...")
@@ -114,26 +115,36 @@ def compare(
 
 def table(rows: list[tuple[str, dict]]) -> list[str]:
     lines = [
-        "| stack | batched ingest items/s | recall p50 ms | recall p95 ms "
-        "| one-text embedding p50 ms (same process) | peak RSS MB |",
-        "|---|---|---|---|---|---|",
+        "| stack | batched ingest items/s | of the embedder's own rate | recall p50 ms "
+        "| recall p95 ms | one-text embedding p50 ms (same process) | peak RSS MB "
+        "| bytes per item on disk |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    floor = next((r for name, r in rows if name == "the embedder alone"), None)
     for name, r in rows:
-        recall = "-" if name == "the embedder alone" else f"{r['p50']:.1f} | {r['p95']:.1f}"
+        recall = f"{r['p50']:.1f} | {r['p95']:.1f}"
         if name == "the embedder alone":
             recall = f"({r['p50']:.1f}) | ({r['p95']:.1f})"
+        share = f"{r['ingest_per_s'] / floor['ingest_per_s']:.2f}x" if floor else "-"
+        disk = f"{r['disk_bytes']:.0f}" if "disk_bytes" in r else "-"
         lines.append(
-            f"| {name} | {r['ingest_per_s']:.0f} | {recall} | {r['one_text_p50']:.1f} "
-            f"| {r['rss_mb']:.0f} |"
+            f"| {name} | {r['ingest_per_s']:.0f} | {share} | {recall} "
+            f"| {r['one_text_p50']:.1f} | {r['rss_mb']:.0f} | {disk} |"
         )
     chroma = next((r for name, r in rows if name.startswith("Chroma")), None)
     ours = rows[0][1]
+    lines.append("")
     if chroma:
-        lines.append("")
         lines.append(
             f"This project (SQLite) / Chroma: recall p50 x{ours['p50'] / chroma['p50']:.2f}, "
             f"batched ingest x{ours['ingest_per_s'] / chroma['ingest_per_s']:.2f}, "
             f"peak RSS x{ours['rss_mb'] / chroma['rss_mb']:.2f}; recall p50 minus one-text "
             f"embedding: {ours['p50'] - ours['one_text_p50']:.1f} ms."
+        )
+    if "token_bytes" in ours:
+        lines.append(
+            f"This project (SQLite), per item: vector {ours['vector_bytes']:.0f} bytes, token "
+            f"vectors {ours['token_bytes']:.0f} bytes; the token vectors of the last writes "
+            f"were stored {ours['tokens_drain_s']:.1f} s after ingest returned (background)."
         )
     return lines

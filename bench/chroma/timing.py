@@ -3,12 +3,18 @@
 import resource
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import numpy as np
 
 from bench.chroma.workload import Workload
 
 WARM_UP = 5  # questions asked before timing (first-call costs), never timed
+
+
+def folder_bytes(folder: str | Path) -> int:
+    """Bytes of every file under `folder` (a store's data on disk)."""
+    return sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
 
 
 def peak_rss_mb() -> float:

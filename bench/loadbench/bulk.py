@@ -3,11 +3,12 @@
 `memory_bench`'s seeding (bench/speed.py) embeds a few hundred real texts per user, which
 is right for one large user and takes hours for a thousand. Here one shared pool of real
 texts is embedded once; every person's items are those texts (told apart by a note
-number) with the pool's vector slightly perturbed, and a few turns each from a pool of
-turns embedded the same way. Rows go in by bulk insert, a batch of people per
-transaction; the full-text rows follow by themselves (PostgreSQL's generated `tsvector`
-column, SQLite's FTS5 triggers), and each person's index generations are bumped in the
-same transaction, so no process serves an index older than the rows.
+number) with the pool's vector slightly perturbed (and the pool text's token vectors),
+and a few turns each from a pool of turns embedded the same way. Rows go in by bulk
+insert, a batch of people per transaction; the full-text rows follow by themselves
+(PostgreSQL's generated `tsvector` column, SQLite's FTS5 triggers), and each person's
+index generations are bumped in the same transaction, so no process serves an index
+older than the rows.
 """
 
 from collections.abc import Callable
@@ -25,9 +26,11 @@ from conversations.corpus import TURNS
 from conversations.models import Session, Turn
 from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
+from retrieval import late
 from retrieval.documents import turn_context, turn_text
 from retrieval.embedding import get_embedder, to_bytes
 from retrieval.generations import generation_bump
+from retrieval.tokens import MODEL_ID, encoder, pack
 
 ITEM_POOL = 1000  # real item embeddings, shared by everyone
 TURN_POOL = 100
@@ -42,6 +45,13 @@ class Pool:
 
     texts: list[str]
     vectors: np.ndarray
+    tokens: list[bytes | None]  # each text's packed token vectors (late interaction)
+
+
+def _tokens(texts: list[str]) -> list[bytes | None]:
+    if not late.enabled():
+        return [None] * len(texts)
+    return [pack(vectors) for vectors in encoder().encode(texts)]
 
 
 def pools(source: TextSource) -> tuple[Pool, Pool]:
@@ -53,7 +63,10 @@ def pools(source: TextSource) -> tuple[Pool, Pool]:
         turn_text(speaker="", role="user", content=text, context_text=_context(turns, n))
         for n, text in enumerate(turns)
     ]
-    return Pool(items, embedder.embed(items)), Pool(turns, embedder.embed(docs))
+    return (
+        Pool(items, embedder.embed(items), _tokens(items)),
+        Pool(turns, embedder.embed(docs), _tokens(docs)),
+    )
 
 
 def _context(texts: list[str], n: int) -> str:
@@ -119,6 +132,8 @@ def _items(person, size: int, pool: Pool, rng: np.random.Generator) -> int:
             created_at=now - timedelta(minutes=size - n),
             embedding=to_bytes(vectors[n]),
             embedding_model=model_id,
+            tokens=pool.tokens[pick],
+            tokens_model=MODEL_ID if pool.tokens[pick] else "",
         )
         for n, pick in enumerate(picks)
     ]
@@ -142,6 +157,8 @@ def _turns(person, pool: Pool, rng: np.random.Generator) -> None:
             timestamp=now - timedelta(minutes=TURNS_PER_PERSON - n),
             embedding=to_bytes(vectors[n]),
             embedding_model=model_id,
+            tokens=pool.tokens[pick],
+            tokens_model=MODEL_ID if pool.tokens[pick] else "",
         )
         for n, pick in enumerate(picks)
     )

@@ -47,6 +47,8 @@ def turns_redact(*, user: Any, turn_ids: list[int], text: str) -> int:
             content=text,
             embedding=None,
             embedding_model="",
+            tokens=None,
+            tokens_model="",
             extraction_status="skipped",
             extraction_error="",
             consolidated_at=Coalesce("consolidated_at", timezone.now()),
@@ -83,7 +85,11 @@ def _replies_recontext(user: Any, redacted: list[tuple[int, str]], text: str) ->
             replies += list(mine.values_list("pk", flat=True))
     if replies:
         Turn.objects.filter(pk__in=replies).update(
-            context_text=turn_context(text), embedding=None, embedding_model=""
+            context_text=turn_context(text),
+            embedding=None,
+            embedding_model="",
+            tokens=None,
+            tokens_model="",
         )
     return replies
 

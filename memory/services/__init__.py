@@ -216,10 +216,10 @@ def memory_create_many(
     """Store several items in order: every entry is validated before anything is stored.
 
     The outcome is that of one `memory_create` per entry (each entry may fold into an
-    existing item or an earlier entry), written in bulk and embedded in batches on
-    commit. A bad entry raises ValidationError naming its index, and nothing is stored.
-    The rows are written in chunks, each its own short transaction (`core.chunks`), so a
-    large batch never holds the write lock for long.
+    existing item or an earlier entry), written in bulk; the entries are embedded in one
+    batch before anything is written. A bad entry raises ValidationError naming its index,
+    and nothing is stored. The rows are written in chunks, each its own short transaction
+    (`core.chunks`), so a large batch never holds the write lock for long.
     """
 
     def clean(index: int, entry: dict[str, Any]) -> dict[str, Any]:
@@ -237,7 +237,11 @@ def memory_create_many(
             notify.items_written(user=user, items=stored)
         return stored
 
-    return write_in_chunks(rows, store, first=BATCH_CHUNK, most=BATCH_CHUNK_MAX)
+    # Embedded before any transaction (the embedder's batched rate, no lock held): the
+    # vectors find each entry's near-duplicates (`dedup.candidates_for`) and are stored
+    # with the rows.
+    with embedded_ahead([item_text(content=row["content"]) for row in rows]):
+        return write_in_chunks(rows, store, first=BATCH_CHUNK, most=BATCH_CHUNK_MAX)
 
 
 def memory_get(*, user: Any, item_id: int) -> KnowledgeItem:
@@ -292,6 +296,8 @@ def _revise(
     if item.content != before.content:
         item.embedding = None
         item.embedding_model = ""
+        item.tokens = None
+        item.tokens_model = ""
     item.updated_at = timezone.now()
     if versions.says_other(before, item):
         versions.version_keep(

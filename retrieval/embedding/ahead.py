@@ -67,14 +67,28 @@ def embedded_ahead(texts: list[str]) -> Iterator[None]:
 
 def embed_soon(texts: list[str]) -> None:
     """Start embedding `texts` in the background (local embedder only); embedding them
-    later, after the write commits, takes these vectors."""
+    later, after the write commits, takes these vectors. Texts this thread embedded
+    ahead of its write (`embedded_ahead`) are not run again."""
     try:
         embedder = get_embedder()
     except EmbedderError as error:  # the after-commit path embeds (or queues) them
         log.debug("nothing embedded ahead of the write: %s", error)
         return
+    ahead = getattr(_local, "ahead", None)
+    if ahead and ahead[0] == embedder.model_id:  # embedded already (`embedded_ahead`)
+        texts = [t for t in texts if t not in ahead[1]]
     if isinstance(embedder, LocalEmbedder) and texts:
         embedder.prefetch(texts)
+
+
+def ahead_vectors(texts: list[str]) -> tuple[str, list[np.ndarray | None]] | None:
+    """(model id, the vector of each of `texts` or None) from what this thread embedded
+    ahead of its write (`embedded_ahead`); None when it embedded nothing ahead."""
+    ahead = getattr(_local, "ahead", None)
+    if not ahead:
+        return None
+    model_id, vectors = ahead
+    return model_id, [vectors.get(text) for text in texts]
 
 
 def store_ahead(corpus: Corpus, owner_id: int, ids: list[int]) -> None:

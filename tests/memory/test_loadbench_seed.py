@@ -11,6 +11,7 @@ from memory.dedup import candidate_ids
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from retrieval.models import IndexGeneration
+from retrieval.tokens import MODEL_ID
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,6 +26,7 @@ def test_seed_gives_every_user_their_items_searchable_and_a_working_token(bulk):
         items = KnowledgeItem.objects.for_user(user)
         assert items.count() == 40
         assert items.exclude(embedding_model="").count() == 40  # every row has a vector
+        assert items.filter(tokens_model=MODEL_ID).count() == 40  # and its token vectors
         text = items.first().content
         assert recall(user=user, query=text, top_k=1)[0].item.content == text
     again = seed(users=2, items=40, prefix=f"lb{int(bulk)}-", out=lambda _: None, bulk=bulk)
@@ -44,5 +46,6 @@ def test_bulk_seed_leaves_full_text_turns_and_index_generations_current():
         turns = Turn.objects.filter(owner=user)
         assert turns.count() == TURNS_PER_PERSON
         assert turns.exclude(embedding_model="").count() == TURNS_PER_PERSON
+        assert turns.filter(tokens_model=MODEL_ID).count() == TURNS_PER_PERSON
         generation = IndexGeneration.objects.get(user=user)
         assert generation.value > 0 and generation.turn_value > 0

@@ -50,6 +50,7 @@ def test_a_process_behind_applies_adds_changes_and_removals_without_rebuilding(
         erased = memory_create(user=alice, content="Alice's old address was 12 Elm Road")
     with as_process(web_a):
         before = items_index(alice)
+    counted = dict(web_a.counts)  # its own writes read the index too (their near-duplicates)
     with as_process(worker_b), commit():
         added = memory_create(user=alice, content="Alice's violin teacher is Mr. Ibsen")
         memory_update(user=alice, item_id=changed.pk, content="Alice sails a boat")
@@ -60,7 +61,8 @@ def test_a_process_behind_applies_adds_changes_and_removals_without_rebuilding(
         hits = recall(user=alice, query="music lessons instructor", top_k=1)
         sailing = recall(user=alice, query="sailing boat", top_k=1)
     assert after is before
-    assert web_a.counts["catch_ups"] == 1 and web_a.counts["rebuilds"] == 0
+    assert web_a.counts["catch_ups"] - counted.get("catch_ups", 0) == 1
+    assert web_a.counts["rebuilds"] - counted.get("rebuilds", 0) == 0
     assert {kept.pk, added.pk, changed.pk} <= set(after.ids())
     assert forgotten.pk not in after and erased.pk not in after
     assert [h.item.pk for h in hits] == [added.pk] and hits[0].matched_by == "vector"

@@ -155,7 +155,7 @@ def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
         "10",
     )
     lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("| 30 |")]
-    assert len(lines) == 2  # the speed table, then cold against warm recall
+    assert len(lines) == 3  # the speed table, cold against warm recall, each part's cost
     cells = [c.strip() for c in lines[0].split("|")[1:-1]]
     numbers = [float(n) for c in cells[1:] for n in c.split(" / ")]
     assert len(numbers) == 15 and all(n >= 0 for n in numbers)
@@ -164,6 +164,13 @@ def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
     assert len(numbers) == 10 and all(n >= 0 for n in numbers)
     assert numbers[5] == 10  # every cold recall mapped the user's snapshot
     assert numbers[9] == 10  # and after a few writes, caught every one up from the change log
+    parts = [c.strip() for c in lines[2].split("|")[1:-1]]
+    wall_cpu = [[float(n) for n in c.split(" (")[0].split(" / ")] for c in parts[1:5]]
+    assert all(len(pair) == 2 and pair[0] > 0 and pair[1] >= 0 for pair in wall_cpu)
+    assert float(parts[5]) > 0  # the late stage's question encoding
+    item_vector, item_tokens = (float(n) for n in parts[7].split(" / "))
+    assert item_vector == 384 * 4 and item_tokens > 4 * 128  # a scale and 4+ tokens
+    assert float(parts[9]) > 0  # token vectors encoded a second
     assert not django_user_model.objects.filter(username__startswith="bench-").exists()
 
 

@@ -10,6 +10,7 @@ from conversations.services import recording
 from conversations.services.recording import turn_append
 from memory.recall import recall
 from memory.services import memory_create, memory_update
+from retrieval import late_writes
 from retrieval.documents import turn_text
 from retrieval.embedding import from_bytes, get_embedder
 
@@ -38,8 +39,13 @@ def test_a_new_item_has_its_vector_before_its_transaction_commits(
 
 
 def test_the_commit_of_a_single_write_writes_nothing_more(
-    alice, django_capture_on_commit_callbacks
+    alice, django_capture_on_commit_callbacks, settings, monkeypatch
 ):
+    settings.GAIA_LATE_WRITES = "background"  # token vectors: handed to the process's writer
+    handed: list[tuple[str, list[int]]] = []
+    monkeypatch.setattr(
+        late_writes._writer, "submit", lambda corpus, owner, ids: handed.append((corpus.name, ids))
+    )
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         item = memory_create(user=alice, content="Alice's bike has a basket")
         turn = turn_append(user=alice, session_id="s1", role="user", content="Hello there")
@@ -47,6 +53,7 @@ def test_the_commit_of_a_single_write_writes_nothing_more(
         for callback in callbacks:
             callback()
     assert writes_among(queries.captured_queries) == []
+    assert sorted(handed) == [("items", [item.pk]), ("turns", [turn.pk])]
     # ... and the index the commit updated answers with the vector stored ahead.
     assert [hit.item.pk for hit in recall(user=alice, query="bicycle with a basket")][:1] == [
         item.pk

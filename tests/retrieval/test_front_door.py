@@ -41,6 +41,7 @@ PUBLIC = {
     "retrieval.when",  # time as people say it ("yesterday") as a window
     "retrieval.embedding",  # the embedder interface
     "retrieval.embedding.ahead",
+    "retrieval.neighbours",  # the owner's rows nearest to a write's vectors (dedup)
     "retrieval.embedding.startup",
     "retrieval.snapshots",  # erased with their person
     "retrieval.snapshot_marks",  # a node applies the erases it missed, at start

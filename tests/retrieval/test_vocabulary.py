@@ -47,7 +47,7 @@ def test_the_vector_stage_embeds_the_question_without_them(alice, caroline_notes
         candidates, "query_vector", lambda text: embedded.append(text) or real(text)
     )
     recall(user=alice, query="Has Caroline played chess?")
-    assert embedded == ["Has played chess?"]
+    assert embedded[0] == "Has played chess?"  # (then words none of hers hold, alone)
 
 
 def test_never_more_than_half_of_the_questions_words_are_left_out(alice, caroline_notes):

@@ -11,7 +11,7 @@ from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.selectors import memory_stats
 from memory.services import memory_create, memory_create_many, memory_update
-from retrieval.embedding import current_model_id, from_bytes
+from retrieval.embedding import current_model_id, from_bytes, get_embedder
 from retrieval.embedding.services import embeddings_backfill, embeddings_missing
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +173,18 @@ def test_the_queued_task_is_idempotent(alice, commit, remote_embedder):
 
     assert embed_rows_task(*task["args"]) == 1
     assert embed_rows_task(*task["args"]) == 0  # already embedded: nothing to do
+
+
+def test_a_single_remember_runs_the_embedding_model_once(alice, commit, monkeypatch):
+    """The vector computed ahead of the write is the one stored: no second run of the same
+    text in the background."""
+    embedder = get_embedder()
+    runs: list[int] = []
+    run = embedder._run
+    monkeypatch.setattr(embedder, "_run", lambda ids: runs.append(len(ids)) or run(ids))
+    with commit():
+        memory_create(user=alice, content="Alice keeps bees on the allotment")
+    for pending, _ in list(embedder._runs):  # what a background run would have started
+        pending.result()
+    assert runs == [1]
+    assert KnowledgeItem.objects.get().embedding_model == embedder.model_id

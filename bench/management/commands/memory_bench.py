@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from bench.cold import cold_table
 from bench.migrated import migrated
 from bench.speed import measure, table
+from bench.stage import stage_table
 
 
 def _sizes(text: str) -> list[int]:
@@ -61,4 +62,7 @@ class Command(BaseCommand):
             self.stdout.write(line)
         self.stdout.write("")
         for line in cold_table([row.cold for row in rows if row.cold]):
+            self.stdout.write(line)
+        self.stdout.write("")
+        for line in stage_table([row.stage for row in rows if row.stage]):
             self.stdout.write(line)
