@@ -7,6 +7,7 @@ callers turn the final ids into model instances with one `for_user` query.
 """
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from django.conf import settings
 
@@ -126,7 +127,7 @@ def ranked(
             score(c, depth),
             frozenset(c.stages),
             c.relevance,
-            relevance.of_similarity(c.cosine, c.scale),
+            relevance.of_similarity(c.said, c.scale),
             c.topic,
             c.framed,
         )
@@ -253,6 +254,7 @@ def hybrid(
     phrasings: Sequence[tuple[str, str]] = (),
     unspoken: frozenset[str] = frozenset(),
     timed: bool = False,
+    keep: int | None = None,
 ) -> judge.Verdict:
     """The owner's best rows of `corpus` under `filters`, at least `min_relevance`
     relevant, at most `top_k`: retrieval's search, for every caller.
@@ -273,6 +275,9 @@ def hybrid(
     (default `query`) with the first fused candidates, whose text `documents(ids)` gives,
     and its relevance orders and filters them (`retrieval.judge`). Without it, or when it
     fails or runs out of time, the fused order and relevance stand (`Verdict.judged`).
+    `keep` (default `top_k`) is how many hits come back: more when the caller reorders
+    them before keeping `top_k` (recall's diary notes by age); `top_k` sets how deep the
+    stages search. A hit's relevance is at least that of every hit after it (`in_order`).
     """
     wordings = [(query, asked or query)]
     wordings += [(q, a) for q, a in phrasings if q.strip() and (q, a) not in wordings]
@@ -307,7 +312,13 @@ def hybrid(
             question, fused, documents, top_k=top_k, min_relevance=min_relevance, timed=timed
         )
         if verdict.judged:
-            return judge.Verdict(verdict.hits[:top_k], True)
+            return judge.Verdict(in_order(verdict.hits[: keep or top_k]), True)
         reason = verdict.reason
-    kept = [f for f in fused if f.relevance >= min_relevance][:top_k]
-    return judge.Verdict(kept, False, reason)
+    kept = [f for f in fused if f.relevance >= min_relevance][: keep or top_k]
+    return judge.Verdict(in_order(kept), False, reason)
+
+
+def in_order(hits: list[fusion.Fused]) -> list[fusion.Fused]:
+    """The hits with relevances that agree with their order (`fusion.in_order`)."""
+    relevances = fusion.in_order([f.relevance for f in hits])
+    return [replace(f, relevance=r) for f, r in zip(hits, relevances, strict=True)]

@@ -1,0 +1,141 @@
+"""How recall reads and orders what it finds: a question naming the person read in the
+first person with its verbs, relevances that agree with the order of the hits, and diary
+notes ranked with their age (seed 004)."""
+
+from datetime import date, timedelta
+
+import pytest
+from django.utils import timezone
+
+from conversations.search import search_turns
+from conversations.services.recording import turn_append, turns_append_many
+from memory.models import KnowledgeItem
+from memory.recall import NOTE_WEIGHT, note_weight, recall
+from memory.services import memory_create, memory_session_note
+from retrieval import fusion, keyword, perspective
+from retrieval.perspective import Holder
+
+MAYA = Holder.of(["Maya Brennan"], form="Maya")
+
+
+@pytest.mark.parametrize(
+    "asked, read",
+    [
+        ("does Maya have any allergies", "do I have any allergies"),
+        ("Does Maya have a dentist?", "Do I have a dentist?"),
+        ("Why is Maya going to physio?", "Why am I going to physio?"),
+        ("Is Maya allergic to nuts?", "Am I allergic to nuts?"),
+        ("Has Maya booked the flights?", "Have I booked the flights?"),
+        ("Maya is locked out, who can let Maya in?", "I am locked out, who can let me in?"),
+        ("When Maya has a migraine, what helps?", "When I have a migraine, what helps?"),
+        ("What is Maya Brennan's job?", "What is my job?"),
+        ("Tell Maya about the trip", "Tell me about the trip"),
+        ("gift ideas for Maya's son", "gift ideas for my son"),
+        # Other names and a question without hers are read as asked.
+        ("Does Jonas have any allergies?", "Does Jonas have any allergies?"),
+        ("Is there a bin day this week?", "Is there a bin day this week?"),
+    ],
+)
+def test_a_question_naming_the_person_is_read_as_she_would_ask_it(asked, read):
+    assert perspective.for_judge(asked, MAYA) == read
+
+
+def test_relevances_agree_with_the_order_of_the_hits():
+    assert fusion.in_order([0.4, 0.383, 0.423, 0.233, 0.367]) == [0.423, 0.423, 0.423, 0.367, 0.367]
+    assert fusion.in_order([0.9, 0.5, 0.2]) == [0.9, 0.5, 0.2]
+    assert fusion.in_order([]) == []
+
+
+ACCOUNT = [
+    "Went to Brazil (Salvador and Rio) in October 2024 for Carlos's wedding",
+    "Friend Carlos lives in Salvador, Brazil; User went to his wedding in 2024",
+    "User bought the flat in 2018 and renovated the kitchen in 2024",
+    "Drove to Galicia for a long weekend in Santiago de Compostela in 2022",
+    "Cancelled HBO Max in February 2026",
+    "User runs 10 km along the river on Saturday mornings",
+    "User's half marathon personal best is 1:52, set in Porto in 2023",
+    "Family holiday in São Miguel, Azores, from 18 to 25 July 2026",
+    "User's partner Ana Luísa is a paediatric nurse at Hospital de São João",
+    "User plays padel with Nuno, Filipe and Marta on Tuesdays at 20:00",
+    "Planning a trip to Tokyo and Kyoto in April 2027 for the wedding anniversary",
+    "User's flight to Ponta Delgada leaves Porto on 18 July 2026 at 07:05",
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which marathon did I run in 2024?",
+        "where did I travel in 2024",
+        "What do I do on Saturday mornings?",
+        "when is the next trip",
+    ],
+)
+def test_a_hit_never_shows_a_higher_relevance_than_the_hits_before_it(
+    alice, commit, settings, question
+):
+    settings.GAIA_JUDGE_DEADLINE = 120  # a loaded machine must not turn a verdict into none
+    with commit():
+        for text in ACCOUNT:
+            memory_create(user=alice, content=text, source="user")
+        turns_append_many(
+            user=alice,
+            turns=[
+                {"session_id": "s1", "role": "user", "content": text}
+                for text in ACCOUNT[:6] + ["I ran the Porto half marathon in 2023"]
+            ],
+        )
+    keyword.clear_caches()
+    for hits in (
+        recall(user=alice, query=question, top_k=10, min_relevance=0),
+        recall(user=alice, query=question, top_k=10, min_relevance=0, judge=False),
+        search_turns(user=alice, query=question, top_k=10, min_relevance=0),
+    ):
+        relevances = [h.relevance for h in hits]
+        assert len(relevances) >= 3
+        assert relevances == sorted(relevances, reverse=True), hits
+
+
+def test_a_notes_weight_blends_what_it_says_with_how_recent_it_is():
+    now = timezone.now()
+    assert note_weight(False, now - timedelta(days=400), now) == 1.0  # a fact is not aged
+    assert note_weight(True, now, now) == pytest.approx(NOTE_WEIGHT)
+    assert note_weight(True, now - timedelta(days=10), now) == pytest.approx(NOTE_WEIGHT * 0.85)
+    assert note_weight(True, now - timedelta(days=3650), now) == pytest.approx(
+        NOTE_WEIGHT * 0.7, abs=0.005
+    )
+
+
+def _note(user, session: str, text: str, days_ago: int) -> KnowledgeItem:
+    turn = turn_append(user=user, session_id=session, role="user", content=text)
+    when = timezone.now() - timedelta(days=days_ago)
+    note = memory_session_note(
+        user=user,
+        session_id=session,
+        content=text,
+        context="global",
+        source_turn=turn,
+        first=when.date(),
+        last=when.date(),
+    )
+    KnowledgeItem.objects.filter(pk=note.pk).update(created_at=when)
+    return note
+
+
+def test_a_recent_diary_note_comes_before_an_older_one_that_says_as_much(alice, commit):
+    with commit():
+        old = _note(alice, "march", "Talked with User about planning the garden beds", 60)
+        new = _note(alice, "june", "Talked with User about planning the garden beds again", 1)
+        memory_create(user=alice, content="User's sister Niamh is a midwife", source="user")
+    keyword.clear_caches()
+    hits = recall(user=alice, query="the garden beds plan", min_relevance=0, category="note")
+    ids = [h.item.pk for h in hits]
+    assert ids[:2] == [new.pk, old.pk]
+    # The same with room for one: the recent note is the one recall hands over.
+    (only,) = recall(
+        user=alice, query="the garden beds plan", min_relevance=0, category="note", top_k=1
+    )
+    assert only.item.pk == new.pk
+    assert date.fromisoformat(only.item.metadata["session_date"]) > date.fromisoformat(
+        old.metadata["session_date"]
+    )
