@@ -65,6 +65,9 @@ class Candidate:
 
     id: int
     cosine: float | None = None
+    # Its cosine to the question without the words that name the person asked about, when
+    # those were embedded (`_said_by_most`): what the row's relevance is read from.
+    bare: float | None = None
     vector_rank: int | None = None
     keyword_rank: int | None = None
     text: str = ""
@@ -77,8 +80,13 @@ class Candidate:
     scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
 
     @property
+    def said(self) -> float | None:
+        """The cosine that says how near the row is to what is asked (`bare` if read)."""
+        return self.cosine if self.bare is None else self.bare
+
+    @property
     def relevance(self) -> float:
-        return relevance.relevance(self.cosine, self.covered, self.scale)
+        return relevance.relevance(self.said, self.covered, self.scale)
 
 
 @dataclass
@@ -91,6 +99,7 @@ class Started:
     limit: int
     text: str  # what is embedded
     embedding: bool  # an embedder is working on `text`
+    bare: str  # `text` without the words that name the person asked about (`_said_by_most`)
     by_keyword: list[tuple[int, float, tuple]]
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
@@ -116,6 +125,9 @@ def start(
     is computed, and the owner's `state` is read unless given, all while the model embeds."""
     text = vocabulary.vector_text(owner_id, query)
     embedding = prefetch(text)
+    bare = vocabulary.vector_text(owner_id, query, _said_by_most(corpus, owner_id, query, unspoken))
+    if bare != text and embedding:
+        prefetch(bare)
     active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params), owner_id)
     with metrics.stage("keyword"):  # recall's keyword stage (dedup's searches are not)
         by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
@@ -144,6 +156,7 @@ def start(
         limit=limit,
         text=text,
         embedding=embedding,
+        bare=bare,
         by_keyword=by_keyword,
         rows=rows,
         weights=weights,
@@ -152,6 +165,27 @@ def start(
         said=said,
         frames=frames,
         state=state,
+    )
+
+
+def _said_by_most(
+    corpus: Corpus, owner_id: int, query: str, unspoken: frozenset[str]
+) -> frozenset[str]:
+    """The words of `query` that name the person asked about (`unspoken`: the holder's
+    names, "User") and that at least vocabulary.COMMON_SHARE of the owner's rows hold,
+    counted however few the rows: such a word says who, and embedded it makes every row
+    about the person look like the answer ("What's Lena's horse called?" and "Lena's
+    sister is called Anna" among seven memories about Lena)."""
+    asked = unspoken.intersection(re.findall(r"\w+", query.lower())) if unspoken else set()
+    if not asked:
+        return frozenset()
+    mine = keyword.owner_terms(corpus.fts, owner_id)
+    if mine is None or not mine.rows:
+        return frozenset()
+    return frozenset(
+        w
+        for w in asked
+        if mine.stem_frequency(keyword.stem(w)) >= vocabulary.COMMON_SHARE * mine.rows
     )
 
 
@@ -223,7 +257,20 @@ def finish(
         )
     if index is not None and started.absent:
         _absent_similarity(found, index, started.absent, scale)
+    if index is not None and started.bare != started.text:
+        _bare_similarity(found, index, started.bare)
     return found, elsewhere
+
+
+def _bare_similarity(found: dict[int, Candidate], index: VectorIndex, bare: str) -> None:
+    """Each candidate's cosine to the question without the holder's names (`Candidate.bare`)."""
+    vector = query_vector(bare)
+    if vector is None or not found:
+        return
+    ids = np.array(list(found), dtype=np.int64)
+    near = dict(index.search(vector, len(ids), allowed=ids))
+    for row_id, candidate in found.items():
+        candidate.bare = near.get(row_id)
 
 
 def _index_and_vector(started: Started) -> tuple[VectorIndex | None, np.ndarray | None]:
