@@ -139,3 +139,36 @@ def test_a_recent_diary_note_comes_before_an_older_one_that_says_as_much(alice, 
     assert date.fromisoformat(only.item.metadata["session_date"]) > date.fromisoformat(
         old.metadata["session_date"]
     )
+
+
+LENA = [
+    "Lena has a cat named Mochi",
+    "Lena lives in Berlin",
+    "Lena works as a UX designer at Zalando",
+    "Lena's favourite food is ramen",
+    "Lena is learning Japanese",
+    "Lena's sister is called Anna",
+    "Lena plays the cello",
+]
+
+
+@pytest.fixture
+def lena(alice, commit, settings):
+    settings.GAIA_JUDGE_DEADLINE = 120  # a loaded machine must not turn a verdict into none
+    alice.first_name = "Lena"
+    alice.save(update_fields=["first_name"])
+    with commit():
+        stored = {t: memory_create(user=alice, content=t, source="tool").pk for t in LENA}
+    keyword.clear_caches()
+    return stored
+
+
+def test_a_few_memories_about_the_person_do_not_all_look_like_the_answer(alice, lena):
+    pet = recall(user=alice, query="what pet does Lena have")
+    assert pet and pet[0].item.pk == lena["Lena has a cat named Mochi"]
+    assert len(pet) <= 2, pet
+    assert all(h.relevance < 0.9 for h in pet[1:]), pet
+    horse = recall(user=alice, query="What's Lena's horse called?")
+    assert len(horse) <= 1 and all(h.relevance < 0.9 for h in horse), horse
+    cello = recall(user=alice, query="what instrument does she play")
+    assert cello and cello[0].item.pk == lena["Lena plays the cello"]
