@@ -15,7 +15,7 @@ from django.db import connection
 from django.utils.dateparse import parse_datetime
 
 from core import metrics
-from retrieval import fusion, keyword, relevance, vocabulary
+from retrieval import fusion, keyword, relevance, unsaid, vocabulary
 from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id, similarity_scale
 from retrieval.filters import scoped
@@ -66,7 +66,7 @@ class Candidate:
     id: int
     cosine: float | None = None
     # Its cosine to the question without the words that name the person asked about, when
-    # those were embedded (`_said_by_most`): what the row's relevance is read from.
+    # those were embedded (`unsaid.said_by_most`): what the row's relevance is read from.
     bare: float | None = None
     vector_rank: int | None = None
     keyword_rank: int | None = None
@@ -76,6 +76,7 @@ class Candidate:
     covered: float = 0.0
     topic: float = 1.0  # how near it is to the query's absent words (fusion.Fused.topic)
     framed: bool = False  # it holds only the query's frame words (fusion.Fused.framed)
+    unmet: bool = False  # it does not follow the query's unsaid words (fusion.Fused.unmet)
     stages: set[str] = field(default_factory=set)
     scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
 
@@ -99,12 +100,13 @@ class Started:
     limit: int
     text: str  # what is embedded
     embedding: bool  # an embedder is working on `text`
-    bare: str  # `text` without the words that name the person asked about (`_said_by_most`)
+    bare: str  # `text` without the words that name the person asked about (`unsaid.said_by_most`)
     by_keyword: list[tuple[int, float, tuple]]
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
     covered: dict[int, float]
     absent: str  # the query's words that none of the owner's rows hold ("" if none)
+    less: str  # `text` without those of them that name something (`unsaid.topical`; "" if none)
     said: frozenset[str]  # the stems of the query's other words (the holder's names left out)
     frames: frozenset[str]  # those of them that many of the owner's rows hold
     state: Snapshot  # the owner's generations, and which corpora link to turns
@@ -125,7 +127,8 @@ def start(
     is computed, and the owner's `state` is read unless given, all while the model embeds."""
     text = vocabulary.vector_text(owner_id, query)
     embedding = prefetch(text)
-    bare = vocabulary.vector_text(owner_id, query, _said_by_most(corpus, owner_id, query, unspoken))
+    who = unsaid.said_by_most(corpus, owner_id, query, unspoken)
+    bare = vocabulary.vector_text(owner_id, query, who)
     if bare != text and embedding:
         prefetch(bare)
     active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params), owner_id)
@@ -145,8 +148,13 @@ def start(
         for w in dict.fromkeys(re.findall(r"\w+", query))
         if keyword.stem(w.lower()) in absent_stems
     )
+    topical = unsaid.topical(absent)
+    less = vocabulary.vector_text(owner_id, unsaid.without(query, topical)) if topical else ""
+    less = "" if less == text or not less.strip() else less
     if absent and embedding:
         prefetch(absent)
+        if less:
+            prefetch(less)
     covered = {i: _covered(weights, row) for i, row in rows.items()}
     state = state or snapshot(owner_id)
     return Started(
@@ -162,30 +170,10 @@ def start(
         weights=weights,
         covered=covered,
         absent=absent,
+        less=less,
         said=said,
         frames=frames,
         state=state,
-    )
-
-
-def _said_by_most(
-    corpus: Corpus, owner_id: int, query: str, unspoken: frozenset[str]
-) -> frozenset[str]:
-    """The words of `query` that name the person asked about (`unspoken`: the holder's
-    names, "User") and that at least vocabulary.COMMON_SHARE of the owner's rows hold,
-    counted however few the rows: such a word says who, and embedded it makes every row
-    about the person look like the answer ("What's Lena's horse called?" and "Lena's
-    sister is called Anna" among seven memories about Lena)."""
-    asked = unspoken.intersection(re.findall(r"\w+", query.lower())) if unspoken else set()
-    if not asked:
-        return frozenset()
-    mine = keyword.owner_terms(corpus.fts, owner_id)
-    if mine is None or not mine.rows:
-        return frozenset()
-    return frozenset(
-        w
-        for w in asked
-        if mine.stem_frequency(keyword.stem(w)) >= vocabulary.COMMON_SHARE * mine.rows
     )
 
 
@@ -256,21 +244,12 @@ def finish(
             relevance.holds_any(started.said - started.frames, shown)
         )
     if index is not None and started.absent:
-        _absent_similarity(found, index, started.absent, scale)
+        unsaid.absent_similarity(found, index, started.absent, scale)
+        if started.less:
+            unsaid.mark_unmet(found, index, vector, started.less)
     if index is not None and started.bare != started.text:
-        _bare_similarity(found, index, started.bare)
+        unsaid.bare_similarity(found, index, started.bare)
     return found, elsewhere
-
-
-def _bare_similarity(found: dict[int, Candidate], index: VectorIndex, bare: str) -> None:
-    """Each candidate's cosine to the question without the holder's names (`Candidate.bare`)."""
-    vector = query_vector(bare)
-    if vector is None or not found:
-        return
-    ids = np.array(list(found), dtype=np.int64)
-    near = dict(index.search(vector, len(ids), allowed=ids))
-    for row_id, candidate in found.items():
-        candidate.bare = near.get(row_id)
 
 
 def _index_and_vector(started: Started) -> tuple[VectorIndex | None, np.ndarray | None]:
@@ -300,21 +279,6 @@ def _best_evidence(
             if i not in best or other.score > best[i].score:
                 best[i] = other
     return best
-
-
-def _absent_similarity(
-    found: dict[int, Candidate], index: VectorIndex, absent: str, scale: relevance.Scale
-) -> None:
-    """Each candidate's similarity to the query's absent words alone (`Candidate.topic`):
-    whether it means what the question names that the owner's rows never say."""
-    vector = query_vector(absent)
-    if vector is None or not found:
-        return
-    ids = np.array(list(found), dtype=np.int64)
-    near = dict(index.search(vector, len(ids), allowed=ids))
-    for row_id, candidate in found.items():
-        if row_id in near:
-            candidate.topic = relevance.of_similarity(near[row_id], scale)
 
 
 def _exact_similarity(found: dict[int, Candidate], index: VectorIndex, vector: np.ndarray) -> None:

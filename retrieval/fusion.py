@@ -24,6 +24,10 @@ class Fused:
     # that many of the owner's rows hold ("favourite", "team": `relevance.FRAME_SHARE`):
     # with the absent words unmet (`topic` 0), such a match says nothing.
     framed: bool = False
+    # Whether the question names something none of the owner's rows hold ("marathon",
+    # "piano") and the row's similarity does not follow those words (`retrieval.unsaid`):
+    # it matched the question's other words only.
+    unmet: bool = False
 
     @property
     def matched_by(self) -> str:

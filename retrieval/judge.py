@@ -21,7 +21,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
@@ -92,6 +92,11 @@ LOGIT_SCALE = 1.5
 # its words.
 VETO = 1.0 / (1.0 + math.exp(-(-10.0 - LOGIT_MID) / LOGIT_SCALE))
 STRONG = 0.6
+# Below this the judge leans towards "does not answer" (logit about -7.3): such a candidate
+# that does not follow what the question names and the owner never said (`Fused.unmet`:
+# "Which marathon did I run in 2024?" -> "Went to Brazil in October 2024") keeps no
+# relevance from the words and similarity it shares with the rest of the question.
+LEANS_NO = 0.1
 # Above this the judge vouches for a row on its own (logit about -3.1), even when the
 # question names something the owner's rows never say (`framed_only`): "When is the team
 # away day?" -> "The team's offsite is in Cardiff".
@@ -125,6 +130,13 @@ def framed_only(p: float, fused: fusion.Fused) -> bool:
     return fused.framed and fused.topic <= 0.0 and fused.similarity < STRONG and p < SURE
 
 
+def unmet(p: float, fused: fusion.Fused) -> bool:
+    """Whether the candidate matched only the rest of a question that names something
+    none of the owner's rows say (`fusion.Fused.unmet`), its embedding is not STRONGly
+    similar to the question and the judge leans towards "no" (below LEANS_NO)."""
+    return fused.unmet and fused.similarity < STRONG and p < LEANS_NO
+
+
 def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> tuple[float, float]:
     """(score, relevance) of a candidate the judge gave probability `p`, at 0-based fused
     `rank`: the relevance is the judge's, or the fused relevance unless the judge vetoes
@@ -132,7 +144,7 @@ def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> t
     shared words alone (`framed_only`) keeps neither. `timed`: the question named a time
     and the candidate is of that time (the search was narrowed to it): the judge, which
     reads "what did I book?" without the "yesterday" that chose the rows, vetoes nothing."""
-    if framed_only(p, fused):
+    if framed_only(p, fused) or unmet(p, fused):
         p = min(p, VETO / 2)
     vetoed = p < VETO and fused.similarity < STRONG and not timed
     vouched = 0.0 if vetoed else fused.relevance
@@ -192,7 +204,7 @@ def judge(
     ]
     kept = sorted(
         (
-            fusion.Fused(f.id, score, f.stages, relevance, f.similarity, f.topic, f.framed)
+            replace(f, score=score, relevance=relevance)
             for f, (score, relevance) in zip(head, blended, strict=True)
             if relevance >= min_relevance
         ),

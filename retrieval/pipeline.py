@@ -130,6 +130,7 @@ def ranked(
             relevance.of_similarity(c.said, c.scale),
             c.topic,
             c.framed,
+            c.unmet,
         )
         for i, c in found.items()
     }
@@ -142,15 +143,7 @@ def ranked(
     for ids, stage, weight in boosts:
         for row_id in ids:
             f = fused[row_id]
-            fused[row_id] = fusion.Fused(
-                row_id,
-                f.score * (1 + weight),
-                f.stages | {stage},
-                f.relevance,
-                f.similarity,
-                f.topic,
-                f.framed,
-            )
+            fused[row_id] = replace(f, score=f.score * (1 + weight), stages=f.stages | {stage})
     # On equal scores a direct match comes before a row found only through other evidence.
     return sorted(fused.values(), key=lambda f: (-f.score, "conversation" in f.stages, f.id))
 
@@ -170,16 +163,13 @@ def _take_better(fused: dict[int, fusion.Fused], elsewhere: Mapping[int, fusion.
                 mine.similarity if mine else 0.0,
                 max(other.topic, mine.topic if mine else 0.0),
                 mine.framed if mine else other.framed,
+                mine.unmet if mine else other.unmet,
             )
         elif other.relevance > mine.relevance or other.topic > mine.topic:
-            fused[row_id] = fusion.Fused(
-                row_id,
-                mine.score,
-                mine.stages,
-                max(other.relevance, mine.relevance),
-                mine.similarity,
-                max(other.topic, mine.topic),
-                mine.framed,
+            fused[row_id] = replace(
+                mine,
+                relevance=max(other.relevance, mine.relevance),
+                topic=max(other.topic, mine.topic),
             )
 
 
@@ -221,13 +211,10 @@ def fuse_phrasings(lists: Sequence[list[fusion.Fused]]) -> list[fusion.Fused]:
                 max(f.similarity, mine.similarity),
                 max(f.topic, mine.topic),
                 f.framed or mine.framed,
+                f.unmet and mine.unmet,
             )
     order = sorted(scores, key=lambda i: (-scores[i], "conversation" in best[i].stages, i))
-    return [
-        fusion.Fused(i, scores[i], best[i].stages, best[i].relevance, best[i].similarity,
-                     best[i].topic, best[i].framed)
-        for i in order
-    ]  # fmt: skip
+    return [replace(best[i], score=scores[i]) for i in order]
 
 
 def judged_question(wordings: Sequence[str]) -> str:

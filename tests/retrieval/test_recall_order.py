@@ -2,7 +2,9 @@
 first person with its verbs, relevances that agree with the order of the hits, and diary
 notes ranked with their age (seed 004)."""
 
+import json
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -12,10 +14,11 @@ from conversations.services.recording import turn_append, turns_append_many
 from memory.models import KnowledgeItem
 from memory.recall import NOTE_WEIGHT, note_weight, recall
 from memory.services import memory_create, memory_session_note
-from retrieval import fusion, keyword, perspective
+from retrieval import fusion, keyword, perspective, unsaid
 from retrieval.perspective import Holder
 
 MAYA = Holder.of(["Maya Brennan"], form="Maya")
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 
 @pytest.mark.parametrize(
@@ -172,3 +175,44 @@ def test_a_few_memories_about_the_person_do_not_all_look_like_the_answer(alice, 
     assert len(horse) <= 1 and all(h.relevance < 0.9 for h in horse), horse
     cello = recall(user=alice, query="what instrument does she play")
     assert cello and cello[0].item.pk == lena["Lena plays the cello"]
+
+
+def test_the_words_that_name_something_are_the_rarer_ones():
+    assert unsaid.topical("am should any take keep") == []
+    assert unsaid.topical("dog marathon Pokémon") == ["dog", "marathon", "Pokémon"]
+    assert unsaid.without("Which marathon did I run in 2024?", ["marathon"]) == (
+        "Which did I run in 2024?"
+    )
+    assert unsaid.without("What's MY horse's name?", ["horse", "my"]) == "What's 's name?"
+
+
+def test_a_question_about_something_never_said_gets_nothing_on_its_other_words(
+    alice, commit, settings
+):
+    # A whole account (201 memories), so the person's own word counts say what they
+    # never mention. Each question shares a rarer word with their memories ("visit",
+    # "espresso"); what it asks about (Iceland, machines on Mars) is in none of them.
+    settings.GAIA_JUDGE_DEADLINE = 120  # a loaded machine must not turn a verdict into none
+    account = json.loads((BENCH / "account-joao.json").read_text(encoding="utf-8"))
+    with commit():
+        stored = {
+            m["content"]: memory_create(user=alice, content=m["content"], source="user").pk
+            for m in account["memories"]
+        }
+    keyword.clear_caches()  # the word counts as a question asked a minute later sees them
+    for question in (
+        "When did I last visit Iceland?",
+        "the migratory habits of espresso machines on Mars",
+    ):
+        hits = recall(user=alice, query=question)
+        assert hits.judged and not hits, (question, hits)
+    # What the person did say is still found, by rarer words and by paraphrase.
+    for question, answer in (
+        ("Who is my endocrinologist?", "Endocrinologist: Dra. Patrícia Leal at CUF Porto"),
+        (
+            "When does the dog need his shots?",
+            "Farrusco's annual check-up and rabies vaccine are on 27 May 2026",
+        ),
+    ):
+        hits = recall(user=alice, query=question)
+        assert hits and hits[0].item.pk == stored[answer], (question, hits)
