@@ -97,6 +97,9 @@ STRONG = 0.6
 # "Which marathon did I run in 2024?" -> "Went to Brazil in October 2024") keeps no
 # relevance from the words and similarity it shares with the rest of the question.
 LEANS_NO = 0.1
+# On the similarity scale, a candidate this near the question's unsaid words alone (bge
+# cosine about 0.53) is not unrelated to them: `unmet` needs both tests to find it apart.
+FAR = 0.1
 # Above this the judge vouches for a row on its own (logit about -3.1), even when the
 # question names something the owner's rows never say (`framed_only`): "When is the team
 # away day?" -> "The team's offsite is in Cardiff".
@@ -132,9 +135,13 @@ def framed_only(p: float, fused: fusion.Fused) -> bool:
 
 def unmet(p: float, fused: fusion.Fused) -> bool:
     """Whether the candidate matched only the rest of a question that names something
-    none of the owner's rows say (`fusion.Fused.unmet`), its embedding is not STRONGly
-    similar to the question and the judge leans towards "no" (below LEANS_NO)."""
-    return fused.unmet and fused.similarity < STRONG and p < LEANS_NO
+    none of the owner's rows say: it does not follow those words (`fusion.Fused.unmet`)
+    and is not near them on their own either (`topic` under FAR), its embedding is not
+    STRONGly similar to the question and the judge leans towards "no" (below LEANS_NO).
+    A paraphrase passes one of the two tests of the unsaid words: "Are there foods I must
+    avoid?" and "User cannot eat gluten" (topic 0.36), "How do I like review comments
+    ordered?" and "User wants code reviews to list blocking issues first" (0.27)."""
+    return fused.unmet and fused.topic < FAR and fused.similarity < STRONG and p < LEANS_NO
 
 
 def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> tuple[float, float]:

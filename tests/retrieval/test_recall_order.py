@@ -216,3 +216,26 @@ def test_a_question_about_something_never_said_gets_nothing_on_its_other_words(
     ):
         hits = recall(user=alice, query=question)
         assert hits and hits[0].item.pk == stored[answer], (question, hits)
+
+
+def test_a_paraphrase_of_what_the_person_said_is_not_taken_for_something_never_said(
+    alice, commit, settings
+):
+    # A fact told directly among many others; the question uses words none of the
+    # person's rows hold ("comments", "ordered"), and the fact answers it in other words:
+    # near the unsaid words by meaning, it keeps its relevance.
+    settings.GAIA_JUDGE_DEADLINE = 120  # a loaded machine must not turn a verdict into none
+    account = json.loads((BENCH / "account-joao.json").read_text(encoding="utf-8"))
+    told = {
+        "How do I like review comments ordered?": (
+            "User wants code reviews to list blocking issues first"
+        ),
+    }
+    with commit():
+        for memory in account["memories"]:
+            memory_create(user=alice, content=memory["content"], source="user")
+        stored = {t: memory_create(user=alice, content=t, source="user").pk for t in told.values()}
+    keyword.clear_caches()  # the word counts as a question asked a minute later sees them
+    for question, fact in told.items():
+        hits = recall(user=alice, query=question)
+        assert hits and hits[0].item.pk == stored[fact], (question, hits)
