@@ -174,6 +174,25 @@ def _scores(query: str, texts: Sequence[str], deadline: float) -> list[float]:
     return [calibrate(float(x)) for x in logits]
 
 
+# The leading candidates read a second time with the question alone, when it came with
+# the caller's phrasings (`_read`).
+ALONE = 5
+
+
+def _read(query: str, asked: str, texts: Sequence[str], deadline: float) -> list[float]:
+    """The judge's probability for each text: read with `query` (the question and the
+    caller's phrasings), and the first ALONE also with the question `asked` alone, each
+    keeping the higher. The phrasings add words the question lacks; they must not take
+    away what the question says on its own: "How old is my daughter? (user's daughter
+    age; daughter's school year)" reads "User is 41" above "Daughter Beatriz, 9" (0.90
+    against 0.45), the question alone reads the daughter at 0.80."""
+    scores = _scores(query, texts, deadline)
+    if not asked or asked == query:
+        return scores
+    alone = _scores(asked, texts[:ALONE], deadline)
+    return [max(a, b) for a, b in zip(scores, alone, strict=False)] + scores[len(alone) :]
+
+
 @metrics.timed("judge")
 def judge(
     query: str,
@@ -183,12 +202,14 @@ def judge(
     top_k: int,
     min_relevance: float,
     timed: bool = False,
+    asked: str = "",
 ) -> Verdict:
     """The first candidates judged, best first, those below `min_relevance` left out
     (with the rest the judge never saw, unless `min_relevance` is 0: they follow in
     fused order at relevance 0). `timed`: the candidates are of the time the question
     named (`blend`), and the floor is TIMED_FLOOR of `min_relevance`: the time chose them
-    as much as the words did."""
+    as much as the words did. `asked`: the question alone, when `query` adds the caller's
+    phrasings to it (`_read`)."""
     if timed:
         min_relevance *= TIMED_FLOOR
     if not fused:
@@ -199,7 +220,7 @@ def judge(
     head = [f for f in head if f.id in texts]
     deadline = time.monotonic() + settings.GAIA_JUDGE_DEADLINE
     try:
-        scores = _scores(query, [texts[f.id] for f in head], deadline)
+        scores = _read(query, asked, [texts[f.id] for f in head], deadline)
     except JudgeTimeout as error:
         log.warning("recall not judged: %s", error)
         return Verdict(fused, False, "deadline")

@@ -296,7 +296,13 @@ def hybrid(
     reason = "skipped" if judged is False else "off"
     if judging:
         verdict = judge.judge(
-            question, fused, documents, top_k=top_k, min_relevance=min_relevance, timed=timed
+            question,
+            fused,
+            documents,
+            top_k=top_k,
+            min_relevance=min_relevance,
+            timed=timed,
+            asked=wordings[0][1],
         )
         if verdict.judged:
             return judge.Verdict(in_order(verdict.hits[: keep or top_k]), True)

@@ -239,3 +239,23 @@ def test_a_paraphrase_of_what_the_person_said_is_not_taken_for_something_never_s
     for question, fact in told.items():
         hits = recall(user=alice, query=question)
         assert hits and hits[0].item.pk == stored[fact], (question, hits)
+
+
+def test_phrasings_add_to_what_the_question_says_and_take_nothing_from_it(alice, commit, settings):
+    # The caller's phrasings lead the judge to "User is 41" ("user's ... age"); read with
+    # the question alone, the daughter's age is the answer, and that reading is kept.
+    settings.GAIA_JUDGE_DEADLINE = 120  # a loaded machine must not turn a verdict into none
+    account = json.loads((BENCH / "account-joao.json").read_text(encoding="utf-8"))
+    with commit():
+        stored = {
+            m["content"]: memory_create(user=alice, content=m["content"], source="user").pk
+            for m in account["memories"]
+        }
+    keyword.clear_caches()  # the word counts as a question asked a minute later sees them
+    hits = recall(
+        user=alice,
+        query="How old is my daughter?",
+        queries=["user's daughter age", "daughter's school year"],
+    )
+    daughter = stored["Daughter Beatriz, 9, in 4th grade at Escola Básica do Bonfim"]
+    assert hits and hits[0].item.pk == daughter, hits
