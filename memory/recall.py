@@ -24,7 +24,6 @@ from memory.holder import holder as holder_of
 from memory.models import SESSION_ENTITY, KnowledgeItem, MemoryVersion
 from retrieval import perspective, pipeline, when
 from retrieval.filters import AnyOf, Filter, Filters, Rows, among, eq, since, until, within
-from retrieval.fusion import in_order
 from retrieval.judge import Hits
 from retrieval.perspective import Holder
 
@@ -301,7 +300,7 @@ def _hits(
     well ("where do I live": Lisbon before a note from when the person lived in Porto),
     a recent note comes before an older one that answers about as well (`note_weight`),
     and a note comes after any hit corrected since it was written (`_after_corrections`).
-    Relevances agree with the final order (`retrieval.fusion.in_order`)."""
+    Relevances agree with the final order (`pipeline.relevances_in_order`)."""
     now = moment or timezone.now()
     ranked = _by_age(owned, ranked, top_k, now)
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
@@ -318,7 +317,9 @@ def _hits(
     ]
     hits.sort(key=lambda h: -h.score * note_weight(h.item.is_diary_note, h.item.created_at, now))
     hits = _after_corrections(owned, hits)
-    for hit, relevance in zip(hits, in_order([h.relevance for h in hits]), strict=True):
+    for hit, relevance in zip(
+        hits, pipeline.relevances_in_order([h.relevance for h in hits]), strict=True
+    ):
         hit.relevance = relevance
     return hits
 

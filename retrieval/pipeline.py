@@ -315,3 +315,9 @@ def in_order(hits: list[fusion.Fused]) -> list[fusion.Fused]:
     """The hits with relevances that agree with their order (`fusion.in_order`)."""
     relevances = fusion.in_order([f.relevance for f in hits])
     return [replace(f, relevance=r) for f, r in zip(hits, relevances, strict=True)]
+
+
+def relevances_in_order(relevances: Sequence[float]) -> list[float]:
+    """Relevances of hits a caller reordered, made to agree with that order again
+    (`fusion.in_order`: each at least the relevance of every hit after it)."""
+    return fusion.in_order(relevances)
