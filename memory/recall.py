@@ -21,7 +21,7 @@ from graph.selectors import Related
 from memory import relations
 from memory.corpus import ITEMS
 from memory.holder import holder as holder_of
-from memory.models import KnowledgeItem, MemoryVersion
+from memory.models import SESSION_ENTITY, KnowledgeItem, MemoryVersion
 from retrieval import perspective, pipeline, when
 from retrieval.filters import AnyOf, Filter, Filters, Rows, among, eq, since, until, within
 from retrieval.judge import Hits
@@ -72,6 +72,11 @@ def item_scope(
 
 
 NOTE_WEIGHT = 0.8  # a diary note's score against a current fact's, when ordering hits
+# A diary note's age counts as seed 004 ranks them: 70% what it says, 30% how recent it is,
+# recency 1 / (1 + age in days x NOTE_DECAY): today 1, ten days 0.5, a month 0.25.
+NOTE_RECENCY = 0.3
+NOTE_DECAY = 0.1
+NOTE_OVERFETCH = 3  # hits considered per wanted one, so a recent note can move up into top_k
 BROAD_RELEVANCE = 0.5  # what matters most of a person answers "what do you know about me"
 MAX_QUERIES = pipeline.MAX_PHRASINGS  # the caller's own phrasings beside the query
 
@@ -222,6 +227,7 @@ def recall(
         query=perspective.as_stored(topic, holder),
         filters=scope,
         top_k=top_k,
+        keep=min(MAX_TOP_K, top_k * NOTE_OVERFETCH),
         documents=lambda ids: _as_read(owned, ids, related, holder),
         min_relevance=settings.GAIA_MIN_RELEVANCE if min_relevance is None else min_relevance,
         also=relations.searches(related),
@@ -232,7 +238,7 @@ def recall(
         timed=read is not None,
     )
     return Hits(
-        _hits(owned, verdict.hits, related),
+        _hits(owned, verdict.hits, related, top_k=top_k, moment=now),
         judged=verdict.judged,
         reason=verdict.reason,
         time_read=said,
@@ -252,11 +258,51 @@ def _as_read(
     return {pk: perspective.judged_text(text, holder) for pk, text in shown.items()}
 
 
-def _hits(owned: Any, ranked: list[Any], related: Related | None) -> list[Hit]:
+def note_weight(note: bool, written: datetime, now: datetime) -> float:
+    """What a hit's score counts for when hits are ordered: 1 for a fact; for a diary
+    note (`note`, written at `written`) NOTE_WEIGHT (it yields to a current fact that
+    answers as well) times its blend of relevance and recency (seed 004: 70% / 30%,
+    recency 1 / (1 + days x 0.1))."""
+    if not note:
+        return 1.0
+    days = max(0.0, (now - written).total_seconds() / 86400)
+    recency = 1.0 / (1.0 + days * NOTE_DECAY)
+    return NOTE_WEIGHT * ((1 - NOTE_RECENCY) + NOTE_RECENCY * recency)
+
+
+def _by_age(owned: Any, ranked: list[Any], top_k: int, now: datetime) -> list[Any]:
+    """The first `top_k` of `ranked` once diary notes are weighed by age (`note_weight`),
+    read with one light statement (no models): a recent note can move up into `top_k`."""
+    if len(ranked) <= top_k:
+        return ranked
+    rows = owned.filter(pk__in=[r.id for r in ranked]).values_list(
+        "pk", "category", "entity", "created_at"
+    )
+    weight = {
+        pk: note_weight(category == "note" and entity.startswith(SESSION_ENTITY), written, now)
+        for pk, category, entity, written in rows
+    }
+    if all(w == 1.0 for w in weight.values()):
+        return ranked[:top_k]
+    return sorted(ranked, key=lambda r: -r.score * weight.get(r.id, 1.0))[:top_k]
+
+
+def _hits(
+    owned: Any,
+    ranked: list[Any],
+    related: Related | None,
+    *,
+    top_k: int = MAX_TOP_K,
+    moment: datetime | None = None,
+) -> list[Hit]:
     """The ranked rows as hits, read in one query; a diary note is evidence of what was
     said in its session, not what holds now: it yields to a current fact that answers as
     well ("where do I live": Lisbon before a note from when the person lived in Porto),
-    and comes after any hit corrected since it was written (`_after_corrections`)."""
+    a recent note comes before an older one that answers about as well (`note_weight`),
+    and a note comes after any hit corrected since it was written (`_after_corrections`).
+    Relevances agree with the final order (`pipeline.relevances_in_order`)."""
+    now = moment or timezone.now()
+    ranked = _by_age(owned, ranked, top_k, now)
     items = owned.select_related("agent").defer("embedding").in_bulk([r.id for r in ranked])
     hits = [
         Hit(
@@ -269,8 +315,13 @@ def _hits(owned: Any, ranked: list[Any], related: Related | None) -> list[Hit]:
         for r in ranked
         if r.id in items
     ]
-    hits.sort(key=lambda h: -h.score * (NOTE_WEIGHT if h.item.is_diary_note else 1.0))
-    return _after_corrections(owned, hits)
+    hits.sort(key=lambda h: -h.score * note_weight(h.item.is_diary_note, h.item.created_at, now))
+    hits = _after_corrections(owned, hits)
+    for hit, relevance in zip(
+        hits, pipeline.relevances_in_order([h.relevance for h in hits]), strict=True
+    ):
+        hit.relevance = relevance
+    return hits
 
 
 def _after_corrections(owned: Any, hits: list[Hit]) -> list[Hit]:

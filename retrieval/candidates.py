@@ -15,7 +15,7 @@ from django.db import connection
 from django.utils.dateparse import parse_datetime
 
 from core import metrics
-from retrieval import fusion, keyword, relevance, vocabulary
+from retrieval import fusion, keyword, relevance, unsaid, vocabulary
 from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id, similarity_scale
 from retrieval.filters import scoped
@@ -65,6 +65,9 @@ class Candidate:
 
     id: int
     cosine: float | None = None
+    # Its cosine to the question without the words that name the person asked about, when
+    # those were embedded (`unsaid.said_by_most`): what the row's relevance is read from.
+    bare: float | None = None
     vector_rank: int | None = None
     keyword_rank: int | None = None
     text: str = ""
@@ -73,12 +76,18 @@ class Candidate:
     covered: float = 0.0
     topic: float = 1.0  # how near it is to the query's absent words (fusion.Fused.topic)
     framed: bool = False  # it holds only the query's frame words (fusion.Fused.framed)
+    unmet: bool = False  # it does not follow the query's unsaid words (fusion.Fused.unmet)
     stages: set[str] = field(default_factory=set)
     scale: relevance.Scale = relevance.MINILM_SCALE  # the embedder's similarity scale
 
     @property
+    def said(self) -> float | None:
+        """The cosine that says how near the row is to what is asked (`bare` if read)."""
+        return self.cosine if self.bare is None else self.bare
+
+    @property
     def relevance(self) -> float:
-        return relevance.relevance(self.cosine, self.covered, self.scale)
+        return relevance.relevance(self.said, self.covered, self.scale)
 
 
 @dataclass
@@ -91,11 +100,13 @@ class Started:
     limit: int
     text: str  # what is embedded
     embedding: bool  # an embedder is working on `text`
+    bare: str  # `text` without the words that name the person asked about (`unsaid.said_by_most`)
     by_keyword: list[tuple[int, float, tuple]]
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
     covered: dict[int, float]
     absent: str  # the query's words that none of the owner's rows hold ("" if none)
+    less: str  # `text` without those of them that name something (`unsaid.topical`; "" if none)
     said: frozenset[str]  # the stems of the query's other words (the holder's names left out)
     frames: frozenset[str]  # those of them that many of the owner's rows hold
     state: Snapshot  # the owner's generations, and which corpora link to turns
@@ -116,6 +127,10 @@ def start(
     is computed, and the owner's `state` is read unless given, all while the model embeds."""
     text = vocabulary.vector_text(owner_id, query)
     embedding = prefetch(text)
+    who = unsaid.said_by_most(corpus, owner_id, query, unspoken)
+    bare = vocabulary.vector_text(owner_id, query, who)
+    if bare != text and embedding:
+        prefetch(bare)
     active = keyword.Where([*where.clauses, corpus.active_sql], list(where.params), owner_id)
     with metrics.stage("keyword"):  # recall's keyword stage (dedup's searches are not)
         by_keyword = keyword.search_rows(corpus.fts, query, active, limit, columns=_columns(corpus))
@@ -133,8 +148,13 @@ def start(
         for w in dict.fromkeys(re.findall(r"\w+", query))
         if keyword.stem(w.lower()) in absent_stems
     )
+    topical = unsaid.topical(absent)
+    less = vocabulary.vector_text(owner_id, unsaid.without(query, topical)) if topical else ""
+    less = "" if less == text or not less.strip() else less
     if absent and embedding:
         prefetch(absent)
+        if less:
+            prefetch(less)
     covered = {i: _covered(weights, row) for i, row in rows.items()}
     state = state or snapshot(owner_id)
     return Started(
@@ -144,11 +164,13 @@ def start(
         limit=limit,
         text=text,
         embedding=embedding,
+        bare=bare,
         by_keyword=by_keyword,
         rows=rows,
         weights=weights,
         covered=covered,
         absent=absent,
+        less=less,
         said=said,
         frames=frames,
         state=state,
@@ -222,7 +244,11 @@ def finish(
             relevance.holds_any(started.said - started.frames, shown)
         )
     if index is not None and started.absent:
-        _absent_similarity(found, index, started.absent, scale)
+        unsaid.absent_similarity(found, index, started.absent, scale)
+        if started.less:
+            unsaid.mark_unmet(found, index, vector, started.less)
+    if index is not None and started.bare != started.text:
+        unsaid.bare_similarity(found, index, started.bare)
     return found, elsewhere
 
 
@@ -253,21 +279,6 @@ def _best_evidence(
             if i not in best or other.score > best[i].score:
                 best[i] = other
     return best
-
-
-def _absent_similarity(
-    found: dict[int, Candidate], index: VectorIndex, absent: str, scale: relevance.Scale
-) -> None:
-    """Each candidate's similarity to the query's absent words alone (`Candidate.topic`):
-    whether it means what the question names that the owner's rows never say."""
-    vector = query_vector(absent)
-    if vector is None or not found:
-        return
-    ids = np.array(list(found), dtype=np.int64)
-    near = dict(index.search(vector, len(ids), allowed=ids))
-    for row_id, candidate in found.items():
-        if row_id in near:
-            candidate.topic = relevance.of_similarity(near[row_id], scale)
 
 
 def _exact_similarity(found: dict[int, Candidate], index: VectorIndex, vector: np.ndarray) -> None:

@@ -24,6 +24,10 @@ class Fused:
     # that many of the owner's rows hold ("favourite", "team": `relevance.FRAME_SHARE`):
     # with the absent words unmet (`topic` 0), such a match says nothing.
     framed: bool = False
+    # Whether the question names something none of the owner's rows hold ("marathon",
+    # "piano") and the row's similarity does not follow those words (`retrieval.unsaid`):
+    # it matched the question's other words only.
+    unmet: bool = False
 
     @property
     def matched_by(self) -> str:
@@ -74,3 +78,15 @@ def rrf(
     order = {item_id: position for position, item_id in enumerate(scores)}
     ranked = sorted(scores, key=lambda item_id: (-scores[item_id], order[item_id]))
     return [Fused(i, scores[i], frozenset(stages[i])) for i in ranked]
+
+
+def in_order(relevances: Sequence[float]) -> list[float]:
+    """Relevances of hits listed best first, made to agree with that order: each is at
+    least the relevance of every hit listed after it (a hit the ranking puts first is at
+    least as relevant as the ones it puts after it). The ranking weighs more than any one
+    relevance does (the judge's reading, kept near the fused order), so it decides; the
+    relevance a hit gains is that of a hit it was ranked above."""
+    out = list(relevances)
+    for i in range(len(out) - 2, -1, -1):
+        out[i] = max(out[i], out[i + 1])
+    return out

@@ -21,7 +21,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
@@ -92,6 +92,14 @@ LOGIT_SCALE = 1.5
 # its words.
 VETO = 1.0 / (1.0 + math.exp(-(-10.0 - LOGIT_MID) / LOGIT_SCALE))
 STRONG = 0.6
+# Below this the judge leans towards "does not answer" (logit about -7.3): such a candidate
+# that does not follow what the question names and the owner never said (`Fused.unmet`:
+# "Which marathon did I run in 2024?" -> "Went to Brazil in October 2024") keeps no
+# relevance from the words and similarity it shares with the rest of the question.
+LEANS_NO = 0.1
+# On the similarity scale, a candidate this near the question's unsaid words alone (bge
+# cosine about 0.53) is not unrelated to them: `unmet` needs both tests to find it apart.
+FAR = 0.1
 # Above this the judge vouches for a row on its own (logit about -3.1), even when the
 # question names something the owner's rows never say (`framed_only`): "When is the team
 # away day?" -> "The team's offsite is in Cardiff".
@@ -125,6 +133,17 @@ def framed_only(p: float, fused: fusion.Fused) -> bool:
     return fused.framed and fused.topic <= 0.0 and fused.similarity < STRONG and p < SURE
 
 
+def unmet(p: float, fused: fusion.Fused) -> bool:
+    """Whether the candidate matched only the rest of a question that names something
+    none of the owner's rows say: it does not follow those words (`fusion.Fused.unmet`)
+    and is not near them on their own either (`topic` under FAR), its embedding is not
+    STRONGly similar to the question and the judge leans towards "no" (below LEANS_NO).
+    A paraphrase passes one of the two tests of the unsaid words: "Are there foods I must
+    avoid?" and "User cannot eat gluten" (topic 0.36), "How do I like review comments
+    ordered?" and "User wants code reviews to list blocking issues first" (0.27)."""
+    return fused.unmet and fused.topic < FAR and fused.similarity < STRONG and p < LEANS_NO
+
+
 def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> tuple[float, float]:
     """(score, relevance) of a candidate the judge gave probability `p`, at 0-based fused
     `rank`: the relevance is the judge's, or the fused relevance unless the judge vetoes
@@ -132,7 +151,7 @@ def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> t
     shared words alone (`framed_only`) keeps neither. `timed`: the question named a time
     and the candidate is of that time (the search was narrowed to it): the judge, which
     reads "what did I book?" without the "yesterday" that chose the rows, vetoes nothing."""
-    if framed_only(p, fused):
+    if framed_only(p, fused) or unmet(p, fused):
         p = min(p, VETO / 2)
     vetoed = p < VETO and fused.similarity < STRONG and not timed
     vouched = 0.0 if vetoed else fused.relevance
@@ -155,6 +174,25 @@ def _scores(query: str, texts: Sequence[str], deadline: float) -> list[float]:
     return [calibrate(float(x)) for x in logits]
 
 
+# The leading candidates read a second time with the question alone, when it came with
+# the caller's phrasings (`_read`).
+ALONE = 5
+
+
+def _read(query: str, asked: str, texts: Sequence[str], deadline: float) -> list[float]:
+    """The judge's probability for each text: read with `query` (the question and the
+    caller's phrasings), and the first ALONE also with the question `asked` alone, each
+    keeping the higher. The phrasings add words the question lacks; they must not take
+    away what the question says on its own: "How old is my daughter? (user's daughter
+    age; daughter's school year)" reads "User is 41" above "Daughter Beatriz, 9" (0.90
+    against 0.45), the question alone reads the daughter at 0.80."""
+    scores = _scores(query, texts, deadline)
+    if not asked or asked == query:
+        return scores
+    alone = _scores(asked, texts[:ALONE], deadline)
+    return [max(a, b) for a, b in zip(scores, alone, strict=False)] + scores[len(alone) :]
+
+
 @metrics.timed("judge")
 def judge(
     query: str,
@@ -164,12 +202,14 @@ def judge(
     top_k: int,
     min_relevance: float,
     timed: bool = False,
+    asked: str = "",
 ) -> Verdict:
     """The first candidates judged, best first, those below `min_relevance` left out
     (with the rest the judge never saw, unless `min_relevance` is 0: they follow in
     fused order at relevance 0). `timed`: the candidates are of the time the question
     named (`blend`), and the floor is TIMED_FLOOR of `min_relevance`: the time chose them
-    as much as the words did."""
+    as much as the words did. `asked`: the question alone, when `query` adds the caller's
+    phrasings to it (`_read`)."""
     if timed:
         min_relevance *= TIMED_FLOOR
     if not fused:
@@ -180,7 +220,7 @@ def judge(
     head = [f for f in head if f.id in texts]
     deadline = time.monotonic() + settings.GAIA_JUDGE_DEADLINE
     try:
-        scores = _scores(query, [texts[f.id] for f in head], deadline)
+        scores = _read(query, asked, [texts[f.id] for f in head], deadline)
     except JudgeTimeout as error:
         log.warning("recall not judged: %s", error)
         return Verdict(fused, False, "deadline")
@@ -192,7 +232,7 @@ def judge(
     ]
     kept = sorted(
         (
-            fusion.Fused(f.id, score, f.stages, relevance, f.similarity, f.topic, f.framed)
+            replace(f, score=score, relevance=relevance)
             for f, (score, relevance) in zip(head, blended, strict=True)
             if relevance >= min_relevance
         ),

@@ -110,12 +110,31 @@ _SUBJECT_AFTER = re.compile(
     r"\b(?:does|did|do|is|was|has|have|had|can|could|should|would|will|am)\s+(?:not\s+)?$",
     re.IGNORECASE,
 )
+# Where a clause starts: a name there is its subject ("Maya is locked out, who can ...").
+_CLAUSE_START = re.compile(r"(?:^|[,;:.!?]\s*|\b(?:and|but|when|if|that|while|because)\s+)$", re.I)
+# The verb agreeing with the first person, once the name is "I": "does I have" -> "do I
+# have", "is I going" -> "am I going", "I is" -> "I am".
+_AGREE = [
+    (re.compile(r"\bdoes(\s+(?:not\s+)?I)\b"), r"do\1"),
+    (re.compile(r"\bDoes(\s+(?:not\s+)?I)\b"), r"Do\1"),
+    (re.compile(r"\bis(\s+(?:not\s+)?I)\b"), r"am\1"),
+    (re.compile(r"\bIs(\s+(?:not\s+)?I)\b"), r"Am\1"),
+    (re.compile(r"\bhas(\s+(?:not\s+)?I)\b"), r"have\1"),
+    (re.compile(r"\bHas(\s+(?:not\s+)?I)\b"), r"Have\1"),
+    (re.compile(r"\bI is\b"), "I am"),
+    (re.compile(r"\bI has\b"), "I have"),
+    (re.compile(r"\bI does\b"), "I do"),
+    (re.compile(r"\bI isn't\b"), "I'm not"),
+    (re.compile(r"\bI doesn't\b"), "I don't"),
+    (re.compile(r"\bI hasn't\b"), "I haven't"),
+]
 
 
 def for_judge(query: str, holder: Holder = NOBODY) -> str:
     """The question as the judge reads it: the holder's names in the first person, as the
-    person would ask ("What is Maya's job?" -> "What is my job?"), so the judge weighs
-    the topic, not the name every memory shares; other words as asked."""
+    person would ask ("What is Maya's job?" -> "What is my job?", "Does Maya have any
+    allergies?" -> "Do I have any allergies?"), so the judge weighs the topic, not the
+    name every memory shares; other words as asked."""
     pattern = holder.pattern(in_question=True)
     if pattern is None:
         return query
@@ -124,10 +143,18 @@ def for_judge(query: str, holder: Holder = NOBODY) -> str:
         after = query[match.end() : match.end() + 2]
         if after in {"'s", "’s"}:
             return "my"
-        return "I" if _SUBJECT_AFTER.search(query[: match.start()]) else "me"
+        before = query[: match.start()]
+        if _SUBJECT_AFTER.search(before) or _CLAUSE_START.search(before):
+            return "I"
+        return "me"
 
     text = pattern.sub(person, query)
-    return re.sub(r"\bmy['’]s\b", "my", text)
+    if text == query:
+        return query
+    text = re.sub(r"\bmy['’]s\b", "my", text)
+    for agreeing, to in _AGREE:
+        text = agreeing.sub(to, text)
+    return text
 
 
 def judged_text(text: str, holder: Holder = NOBODY) -> str:

@@ -7,6 +7,7 @@ callers turn the final ids into model instances with one `for_user` query.
 """
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from django.conf import settings
 
@@ -126,9 +127,10 @@ def ranked(
             score(c, depth),
             frozenset(c.stages),
             c.relevance,
-            relevance.of_similarity(c.cosine, c.scale),
+            relevance.of_similarity(c.said, c.scale),
             c.topic,
             c.framed,
+            c.unmet,
         )
         for i, c in found.items()
     }
@@ -141,15 +143,7 @@ def ranked(
     for ids, stage, weight in boosts:
         for row_id in ids:
             f = fused[row_id]
-            fused[row_id] = fusion.Fused(
-                row_id,
-                f.score * (1 + weight),
-                f.stages | {stage},
-                f.relevance,
-                f.similarity,
-                f.topic,
-                f.framed,
-            )
+            fused[row_id] = replace(f, score=f.score * (1 + weight), stages=f.stages | {stage})
     # On equal scores a direct match comes before a row found only through other evidence.
     return sorted(fused.values(), key=lambda f: (-f.score, "conversation" in f.stages, f.id))
 
@@ -169,16 +163,13 @@ def _take_better(fused: dict[int, fusion.Fused], elsewhere: Mapping[int, fusion.
                 mine.similarity if mine else 0.0,
                 max(other.topic, mine.topic if mine else 0.0),
                 mine.framed if mine else other.framed,
+                mine.unmet if mine else other.unmet,
             )
         elif other.relevance > mine.relevance or other.topic > mine.topic:
-            fused[row_id] = fusion.Fused(
-                row_id,
-                mine.score,
-                mine.stages,
-                max(other.relevance, mine.relevance),
-                mine.similarity,
-                max(other.topic, mine.topic),
-                mine.framed,
+            fused[row_id] = replace(
+                mine,
+                relevance=max(other.relevance, mine.relevance),
+                topic=max(other.topic, mine.topic),
             )
 
 
@@ -220,13 +211,10 @@ def fuse_phrasings(lists: Sequence[list[fusion.Fused]]) -> list[fusion.Fused]:
                 max(f.similarity, mine.similarity),
                 max(f.topic, mine.topic),
                 f.framed or mine.framed,
+                f.unmet and mine.unmet,
             )
     order = sorted(scores, key=lambda i: (-scores[i], "conversation" in best[i].stages, i))
-    return [
-        fusion.Fused(i, scores[i], best[i].stages, best[i].relevance, best[i].similarity,
-                     best[i].topic, best[i].framed)
-        for i in order
-    ]  # fmt: skip
+    return [replace(best[i], score=scores[i]) for i in order]
 
 
 def judged_question(wordings: Sequence[str]) -> str:
@@ -253,6 +241,7 @@ def hybrid(
     phrasings: Sequence[tuple[str, str]] = (),
     unspoken: frozenset[str] = frozenset(),
     timed: bool = False,
+    keep: int | None = None,
 ) -> judge.Verdict:
     """The owner's best rows of `corpus` under `filters`, at least `min_relevance`
     relevant, at most `top_k`: retrieval's search, for every caller.
@@ -273,6 +262,9 @@ def hybrid(
     (default `query`) with the first fused candidates, whose text `documents(ids)` gives,
     and its relevance orders and filters them (`retrieval.judge`). Without it, or when it
     fails or runs out of time, the fused order and relevance stand (`Verdict.judged`).
+    `keep` (default `top_k`) is how many hits come back: more when the caller reorders
+    them before keeping `top_k` (recall's diary notes by age); `top_k` sets how deep the
+    stages search. A hit's relevance is at least that of every hit after it (`in_order`).
     """
     wordings = [(query, asked or query)]
     wordings += [(q, a) for q, a in phrasings if q.strip() and (q, a) not in wordings]
@@ -304,10 +296,28 @@ def hybrid(
     reason = "skipped" if judged is False else "off"
     if judging:
         verdict = judge.judge(
-            question, fused, documents, top_k=top_k, min_relevance=min_relevance, timed=timed
+            question,
+            fused,
+            documents,
+            top_k=top_k,
+            min_relevance=min_relevance,
+            timed=timed,
+            asked=wordings[0][1],
         )
         if verdict.judged:
-            return judge.Verdict(verdict.hits[:top_k], True)
+            return judge.Verdict(in_order(verdict.hits[: keep or top_k]), True)
         reason = verdict.reason
-    kept = [f for f in fused if f.relevance >= min_relevance][:top_k]
-    return judge.Verdict(kept, False, reason)
+    kept = [f for f in fused if f.relevance >= min_relevance][: keep or top_k]
+    return judge.Verdict(in_order(kept), False, reason)
+
+
+def in_order(hits: list[fusion.Fused]) -> list[fusion.Fused]:
+    """The hits with relevances that agree with their order (`fusion.in_order`)."""
+    relevances = fusion.in_order([f.relevance for f in hits])
+    return [replace(f, relevance=r) for f, r in zip(hits, relevances, strict=True)]
+
+
+def relevances_in_order(relevances: Sequence[float]) -> list[float]:
+    """Relevances of hits a caller reordered, made to agree with that order again
+    (`fusion.in_order`: each at least the relevance of every hit after it)."""
+    return fusion.in_order(relevances)

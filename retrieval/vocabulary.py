@@ -129,11 +129,14 @@ def common_words(owner_id: int) -> dict[str, float]:
     return profile(owner_id).common
 
 
-def vector_text(owner_id: int, query: str) -> str:
-    """`query` without its most common words for this owner (at most half of its words)."""
+def vector_text(owner_id: int, query: str, who: frozenset[str] = frozenset()) -> str:
+    """`query` without its most common words for this owner (at most half of its words),
+    `who` first: words that name the person asked about and that many of the owner's
+    rows hold, however few rows there are ("Lena" in seven memories about Lena)."""
     words = [w for w in dict.fromkeys(_WORD.findall(query.lower())) if w not in STOPWORDS]
     common = common_words(owner_id) if words else {}
-    found = sorted((w for w in words if w in common), key=lambda w: -common[w])
+    found = [w for w in words if w in who]
+    found += sorted((w for w in words if w in common and w not in who), key=lambda w: -common[w])
     dropped = set(found[: len(words) // 2])
     if not dropped:
         return query

@@ -150,9 +150,7 @@ def test_the_broad_question_gets_what_matters_most(alice, account, commit):
         assert {h.matched_by for h in hits} == {"profile"}
 
 
-def test_pairs_are_not_padded_to_the_model_window_and_run_in_short_sorted_batches(
-    cross_encoder, monkeypatch
-):
+def test_each_pair_is_run_alone_and_unpadded(cross_encoder, monkeypatch):
     runs: list[list[int]] = []
     real = cross_encoder._run
     monkeypatch.setattr(
@@ -160,11 +158,24 @@ def test_pairs_are_not_padded_to_the_model_window_and_run_in_short_sorted_batche
     )
     texts = [f"fact number {n} " + "about the garden " * (n % 9) for n in range(30)]
     cross_encoder.logits("what grows in the garden in spring", texts)
-    assert sum(map(len, runs)) == 30
+    assert [len(r) for r in runs] == [1] * 30
     assert max(max(r) for r in runs) < 64  # the packaged tokenizer would pad to 512
-    for lengths in runs:
-        assert len(lengths) == 1 or len(lengths) * max(lengths) <= crossencoder.BATCH_TOKENS
-    assert all(max(a) <= min(b) for a, b in zip(runs, runs[1:], strict=False))
+
+
+def test_a_pairs_logit_does_not_depend_on_the_pairs_judged_with_it(cross_encoder):
+    question = "Does the user have any allergies?"
+    fact = "User is allergic to shellfish, especially prawns"
+    others = [
+        "User's partner Jonas Lindqvist is Swedish and teaches physics at Cotham School, "
+        "and they have been together since 2015",
+        "Bin day is Tuesday",
+        "Theo has a mild peanut allergy and carries an antihistamine in his school bag",
+    ]
+    alone = cross_encoder.logits(question, [fact])[0]
+    for n in range(1, len(others) + 1):
+        cross_encoder.clear_cache()
+        beside = cross_encoder.logits(question, [*others[:n], fact])[-1]
+        assert beside == alone  # exactly: the same run on the same tokens
 
 
 def test_a_pair_judged_before_is_not_run_again(cross_encoder, monkeypatch):

@@ -233,8 +233,8 @@ def test_a_fact_stored_by_name_answers_the_first_person_and_the_name(
     "question, most",
     [
         # Only the frame ("favourite") is shared: the judge alone may still find one of her
-        # favourites plausible (its reading of a pair moves a little with the other pairs of
-        # its batch, which differ by backend), never several at near certainty as before.
+        # favourites plausible (the candidates, and so which pairs it reads, differ a
+        # little by backend), never several at near certainty as before.
         ("What's Maya's favourite Pokémon?", 1),
         ("What's my favourite Pokémon?", 1),
         ("Maya quantum chromodynamics", 0),  # nothing but her name is hers

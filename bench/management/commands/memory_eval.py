@@ -233,7 +233,7 @@ class Command(BaseCommand):
                 if score.misses:
                     self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
             self.stdout.write("")
-            for line in named_table(named):
+            for line in named_table([*accounted, *named]):
                 self.stdout.write(line)
             for score in named:
                 if score.misses:
