@@ -211,3 +211,24 @@ def test_an_id_no_row_can_have_in_a_tools_arguments_is_refused_by_name(
         assert result["ok"] is False, result
         assert result["error"]["code"] == "invalid_arguments", result
         assert any(key.split(".")[0] == argument for key in result["error"]["fields"]), result
+
+
+@pytest.mark.parametrize("bad", [str(b) for b in NO_ROW] + ["x", ""])
+def test_an_id_no_row_can_have_in_a_web_form_is_refused_without_a_query(alice, web, bad):
+    user_settings_update(user=alice, discovery_consent=True)
+    rui = graph_services.entity_create(user=alice, name="Rui")
+    me = graph_services.entity_holder(user=alice)
+    relation = graph_services.relation_add(user=alice, subject=me, type="knows", object=rui)
+    merged = web.post(f"/graph/entities/{rui.pk}/merge/", {"other": bad}, follow=True)
+    assert merged.status_code == 200 and b"Choose the entity to merge in." in merged.content
+    ended = web.post(f"/graph/relations/{relation.pk}/end/", {"entity": bad})
+    assert ended.status_code == 302 and ended["Location"] == "/graph/"
+    approved = web.post("/discovery/approve/", {"ids": [bad]}, follow=True)
+    assert approved.status_code == 200 and b"Approved" not in approved.content
+
+
+def test_list_memories_pages_stay_a_number_every_backend_holds(alice):
+    last = agent_tools.tool_call(user=alice, name="list_memories", arguments={"page": 1_000_000})
+    assert last["ok"] and last["result"]["results"] == []
+    beyond = agent_tools.tool_call(user=alice, name="list_memories", arguments={"page": MAX_ID})
+    assert beyond["error"]["code"] == "invalid_arguments" and "page" in beyond["error"]["fields"]
