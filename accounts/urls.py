@@ -11,7 +11,7 @@ urlpatterns = [
     path("signup/", accounts.signup, name="web-signup"),
     path("password/", accounts.PasswordChangeView.as_view(), name="web-password-change"),
     path("tokens/", tokens.token_list, name="web-token-list"),
-    path("tokens/<int:pk>/revoke/", tokens.token_revoke_view, name="web-token-revoke"),
-    path("agents/<int:pk>/", tokens.agent_edit, name="web-agent-edit"),
+    path("tokens/<id:pk>/revoke/", tokens.token_revoke_view, name="web-token-revoke"),
+    path("agents/<id:pk>/", tokens.agent_edit, name="web-agent-edit"),
     path("settings/", preferences.settings_page, name="web-settings"),
 ]

@@ -1,6 +1,8 @@
 from django.apps import AppConfig
+from django.urls import register_converter
 
 from core import health_checks
+from core.ids import IdConverter
 
 
 class CoreConfig(AppConfig):
@@ -9,6 +11,7 @@ class CoreConfig(AppConfig):
     name = "core"
 
     def ready(self) -> None:
+        register_converter(IdConverter, "id")  # `<id:pk>`: before any URL table is read
         health_checks.register()  # the "database" and "worker" checks
         # receivers reach django-q2's models, importable only once the registry is ready
         from core import receivers

@@ -23,6 +23,8 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from core.ids import ID_RANGE
+
 
 class AutoSchema(SpectacularAutoSchema):
     def get_description(self) -> str:
@@ -37,7 +39,8 @@ class AutoSchema(SpectacularAutoSchema):
 
 def path_id(description: str) -> OpenApiParameter:
     """The integer `id` in a path, described."""
-    return OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description=description)
+    kind = {"type": "integer", **ID_RANGE}
+    return OpenApiParameter("id", kind, OpenApiParameter.PATH, description=description)
 
 
 SESSION_ID = OpenApiParameter(

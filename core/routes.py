@@ -2,7 +2,7 @@
 
 Names stay whole strings where a reader greps for them (the list and the row); an action
 is named after its row's stem and its path segment, so `api-webhook` with `pause` is
-`webhooks/<int:pk>/pause/` named `api-webhook-pause`. Views side by side under one prefix
+`webhooks/<id:pk>/pause/` named `api-webhook-pause`. Views side by side under one prefix
 (`segments`) are named the same way: `prompt/` with `system` is `api-prompt-system`.
 """
 
@@ -26,7 +26,7 @@ def resource(
     one: ViewLike,
     *,
     names: tuple[str, str],
-    key: str = "<int:pk>",
+    key: str = "<id:pk>",
 ) -> list[URLPattern]:
     """`prefix` (the list, and adding to it) and `prefix<key>/` (one row), named `names`."""
     return [
@@ -44,7 +44,7 @@ def segments(prefix: str, stem: str, views: Mapping[str, ViewLike]) -> list[URLP
 
 
 def actions(
-    prefix: str, stem: str, views: Mapping[str, ViewLike], *, key: str = "<int:pk>"
+    prefix: str, stem: str, views: Mapping[str, ViewLike], *, key: str = "<id:pk>"
 ) -> list[URLPattern]:
     """`prefix<key>/<action>/` for each action on one row, named `<stem>-<action>`, in the
     order given."""

@@ -12,7 +12,6 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     PolymorphicProxySerializer,
@@ -20,19 +19,29 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
+from core.ids import MAX_ID
 from core.jsonsafe import check_json
 from core.openapi import errors, public_errors  # noqa: F401 (callers import them from here)
 from core.text import data_problem
 from core.validation import parse_when
 
-MAX_ID = 2**63 - 1
 
+class IdField(serializers.IntegerField):
+    """A row id in a body: 1 to MAX_ID (core.ids), else a 400 naming the field."""
 
-def object_id(pk: int) -> int:
-    """A path id the database can hold; larger ids are simply not found."""
-    if pk > MAX_ID:
-        raise Http404
-    return pk
+    default_error_messages = {
+        "min_value": f"An id is from 1 to {MAX_ID}.",
+        "max_value": f"An id is from 1 to {MAX_ID}.",
+        "max_string_length": f"An id is from 1 to {MAX_ID}.",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 def django_errors(error: DjangoValidationError) -> list[str]:

@@ -6,6 +6,7 @@ Validation itself lives in discovery.services, shared with the command and web q
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
+from core.serializers import IdField
 from core.shapes import optional_text, read_only_meta
 from discovery.models import STATUSES, Finding
 from discovery.scanners import SCANNERS
@@ -90,7 +91,7 @@ class ApproveRequestSerializer(serializers.Serializer):
 @extend_schema_serializer(component_name="FindingsApprove")
 class BulkApproveRequestSerializer(serializers.Serializer):
     ids = serializers.ListField(
-        child=serializers.IntegerField(),
+        child=IdField(),
         max_length=1000,
         help_text="The ids of the findings to approve as they are.",
     )

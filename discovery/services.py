@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.services import user_settings_get
+from core.ids import MAX_ID
 from core.validation import clean_short, clean_text, refuse_credentials
 from discovery.models import Finding
 from discovery.scanners import ALWAYS_SENSITIVE, SCANNERS
@@ -19,7 +20,6 @@ from memory import services as memory
 from memory.models import CATEGORIES, CONTENT_MAX, SOURCE_CONFIDENCE, KnowledgeItem
 
 MAX_BATCH = 1000
-MAX_ID = 2**63 - 1
 EDITABLE = ("content", "category", "context", "entity", "sensitive")
 CONFIDENCE = SOURCE_CONFIDENCE["discovery"]
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -239,8 +239,8 @@ def findings_approve_bulk(*, user: Any, finding_ids: list[Any]) -> list[Finding]
     ):
         raise ValidationError({"ids": f"At most {MAX_BATCH} integer ids."})
     ids = list(dict.fromkeys(finding_ids))
-    if not all(0 < i <= MAX_ID for i in ids):  # beyond any row id: simply not found
-        raise Finding.DoesNotExist("No such finding.")
+    if not all(0 < i <= MAX_ID for i in ids):  # no row has one: no query may see it
+        raise ValidationError({"ids": f"An id is from 1 to {MAX_ID}."})
     with transaction.atomic():
         found = dict(Finding.objects.for_user(user).filter(pk__in=ids).values_list("pk", "status"))
         if len(found) != len(ids):

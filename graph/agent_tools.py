@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from core.ids import ID_RANGE
 from graph import services
 from graph.vocabulary import KINDS, RELATION_TYPES, sentence
 from memory.models import KnowledgeItem
@@ -13,6 +14,7 @@ from memory.models import KnowledgeItem
 _KIND = {"type": "string", "enum": list(KINDS)}
 _END = {
     "type": ["integer", "string"],
+    **ID_RANGE,  # of an id; a name is any string
     "description": 'An entity\'s name ("Rui", "Atelier Norte"; "me" is the user) or id.',
 }
 PROPERTIES = {
@@ -29,7 +31,7 @@ PROPERTIES = {
     "valid_from": {"type": "string", "description": "When it started to hold (default now)."},
     "memory_ids": {
         "type": "array",
-        "items": {"type": "integer"},
+        "items": {"type": "integer", **ID_RANGE},
         "description": "Ids of the memories that say so (from remember or recall).",
     },
 }

@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 from accounts.services import user_context
 from conversations.models import Turn
 from core.api_views import PagedListView, valid_body, valid_query
+from core.ids import MAX_ID, as_id
 from core.openapi import Operations, path_id
-from core.serializers import object_id
 from graph import selectors, services
 from graph.models import Entity, Relation
 from graph.serializers import (
@@ -48,11 +48,11 @@ def _valid(serializer: type, request: Request) -> dict:
 
 
 def _entity(request: Request, pk: int) -> Entity:
-    return selectors.entity_get(user=request.user, entity_id=object_id(pk))
+    return selectors.entity_get(user=request.user, entity_id=pk)
 
 
 def _relation(request: Request, pk: int) -> Relation:
-    return selectors.relation_get(user=request.user, relation_id=object_id(pk))
+    return selectors.relation_get(user=request.user, relation_id=pk)
 
 
 def _yours(user: Any, model: type, ids: list[int], field: str) -> list[int]:
@@ -218,9 +218,10 @@ class RelationListView(_Base, PagedListView):
         entity, current = request.query_params.get("entity"), request.query_params.get("current")
         of = None
         if entity is not None:
-            if not (entity.isascii() and entity.isdigit()):
-                raise ValidationError({"entity": ["An entity id (integer)."]})
-            of = selectors.entity_get(user=request.user, entity_id=object_id(int(entity)))
+            entity_id = as_id(entity)
+            if entity_id is None:
+                raise ValidationError({"entity": [f"An entity id (1 to {MAX_ID})."]})
+            of = selectors.entity_get(user=request.user, entity_id=entity_id)
         held = None if current is None else _flag(current, "current")
         found = selectors.relations(user=request.user, entity=of, current=held)
         return self.paged(found.prefetch_related("turns"))

@@ -5,7 +5,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from core.serializers import MAX_ID, StrictSerializer, WhenField
+from core.ids import ID_RANGE
+from core.serializers import MAX_ID, IdField, StrictSerializer, WhenField
 from graph.models import Entity, Relation
 from graph.vocabulary import KINDS, RELATION_TYPES, sentence
 
@@ -22,13 +23,12 @@ def _names(help_text: str) -> serializers.ListField:
 
 
 def _ids(help_text: str) -> serializers.ListField:
-    child = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     return serializers.ListField(
-        child=child, max_length=MAX_LIST, required=False, help_text=help_text
+        child=IdField(), max_length=MAX_LIST, required=False, help_text=help_text
     )
 
 
-@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+@extend_schema_field({"oneOf": [{"type": "integer", **ID_RANGE}, {"type": "string"}]})
 class EntityRefField(serializers.Field):
     """An entity's id, or a name (resolved by exact alias, else a new entity)."""
 
@@ -127,9 +127,7 @@ class GraphAliasesAnswerSerializer(serializers.Serializer):
 
 
 class GraphMergeSerializer(StrictSerializer):
-    other = serializers.IntegerField(
-        min_value=1, max_value=MAX_ID, help_text="The entity that is the same; it is gone after."
-    )
+    other = IdField(help_text="The entity that is the same; it is gone after.")
 
 
 class GraphSplitSerializer(StrictSerializer):

@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from core.ids import as_id
 from graph import selectors, services
 from graph.api import entity_page
 from graph.models import Entity, Relation
@@ -125,10 +126,10 @@ def entity_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             if taken:
                 messages.error(request, f"Another entity goes by {taken[0]}: merge them.")
         elif action == "merge":
-            other = request.POST.get("other", "")
-            if not other.isdigit():
+            other = as_id(request.POST.get("other", ""))
+            if other is None:
                 raise ValidationError("Choose the entity to merge in.")
-            target = services.entity_merge(user=request.user, into=entity, other=int(other))
+            target = services.entity_merge(user=request.user, into=entity, other=other)
             messages.success(request, "Merged.")
         else:
             form = SplitForm(request.POST)
@@ -154,5 +155,5 @@ def relation_end_view(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404 from None
     services.relation_end(user=request.user, relation=relation)
     messages.success(request, "Ended: it stays in the history.")
-    back = request.POST.get("entity", "")
-    return redirect("web-graph-entity", pk=int(back)) if back.isdigit() else redirect("web-graph")
+    back = as_id(request.POST.get("entity", ""))
+    return redirect("web-graph-entity", pk=back) if back else redirect("web-graph")

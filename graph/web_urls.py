@@ -7,9 +7,9 @@ from graph import web
 
 urlpatterns = [
     path("graph/", web.graph_view, name="web-graph"),
-    path("graph/entities/<int:pk>/", web.entity_view, name="web-graph-entity"),
+    path("graph/entities/<id:pk>/", web.entity_view, name="web-graph-entity"),
     path(
-        "graph/entities/<int:pk>/<str:action>/",
+        "graph/entities/<id:pk>/<str:action>/",
         web.entity_action,
         name="web-graph-entity-action",
     ),

@@ -31,7 +31,7 @@ from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
-from core.serializers import MAX_ID, StrictSerializer
+from core.serializers import IdField, StrictSerializer
 from core.text import data_problem
 from graph import agent_tools as graph_tools
 from graph.serializers import GraphRelationCreateSerializer
@@ -39,7 +39,7 @@ from memory import selectors, services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
-from memory.tool_schemas import MEMORY_TOOLS, function_schema
+from memory.tool_schemas import MEMORY_TOOLS, PAGE_MAX, function_schema
 from memory.versions import current_item
 
 # graph's `relate` comes last; tools registered later go before it (`tool_register`).
@@ -115,7 +115,7 @@ def _no_privileged(data: dict) -> None:
 
 
 class _IdSerializer(StrictSerializer):
-    id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    id = IdField()
 
 
 def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
@@ -194,7 +194,7 @@ class _ListSerializer(StrictSerializer):
         choices=["-updated_at", "-created_at", "created_at", "-confidence", "-last_used"],
         default="-updated_at",
     )
-    page = serializers.IntegerField(min_value=1, max_value=MAX_ID, default=1)
+    page = serializers.IntegerField(min_value=1, max_value=PAGE_MAX, default=1)
     page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
 
 
@@ -217,7 +217,7 @@ def _list(user: Any, arguments: dict, caller: Caller) -> dict:
 
 
 class _ForgetSerializer(StrictSerializer):
-    id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    id = IdField(required=False)
     context = serializers.CharField(max_length=100, required=False)
     entity = serializers.CharField(max_length=200, required=False)
     older_than = serializers.CharField(max_length=20, required=False)

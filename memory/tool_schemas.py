@@ -2,8 +2,10 @@
 forget, search_past_conversations) as OpenAI function-calling schemas, and `function_schema`, which
 the tools of other apps are described with too. memory/agent_tools.py offers and runs them."""
 
+from core.ids import ID_RANGE
 from memory.models import CATEGORIES
 
+PAGE_MAX = 1_000_000  # list_memories' pages: the offset stays a number every backend holds
 _ISO = "ISO 8601 date or time, e.g. 2026-03-27T09:00:00+01:00 (no offset = user's time zone)"
 _CATEGORY = {"type": "string", "enum": CATEGORIES}
 _MIN_RELEVANCE = {
@@ -16,7 +18,7 @@ _JUDGE = {
     "type": "boolean",
     "description": "false: faster, without the relevance judge (default true).",
 }
-_ID = {"type": "integer", "description": "The memory id (from recall or remember)."}
+_ID = {"type": "integer", **ID_RANGE, "description": "The memory id (from recall or remember)."}
 _QUERIES = {
     "type": "array",
     "items": {"type": "string"},
@@ -78,6 +80,7 @@ MEMORY_TOOLS: list[dict] = [
             **_ITEM_FIELDS,
             "source_turn": {
                 "type": "integer",
+                **ID_RANGE,
                 "description": "Id of the logged conversation turn it was learned from.",
             },
         },
@@ -148,7 +151,12 @@ MEMORY_TOOLS: list[dict] = [
                 "enum": ["-updated_at", "-created_at", "created_at", "-confidence", "-last_used"],
                 "description": "Sort order (default -updated_at: newest change first).",
             },
-            "page": {"type": "integer", "minimum": 1, "description": "Page number (default 1)."},
+            "page": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": PAGE_MAX,
+                "description": "Page number (default 1).",
+            },
             "page_size": {
                 "type": "integer",
                 "minimum": 1,

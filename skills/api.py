@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from accounts.agents import request_agent
 from core.api_views import valid
 from core.openapi import Operations, path_id
-from core.serializers import StrictSerializer, object_id, refuse_body
+from core.serializers import StrictSerializer, refuse_body
 from memory.services import usage_add
 from skills.models import Skill
 from skills.search import MIN_RELEVANCE, SkillHit, skills_search
@@ -112,5 +112,5 @@ class SkillValidateView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
-        skill = skill_validate_for(agent=request_agent(request), skill_id=object_id(pk))
+        skill = skill_validate_for(agent=request_agent(request), skill_id=pk)
         return Response(SkillSerializer(skill).data)

@@ -8,9 +8,15 @@ address, and the names of their memories' entities (person:sarah_chen, place:lis
 Two strengths (skills/scrub.py `Terms`):
 - strong, always scrubbed, even as a word of a tool's name (`wunderlich_crm_lookup`): the
   person's own names, their speakers, their entities, the names in e-mail addresses;
-- weak, scrubbed unless the agent type shares the word: what looks like a name (any word
-  with a capital letter, wherever it stands), e-mail and web domains, @handles, and every
-  word of an argument that names someone (`to`, `cc`, `name`, `phone`, ...).
+- weak, scrubbed unless the agent type shares the word: what looks like a name (a word
+  with a capital letter, wherever it stands, unless it is a general word, skills/words.py:
+  one of those counts only written as a name inside a sentence, "ask Rose", not where a
+  sentence begins, in capitals or as part of a joined word: "Refund the invoice",
+  "PROCESSING", "PaymentMethod"), e-mail and web domains, @handles, and every word of an
+  argument that names someone (`to`, `cc`, `name`, `phone`, ...).
+
+A term that is a general word is scrubbed only where the skill writes it as a name
+(skills/scrub.py, step 4): "Rose" and "ROSE", not "roses" or "PaymentMethod".
 
 The words an agent type shares are its name and description (staff wrote them) and the
 words of tool names that other users' agents of the type use too: one person's
@@ -40,9 +46,11 @@ from skills.scrub import (
     Terms,
     parts,
     spelled_email,
+    starts_sentence,
     tokens,
     words,
 )
+from skills.words import is_general
 
 PERSON_KEYS = frozenset(
     "to cc bcc from sender recipient recipients name names username fullname contact "
@@ -78,8 +86,20 @@ def text_terms(text: str, *, tools: frozenset[str] = frozenset()) -> Terms:
     for match in tokens(text):
         token = match.group(0)
         if any(c.isupper() for c in token) and token.lower() not in tools:
-            found.weak |= {token[a:b].lower() for a, b in parts(token) if b - a > 1}
+            pieces = {token[a:b].lower() for a, b in parts(token) if b - a > 1}
+            if not _written_as_a_name(token) or starts_sentence(text, match.start()):
+                pieces = {p for p in pieces if not is_general(p)}
+            found.weak |= pieces
     return found
+
+
+def _written_as_a_name(token: str) -> bool:
+    """One word in title case ("Rose", "Rose's"): a general word written so inside a
+    sentence names someone ("ask Rose"); in capitals, joined to another word or where a
+    sentence, a quote or a label begins ("PaymentMethod", "Status: Processing") it
+    does not."""
+    core = re.split(r"['’]", token, maxsplit=1)[0]
+    return len(core) > 1 and core.isalpha() and core[0].isupper() and core[1:].islower()
 
 
 def _values(value: Any, key: str = "") -> Iterator[tuple[str, str]]:

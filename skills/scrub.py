@@ -14,13 +14,20 @@ look-alike letters, spelled-out words), then:
    NUMBER_WORDS), or three digits inside a word -> <number>; a what3words address
    (`///filled.count.soap`) -> <address>;
 4. the personal terms (skills/personal.py: what the contributors' data names, matched in
-   any case, inside tool names and joined words too) -> <name>;
+   any case, inside tool names and joined words too) -> <name>; a term that is also a
+   general word (`rose`, `will`, `baker`: skills/words.py) only where it is written as a
+   name, a word or a part of one joined by - _ ' in title case or capitals ("Rose",
+   "ROSE's"), never in lower case or inside a longer word ("roses", "PaymentMethod");
 5. whatever else looks like a name -> <name>: a capitalised word, or one in capitals,
    that is not on the short allow-list (skills/allowed.py), not a word of the agent type
-   or of a tool's name, and not a calendar name. Inside a sentence only the calendar,
-   the providers', the type's and the tools' words are kept; where a sentence begins,
-   also a word the same skill writes in lower case ("Newsletters ..." in a skill about
-   "old newsletters": a lower-case word is either ordinary or already caught as personal);
+   or of a tool's name, not a calendar name, and not general words joined in camelCase
+   ("PaymentMethod") none of which the person's data uses as a name. Inside a sentence
+   only the calendar, the providers', the type's and the tools' words are kept; where a
+   sentence begins and in capitals, also every general word ("Refunds get ...", "NEVER":
+   a name that is also a general word is step 4's, when the person's data names someone
+   by it) and a word the same skill writes in lower case ("Newsletters ..." in a skill
+   about "old newsletters": a lower-case word is either ordinary or already caught as
+   personal);
 6. and then the allow-list: a word that is not known to be general (skills/words.py),
    one of the type's or its tools' words, or taught by enough people of the type, becomes
    a placeholder of its kind, whatever its script or case: <name> for words (`王小明`,
@@ -86,6 +93,7 @@ _MARKS = re.escape(
 _TOKEN = re.compile(rf"[^\W\d_][\w'’{_MARKS}-]*|\d[\w'’{_MARKS}-]*[^\W\d_][\w'’{_MARKS}-]*")
 _PART = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}])*|\d+")
 _OPENERS = tuple(".!?:;\n\"“”‘’'«»([{>→-–—*•)")
+_SEGMENT = re.compile(r"[^\-_'’]+")
 _CONTRACTION = re.compile(r"(?i)(?:['’](?:s|m|re|ve|ll|d|t)|n['’]t)$")
 _LEET = str.maketrans("013457@$", "oieastas")
 _SPELLED_FOR_SURE = re.compile(r"(?i)\bdot\b|[\[({<]\s*at\s*[\])}>]|\w\.\w")
@@ -158,10 +166,14 @@ class Scrubber:
     ) -> None:
         shared = {w.lower() for w in shared}
         self.taught = taught
-        strong = {w.lower() for w in terms.strong} - ALLOWED
+        strong = {w.lower() for w in terms.strong}
         weak = {w.lower() for w in terms.weak} - ALLOWED - shared
         weak = {w for w in weak if not (taught and word_digest(w) in taught)}
-        self.personal = {w for w in strong | weak if len(w) >= 2} - PLACEHOLDERS
+        found = {w for w in strong | weak if len(w) >= 2} - PLACEHOLDERS
+        # A name that is also a general word ("rose", "will", "baker") is one only where
+        # a skill writes it as a name; "roses", "PaymentMethod", "it will" are words.
+        self.common_names = {w for w in found if is_general(w)}
+        self.personal = found - self.common_names
         self.vocabulary = (shared | {w.lower() for w in tools}) - self.personal
         long = sorted((w for w in self.personal if len(w) >= SUBSTRING_MIN), key=len, reverse=True)
         self._inside = re.compile("|".join(map(re.escape, long))) if long else None
@@ -238,7 +250,7 @@ class Scrubber:
         for match in tokens(text):
             if text[match.start() - 1 : match.start()] == "<" and match.group(0) in PLACEHOLDERS:
                 continue
-            new = self._token(match.group(0), _starts_sentence(text, match.start()))
+            new = self._token(match.group(0), starts_sentence(text, match.start()))
             if new != match.group(0):
                 out.append(text[last : match.start()] + new)
                 last = match.end()
@@ -258,6 +270,7 @@ class Scrubber:
         joined = re.sub(r"[\W_]", "", token).lower()
         if not personal and (self.is_personal(joined) or self._compound(joined)):
             personal = [(0, len(token))]
+        personal = personal or self._named(token)
         if personal:
             self.replaced += len(personal)
             for a, b in reversed(personal):
@@ -267,6 +280,21 @@ class Scrubber:
             self.replaced += 1
             return "<name>"
         return self._unknown_out(token)
+
+    def _named(self, token: str) -> list[tuple[int, int]]:
+        """(start, end) of the parts of `token` (split at - _ ') that are a name of
+        `common_names` written as a name: "Rose", "ROSE", "Rose's", "Rose-Marie"; a tool's
+        word in capitals ("GRANT_ACCESS") is the tool's."""
+        found = []
+        for part in _SEGMENT.finditer(token):
+            text = part.group(0)
+            title = text[0].isupper() and text[1:] == text[1:].lower()
+            capitals = text.isupper() and len(text) > 1
+            lower = text.lower()
+            word = lower if lower.isalpha() else lower.translate(_LEET)
+            if word in self.common_names and (title or (capitals and word not in self.vocabulary)):
+                found.append(part.span())
+        return found
 
     def known(self, word: str) -> bool:
         """Whether a word may reach other people: a general word (skills/words.py), one
@@ -311,12 +339,22 @@ class Scrubber:
         if lower in self.vocabulary or (starts_sentence and lower in self._lower_case):
             return False
         pieces = [core[a:b].lower() for a, b in parts(core) if not core[a:b].isdigit()]
-        capitals = not any(c.islower() for c in core)
-        known = ALLOWED if capitals or starts_sentence else CALENDAR | PROVIDERS
-        return not all(p in known or p in self.vocabulary for p in pieces)
+        if _identifier(core, pieces) and not self.common_names.intersection(pieces):
+            return False
+        if starts_sentence or not any(c.islower() for c in core):
+            # A general word starting a sentence or in capitals is the word ("Refunds
+            # get ...", "NEVER"); one the person's data names someone by is step 4's.
+            return not all(is_general(p) or p in self.vocabulary for p in pieces)
+        return not all(p in CALENDAR or p in PROVIDERS or p in self.vocabulary for p in pieces)
 
 
-def _starts_sentence(text: str, start: int) -> bool:
+def _identifier(core: str, pieces: list[str]) -> bool:
+    """General words joined in camelCase ("PaymentMethod", "sendInvoice"): a name in
+    code, not a person's."""
+    return len(pieces) > 1 and core.isalpha() and all(is_general(p) for p in pieces)
+
+
+def starts_sentence(text: str, start: int) -> bool:
     """Whether a word at `start` begins a text, sentence, line, list entry, quote or
     bracket (a capitalised common word there is not a name)."""
     before = text[:start].rstrip(" \t")

@@ -4,5 +4,5 @@ from skills import api
 
 urlpatterns = [
     path("skills/search/", api.SkillSearchView.as_view(), name="api-skills-search"),
-    path("skills/<int:pk>/validate/", api.SkillValidateView.as_view(), name="api-skill-validate"),
+    path("skills/<id:pk>/validate/", api.SkillValidateView.as_view(), name="api-skill-validate"),
 ]

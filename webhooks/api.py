@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from accounts.auth import is_app_request
 from core.api_views import PagedListView, valid_body
 from core.openapi import Operations, path_id
-from core.serializers import object_id, refuse_body
+from core.serializers import refuse_body
 from webhooks import delivery, selectors, services
 from webhooks.models import Delivery, Endpoint
 from webhooks.serializers import (
@@ -45,7 +45,7 @@ def owner_of(request: Request) -> dict[str, Any]:
 
 
 def _endpoint(request: Request, pk: int) -> Endpoint:
-    return selectors.endpoint_get(endpoint_id=object_id(pk), **owner_of(request))
+    return selectors.endpoint_get(endpoint_id=pk, **owner_of(request))
 
 
 def _fresh(request: Request, endpoint: Endpoint) -> dict:

@@ -6,5 +6,5 @@ from webhooks import web
 
 urlpatterns = [
     path("webhooks/", web.webhook_list, name="web-webhooks"),
-    path("webhooks/<int:pk>/<str:action>/", web.webhook_action, name="web-webhook-action"),
+    path("webhooks/<id:pk>/<str:action>/", web.webhook_action, name="web-webhook-action"),
 ]

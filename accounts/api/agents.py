@@ -10,7 +10,7 @@ from accounts import agents
 from accounts.models import Agent
 from core.api_views import PagedListView, valid_body
 from core.openapi import Operations, path_id
-from core.serializers import StrictSerializer, object_id
+from core.serializers import StrictSerializer
 
 AGENT_ID = path_id("The agent's id; another user's id answers 404 like a missing one.")
 api = Operations(["agents"])
@@ -79,7 +79,7 @@ class AgentListView(PagedListView):
 class AgentDetailView(APIView):
     @on_agent.row_answer("agents_get", summary="Get one agent")
     def get(self, request: Request, pk: int) -> Response:
-        agent = agents.agent_get(user=request.user, agent_id=object_id(pk))
+        agent = agents.agent_get(user=request.user, agent_id=pk)
         return Response(AgentSerializer(agent, context=_shown(request)).data)
 
     @on_agent.row_change(
@@ -89,5 +89,5 @@ class AgentDetailView(APIView):
     )
     def patch(self, request: Request, pk: int) -> Response:
         changes = valid_body(AgentUpdateSerializer, request)
-        agent = agents.agent_update(user=request.user, agent_id=object_id(pk), **changes)
+        agent = agents.agent_update(user=request.user, agent_id=pk, **changes)
         return Response(AgentSerializer(agent, context=_shown(request)).data)

@@ -28,7 +28,7 @@ from accounts.models import AppPerson, AppToken
 from core.api import TokenRateThrottle
 from core.api_views import PagedListView, valid_body
 from core.openapi import Operations, path_id
-from core.serializers import object_id, refuse_body
+from core.serializers import refuse_body
 from privacy.services import app_person_erase
 
 USER_ID = OpenApiParameter(
@@ -185,5 +185,5 @@ class PersonTokenDetailView(AppOwnEndpoint, APIView):
     def delete(self, request: Request, user_id: str, pk: int) -> Response:
         refuse_body(request.data)
         person = _person(request, user_id)
-        people.person_token_revoke(app=request.user.app, person=person, token_id=object_id(pk))
+        people.person_token_revoke(app=request.user.app, person=person, token_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -25,7 +25,7 @@ from conversations.api.serializers import (
 from conversations.services import recording
 from core.api_views import PagedListView, valid_body
 from core.openapi import SESSION_ID, Operations, body_example, path_id
-from core.serializers import OneOrMany, object_id, one_or_many
+from core.serializers import OneOrMany, one_or_many
 
 TURN_ID = path_id("The turn's id. Another user's id answers 404, like a missing one.")
 conversations, tool_calls = Operations(["conversations"]), Operations(["tool calls"])
@@ -116,7 +116,7 @@ class TurnDetailView(APIView):
         ),
     )
     def get(self, request: Request, pk: int) -> Response:
-        turn = selectors.turn_get(user=request.user, turn_id=object_id(pk))
+        turn = selectors.turn_get(user=request.user, turn_id=pk)
         return Response(TurnSerializer(turn).data)
 
 

@@ -21,7 +21,6 @@ from rest_framework.views import APIView
 
 from core.api_views import PagedListView, valid_query
 from core.openapi import errors, operation, path_id, row_answer
-from core.serializers import object_id
 from learning.llm.status import llm_stats
 from memory import import_jobs, selectors
 from memory.models import ImportJob
@@ -298,5 +297,5 @@ class ImportJobDetailView(APIView):
         ),
     )
     def get(self, request: Request, pk: int) -> Response:
-        job = selectors.import_job_get(user=request.user, job_id=object_id(pk))
+        job = selectors.import_job_get(user=request.user, job_id=pk)
         return Response(ImportJobSerializer(job).data)

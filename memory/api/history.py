@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api_views import valid_query
-from core.serializers import object_id, refuse_body
+from core.serializers import refuse_body
 from memory import lineage
 from memory.api.history_serializers import HistoryQuerySerializer, HistorySerializer
 from memory.api.memories import (
@@ -66,9 +66,7 @@ class MemoryVersionView(APIView):
     )
     def delete(self, request: Request, pk: int, version_id: int) -> Response:
         refuse_body(request.data)
-        privacy_services.memory_version_erase(
-            user=request.user, item_id=object_id(pk), version_id=object_id(version_id)
-        )
+        privacy_services.memory_version_erase(user=request.user, item_id=pk, version_id=version_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -87,8 +85,8 @@ class MemoryVersionRestoreView(APIView):
         not_forgotten(request.user, pk)
         item = lineage.memory_version_restore(
             user=request.user,
-            item_id=object_id(pk),
-            version_id=object_id(version_id),
+            item_id=pk,
+            version_id=version_id,
             source=write_source(request),
             token=request.auth,
         )

@@ -22,7 +22,7 @@ from accounts.agents import (
 from accounts.services import user_context
 from core.api_views import PagedListView, valid_body, valid_query
 from core.openapi import Operations, body_example, path_id
-from core.serializers import OneOrMany, object_id, one_or_many, refuse_body
+from core.serializers import OneOrMany, one_or_many, refuse_body
 from memory import selectors, services
 from memory.api.serializers import (
     ForgetBulkResultSerializer,
@@ -145,7 +145,7 @@ class MemoryListCreateView(PagedListView):
 def not_forgotten(user: Any, pk: int) -> KnowledgeItem:
     """The caller's item unless it is forgotten: after forget it is gone from GET and
     PATCH by id too (like a missing id) until restored (POST .../restore/)."""
-    item = services.memory_get(user=user, item_id=object_id(pk))
+    item = services.memory_get(user=user, item_id=pk)
     if item.forgotten_at is not None:
         raise KnowledgeItem.DoesNotExist
     return item
@@ -163,7 +163,7 @@ def current_not_forgotten(user: Any, pk: int) -> KnowledgeItem:
 def _switched(request: Request, pk: int, switch: Callable[..., KnowledgeItem]) -> Response:
     """Forget or restore (`switch`) the caller's item, which takes no body; the item."""
     refuse_body(request.data)
-    item = switch(user=request.user, item_id=object_id(pk))
+    item = switch(user=request.user, item_id=pk)
     return Response(MemorySerializer(item).data)
 
 
@@ -230,7 +230,7 @@ class MemoryEraseView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         refuse_body(request.data)
-        privacy_services.memory_erase(user=request.user, item_id=object_id(pk))
+        privacy_services.memory_erase(user=request.user, item_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

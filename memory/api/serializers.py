@@ -16,6 +16,7 @@ from conversations.api.serializers import (
     search_filter,
 )
 from conversations.models import Turn
+from core.ids import ID_RANGE
 from core.serializers import (
     MAX_ID,
     JSONObjectField,
@@ -60,7 +61,7 @@ class WhereField(serializers.JSONField):
             ) from None
 
 
-@extend_schema_field(OpenApiTypes.INT)
+@extend_schema_field({"type": "integer", **ID_RANGE})
 class OwnTurnField(serializers.PrimaryKeyRelatedField):
     """A conversation turn id of the caller's (context "user"); any other id is unknown."""
 

@@ -31,17 +31,17 @@ urlpatterns = [
         {"restore": memories.MemoryRestoreView, "erase": memories.MemoryEraseView},
     ),
     *resource(
-        "memories/<int:pk>/history/",
+        "memories/<id:pk>/history/",
         history.MemoryHistoryView,
         history.MemoryVersionView,
         names=("api-memory-history", "api-memory-version"),
-        key="<int:version_id>",
+        key="<id:version_id>",
     ),
     *actions(
         "memories/",
         "api-memory-version",
         {"restore": history.MemoryVersionRestoreView},
-        key="<int:pk>/history/<int:version_id>",
+        key="<id:pk>/history/<id:version_id>",
     ),
     *segments(
         "prompt/",

@@ -12,7 +12,6 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from core.serializers import object_id
 from memory import import_jobs, selectors
 from memory.models import ImportJob
 from memory.portability.format import LINE_MAX
@@ -78,7 +77,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
 def import_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One import run by a worker: its progress (the page reloads itself while it runs)."""
     try:
-        job = selectors.import_job_get(user=request.user, job_id=object_id(pk))
+        job = selectors.import_job_get(user=request.user, job_id=pk)
     except ImportJob.DoesNotExist:
         raise Http404 from None
     return render(request, "web/import_job.html", {"job": job})

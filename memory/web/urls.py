@@ -31,7 +31,7 @@ urlpatterns = [
             "restore": memories.memory_version_restore_page,
             "erase": memories.memory_version_erase_page,
         },
-        key="<int:pk>/versions/<int:version_id>",
+        key="<id:pk>/versions/<id:version_id>",
     ),
     *resource(
         "import/",

@@ -16,7 +16,7 @@ from tests.test_architecture import api_patterns
 pytestmark = pytest.mark.django_db
 PUBLIC = {"api-health", "api-schema", "api-docs"}
 DUMMY = {
-    "int": 1,
+    "id": 1,
     "string": "session-x",
     "slug": "session-x",
     "path": "x",

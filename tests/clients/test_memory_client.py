@@ -2,7 +2,6 @@
 
 import asyncio
 import re
-import socket
 from datetime import datetime
 
 import pytest
@@ -22,6 +21,7 @@ from conversations.models import ToolCall, Turn
 from memory import services
 from memory.models import KnowledgeItem
 from skills.models import Skill
+from tests.ports import HeldPort
 
 pytestmark = pytest.mark.django_db
 
@@ -102,11 +102,8 @@ def test_prompt_material_and_the_tools_of_a_model(memory, alice):
 
 
 def test_an_unreachable_server_is_a_connection_error():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]  # nothing listens once the socket is closed
-    with pytest.raises(GaiaConnectionError):
-        MemoryClient(f"http://127.0.0.1:{port}", "gaia_x", timeout=2).recall("anything")
+    with HeldPort() as port, pytest.raises(GaiaConnectionError):  # held: nothing listens
+        MemoryClient(port.url, "gaia_x", timeout=2).recall("anything")
 
 
 def test_the_base_url_is_the_servers_root_or_its_api_root(alice_token, in_process):

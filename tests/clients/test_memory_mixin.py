@@ -1,6 +1,6 @@
 """MemoryMixin around a toy agent (in process): context, turns, tools, the MRO rule."""
 
-import socket
+from collections.abc import Iterator
 from datetime import date
 
 import pytest
@@ -13,6 +13,7 @@ from graph.models import Relation
 from memory import services
 from memory.models import KnowledgeItem
 from skills.models import Skill
+from tests.ports import HeldPort
 
 pytestmark = pytest.mark.django_db
 
@@ -120,11 +121,9 @@ def test_the_mixin_must_come_first_in_the_bases(memory):
 
 
 def test_an_unreachable_memory_server_does_not_stop_the_agent(caplog):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    agent = MyAgent(MemoryClient(f"http://127.0.0.1:{port}", "gaia_x", timeout=2))
-    assert agent.process_query("Hello")["status"] == "success"
+    with HeldPort() as port:  # refuses connections, and no other server is given it
+        agent = MyAgent(MemoryClient(port.url, "gaia_x", timeout=2))
+        assert agent.process_query("Hello")["status"] == "success"
     assert agent.seen == ["Hello"]
     assert "Gaia memory" in caplog.text
 
@@ -140,15 +139,17 @@ class StartingAgent(MemoryMixin, ToyAgent):
         self.system_prompt = "You are helpful.\n" + self.get_memory_system_prompt()
 
 
-def _unreachable() -> MemoryClient:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return MemoryClient(f"http://127.0.0.1:{port}", "gaia_x", timeout=2)
+@pytest.fixture
+def unreachable() -> Iterator[MemoryClient]:
+    """A client of a port that refuses connections, held for the test."""
+    with HeldPort() as port:
+        yield MemoryClient(port.url, "gaia_x", timeout=2)
 
 
-def test_an_agent_starts_while_the_memory_server_is_down_and_gets_the_tools_later(memory, caplog):
-    agent = StartingAgent(_unreachable())
+def test_an_agent_starts_while_the_memory_server_is_down_and_gets_the_tools_later(
+    memory, caplog, unreachable
+):
+    agent = StartingAgent(unreachable)
 
     assert [tool["function"]["name"] for tool in agent.tools] == ["calculator"]
     # The model is told memory is unreachable, not left to think it has none.

@@ -14,7 +14,8 @@ import pytest
 
 from core.management.commands import serve as serve_command
 from tests.migrated import migrated_sqlite
-from tests.system.deployment import children, free_port
+from tests.ports import HeldPort, serves
+from tests.system.deployment import children
 
 pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
 
@@ -66,8 +67,11 @@ def environ(tmp_path):
 
 @pytest.fixture
 def served(environ, tmp_path):
-    """`serve` running with its web server and worker up: (process, port, every pid of it)."""
-    port = free_port()
+    """`serve` running with its web server and worker up: (process, port, every pid of it).
+    The port stays held to the end (tests/ports.py): once serve has stopped it refuses
+    connections, whatever other tests start meanwhile."""
+    held = HeldPort()
+    port = held.number
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(port), "--workers", "1"],
@@ -76,6 +80,7 @@ def served(environ, tmp_path):
     log.close()
     seen: list[int] = []
     try:
+        _until(lambda: serves(port, serve.pid), "serve's own web server on the port")
         _until(lambda: _answers(f"http://127.0.0.1:{port}/api/v1/health/"), "the web server")
         _until(lambda: len(children(serve.pid)) == 2, "the web server and the worker")
         _until(lambda: len(_tree(serve.pid)) >= 4, "gunicorn's and qcluster's own workers")
@@ -88,6 +93,7 @@ def served(environ, tmp_path):
         for pid in seen:
             if _running(pid):
                 os.kill(pid, signal.SIGKILL)
+        held.release()
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.system.deployment import free_port
+from tests.ports import HeldPort
 
 
 def test_a_free_port_passes_the_check_and_nothing_starts():
     out = StringIO()
-    call_command("serve", "--check-port", "--port", str(free_port()), stdout=out)
+    with HeldPort() as port:  # held as the tests hold a port for a server of their own
+        call_command("serve", "--check-port", "--port", str(port.number), stdout=out)
     assert "Gaia Memory Server on" not in out.getvalue()
 
 

@@ -19,7 +19,7 @@ import pytest
 from core.management.commands import serve as serve_command
 from tests.core.test_serve import ROOT, _answers, _until
 from tests.migrated import migrated_sqlite
-from tests.system.deployment import free_port
+from tests.ports import HeldPort, serves
 
 pytestmark = pytest.mark.own_sqlite  # CI's PostgreSQL pass leaves it to the SQLite pass
 
@@ -63,7 +63,8 @@ def server(environ, first_start):
     tmp_path = Path(environ["GAIA_DATA_DIR"])
     made = _manage(environ, "create_api_token", "alice", "--create-user")
     token = made.strip().splitlines()[-1]
-    port = free_port()
+    held = HeldPort()  # no other process is given the port (tests/ports.py)
+    port = held.number
     log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 (closed below)
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(port), "--no-worker"],
@@ -73,6 +74,7 @@ def server(environ, first_start):
     log.close()
     url = f"http://127.0.0.1:{port}"
     try:
+        _until(lambda: serves(port, serve.pid), "serve's own web server on the port")
         _until(lambda: _answers(f"{url}/api/v1/health/"), "the web server")
         _until(lambda: "Gaia Memory Server on" in _log(environ), "the banner")
         yield url, token
@@ -83,6 +85,7 @@ def server(environ, first_start):
         except subprocess.TimeoutExpired:
             serve.kill()
             serve.wait()
+        held.release()
 
 
 def _log(environ: dict[str, str]) -> str:

@@ -3,4 +3,5 @@ for every test by tests/conftest.py). Re-exported here for test modules and conf
 still import them from this place."""
 
 from tests.fake_model import fake_llm, llm_settings, no_llm, queued  # noqa: F401
+from tests.learning.fake_llm import refused_url  # noqa: F401
 from tests.support import vector  # noqa: F401

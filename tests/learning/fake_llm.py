@@ -6,12 +6,15 @@ mode of docs/reliability.md.
 """
 
 import json
-import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import pytest
+
+from tests.ports import HeldPort
 
 Step = Callable[[BaseHTTPRequestHandler], None]
 
@@ -148,9 +151,9 @@ class FakeLLM:
         self.server.server_close()
 
 
-def refused_url() -> str:
-    """A local URL where nothing listens (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+@pytest.fixture
+def refused_url() -> Iterator[str]:
+    """A local URL where nothing listens (connection refused), its port held for the test
+    so that no other process's server is given it meanwhile."""
+    with HeldPort() as port:
+        yield f"{port.url}/v1"

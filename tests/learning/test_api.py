@@ -62,11 +62,13 @@ def test_extract_rejects_bad_input_with_400(fake_llm, alice_api, payload):
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid"
 
 
-def test_extract_is_503_without_an_llm_or_with_a_failing_one(no_llm, alice_api, llm_settings):
+def test_extract_is_503_without_an_llm_or_with_a_failing_one(
+    no_llm, alice_api, llm_settings, refused_url
+):
     response = alice_api.post(EXTRACT, {"text": "hello there"}, format="json")
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "llm_not_configured"
-    llm_settings.GAIA_LLM_URL = f.refused_url()
+    llm_settings.GAIA_LLM_URL = refused_url
     response = alice_api.post(EXTRACT, {"text": "hello there"}, format="json")
     assert response.status_code == 503 and response.json()["error"]["code"] == "llm_unavailable"
 

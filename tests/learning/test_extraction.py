@@ -201,8 +201,8 @@ def test_the_sweep_waits_for_a_turns_back_off(fake_llm, llm_settings, alice, mon
     assert queued == [turn.pk]
 
 
-def test_a_refused_connection_keeps_the_turn_pending(llm_settings, alice):
-    llm_settings.GAIA_LLM_URL = f.refused_url()
+def test_a_refused_connection_keeps_the_turn_pending(refused_url, llm_settings, alice):
+    llm_settings.GAIA_LLM_URL = refused_url
     turn = user_turn(alice)
     assert extraction.extract_turn(turn_id=turn.pk)["status"] == "retry later"
     assert Turn.objects.get(pk=turn.pk).extraction_status == "pending"

@@ -56,8 +56,8 @@ def test_it_drops_json_mode_when_the_server_rejects_it(fake_llm):
     assert "response_format" not in fake_llm.requests[2]
 
 
-def test_a_refused_connection_is_retried_then_counted(llm_settings, alice):
-    llm_settings.GAIA_LLM_URL = f.refused_url()
+def test_a_refused_connection_is_retried_then_counted(refused_url, llm_settings, alice):
+    llm_settings.GAIA_LLM_URL = refused_url
     error = failure(alice)
     assert error.kind == "connect" and error.transient
     assert llm_counts(user=alice)["failures"] == {"connect": 1}

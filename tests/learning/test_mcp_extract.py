@@ -40,9 +40,9 @@ def test_extract_stores_the_facts_of_a_text_and_refuses_privileged_ones(fake_llm
     )
 
 
-def test_extract_failures_are_error_results(fake_llm, alice_api, llm_settings):
+def test_extract_failures_are_error_results(fake_llm, alice_api, llm_settings, refused_url):
     bad = mcp_tool(alice_api, "extract", {"text": "hello", "store": "maybe"})
     assert bad["isError"] and "store" in bad["structuredContent"]["error"]["fields"]
-    llm_settings.GAIA_LLM_URL = f.refused_url()
+    llm_settings.GAIA_LLM_URL = refused_url
     down = mcp_tool(alice_api, "extract", {"text": "hello there"})
     assert down["isError"] and down["structuredContent"]["error"]["code"] == "llm_unavailable"

@@ -195,7 +195,7 @@ def test_a_finding_with_a_scanner_that_is_not_a_name_is_a_400(alice_api, alice, 
 
 
 @pytest.mark.parametrize("ids", [[2**63], [-1], [0], [10**30, 1]])
-def test_approving_finding_ids_no_row_can_have_is_a_404(alice_api, alice, ids):
+def test_approving_finding_ids_no_row_can_have_is_a_400(alice_api, alice, ids):
     user_settings_update(user=alice, discovery_consent=True)
     response = alice_api.post("/api/v1/discovery/findings/approve/", {"ids": ids}, format="json")
-    assert_error(response, 404, "not_found")
+    assert "ids" in assert_error(response, 400)["fields"]

@@ -144,7 +144,9 @@ def test_a_word_enough_people_taught_the_type_stays_and_one_persons_word_does_no
 
 def test_the_block_list_still_catches_a_name_that_is_also_a_common_word():
     scrubber = Scrubber(terms=Terms(strong={"rose"}), shared=set())
-    assert scrubber.text("send it to rose, then file the roses") == (
-        "send it to <name>, then file the roses"
+    assert scrubber.text("Rose: send it to Rose, then file the roses") == (
+        "<name>: send it to <name>, then file the roses"
     )
+    # Written as the word, it is the word (tests/skills/test_common_words.py).
+    assert scrubber.text("a rose garden") == "a rose garden"
     assert Scrubber(terms=Terms(), shared=set()).text("then ask Will") == "then ask <name>"

@@ -1,6 +1,12 @@
 """A real multi-process deployment for the system tests: gunicorn (several workers) and
 several `manage.py qcluster` processes on one database, started as subprocesses.
 
+A web server listens on a port the deployment holds until it stops (tests/ports.py):
+gunicorn inherits a socket the test made (`--bind fd://N`), and `manage.py serve`, which
+binds by number, is given a port no other process can be given meanwhile. A health answer
+counts only from a listener of the deployment's own processes, never from another test's
+server, and a killed server's port refuses connections rather than reach another's.
+
 Every process runs in its own session, so teardown SIGKILLs its whole group (a qcluster's
 forked workers included). Logs go to files in the data directory; the gunicorn access log
 records the serving worker's pid and the request's X-Probe header, so a test can tell
@@ -9,7 +15,6 @@ which process answered which request without any debug switch in the server.
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,15 +22,18 @@ from pathlib import Path
 
 import httpx
 
+from tests.ports import HeldPort, serves
+
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
 ACCESS_FORMAT = "%(p)s probe=%({x-probe}i)s %(m)s %(U)s %(s)s"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def _healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/v1/health/", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def children(pid: int) -> list[int]:
@@ -56,6 +64,7 @@ class Deployment:
             self.env["GAIA_REDIS_URL"] = redis_url
         self.env.update(extra_env)
         self.procs: dict[str, subprocess.Popen] = {}
+        self.ports: list[HeldPort] = []
         self.url = ""
 
     def manage(self, *args: str, timeout: float = 120) -> str:
@@ -90,29 +99,38 @@ class Deployment:
             secrets[name] = out.strip().splitlines()[-1]
         return secrets
 
-    def _spawn(self, name: str, cmd: list[str]) -> subprocess.Popen:
+    def _spawn(self, name: str, cmd: list[str], keep_fd: int | None = None) -> subprocess.Popen:
         log = open(self.data_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed with the process)
         proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True
-        )
+            cmd, cwd=ROOT, env=self.env, stdout=log, stderr=log, start_new_session=True,
+            pass_fds=() if keep_fd is None else (keep_fd,),
+        )  # fmt: skip
         log.close()
         self.procs[name] = proc
         return proc
 
+    def _port(self) -> HeldPort:
+        port = HeldPort()
+        self.ports.append(port)
+        self.url = port.url
+        return port
+
     def start_web(self, workers: int = 2, threads: int = 4, name: str = "web") -> str:
-        port = free_port()
-        self._spawn(
-            name,
-            [
-                sys.executable, "-m", "gunicorn", "gaia_site.wsgi:application",
-                "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-                "--threads", str(threads), "--graceful-timeout", "5",
-                "--access-logfile", str(self.data_dir / "access.log"),
-                "--access-logformat", ACCESS_FORMAT,
-            ],
-        )  # fmt: skip
-        self.url = f"http://127.0.0.1:{port}"
-        deadline = self._wait_healthy(name)
+        """gunicorn on a socket it inherits from the test; its URL once its workers are up."""
+        port = self._port()
+        with port.listener() as sock:  # the test's copy closes once gunicorn has its own
+            self._spawn(
+                name,
+                [
+                    sys.executable, "-m", "gunicorn", "gaia_site.wsgi:application",
+                    "--bind", f"fd://{sock.fileno()}", "--workers", str(workers),
+                    "--threads", str(threads), "--graceful-timeout", "5",
+                    "--access-logfile", str(self.data_dir / "access.log"),
+                    "--access-logformat", ACCESS_FORMAT,
+                ],
+                keep_fd=sock.fileno(),
+            )  # fmt: skip
+        deadline = self._wait_healthy(name, port.number)
         while len(children(self.procs[name].pid)) < workers:  # every worker booted
             assert time.monotonic() < deadline, "gunicorn workers did not start"
             time.sleep(0.2)
@@ -120,22 +138,20 @@ class Deployment:
 
     def start_serve(self, name: str = "serve") -> str:
         """`manage.py serve`, the command `make run` ends with: gunicorn and a worker."""
-        port = free_port()
-        self._spawn(name, [sys.executable, "manage.py", "serve", "--port", str(port)])
-        self.url = f"http://127.0.0.1:{port}"
-        self._wait_healthy(name)
+        port = self._port()
+        self._spawn(name, [sys.executable, "manage.py", "serve", "--port", str(port.number)])
+        self._wait_healthy(name, port.number)
         return self.url
 
-    def _wait_healthy(self, name: str) -> float:
-        """Wait until the health endpoint answers 200; returns the start-up deadline."""
+    def _wait_healthy(self, name: str, port: int) -> float:
+        """Wait until the health endpoint answers 200 from a listener of process `name`
+        (or of one under it); returns the start-up deadline."""
         deadline = time.monotonic() + START_TIMEOUT
+        proc = self.procs[name]
         while True:
-            assert self.procs[name].poll() is None, self.logs()[-3000:]
-            try:
-                if httpx.get(f"{self.url}/api/v1/health/", timeout=5).status_code == 200:
-                    return deadline
-            except httpx.HTTPError:
-                pass
+            assert proc.poll() is None, self.logs()[-3000:]
+            if serves(port, proc.pid) and _healthy(self.url):
+                return deadline
             assert time.monotonic() < deadline, "the web server did not start"
             time.sleep(0.2)
 
@@ -155,6 +171,8 @@ class Deployment:
     def stop(self) -> None:
         for name in list(self.procs):
             self.kill(name)
+        for port in self.ports:
+            port.release()
 
     def served_by(self) -> dict[str, int]:
         """probe value -> pid of the gunicorn worker that answered it."""

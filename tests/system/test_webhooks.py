@@ -63,4 +63,4 @@ def test_a_memory_written_over_the_api_reaches_the_receiver_through_the_worker(d
         ]
         assert "plot 31" not in str(receiver.requests)
     finally:
-        receiver.stop()
+        receiver.close()

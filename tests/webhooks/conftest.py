@@ -8,4 +8,4 @@ def receiver(settings):
     settings.GAIA_WEBHOOK_ALLOW_PRIVATE = True  # the receiver listens on loopback
     found = Receiver()
     yield found
-    found.stop()
+    found.close()

@@ -1,6 +1,8 @@
 """A real webhook receiver for the tests: an HTTP server on 127.0.0.1 in a thread that
 records every request (headers and body) and answers what the test tells it to; it can
-be stopped (connection refused) and started again on the same port."""
+be stopped (connection refused) and started again on the same port. The port is held
+(tests/ports.py) until `close()`: while the receiver is down, no other process is given
+it, so deliveries meant for it never reach another test's server."""
 
 import hashlib
 import hmac
@@ -11,6 +13,8 @@ from typing import Any
 
 from standardwebhooks import Webhook
 
+from tests.ports import HeldPort
+
 
 class Receiver:
     def __init__(self) -> None:
@@ -20,7 +24,8 @@ class Receiver:
         self.answer = b"ok"
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
-        self.port = 0
+        self._held = HeldPort()
+        self.port = self._held.number
         self.start()
 
     @property
@@ -45,8 +50,8 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
+        # binds with SO_REUSEADDR (allow_reuse_address), beside the socket holding the port
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 
@@ -56,6 +61,11 @@ class Receiver:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+    def close(self) -> None:
+        """Stopped, and the port given back."""
+        self.stop()
+        self._held.release()
 
     def events(self) -> list[dict[str, Any]]:
         """The bodies received, decoded, in arrival order (only 2xx-answered ones count
