@@ -279,7 +279,11 @@ def _search_turns(user: Any, arguments: dict, caller: Caller) -> dict:
 
 
 def _relate(user: Any, arguments: dict, caller: Caller) -> dict:
-    return graph_tools.relate(user, valid_arguments(GraphRelationCreateSerializer, arguments, user))
+    data = valid_arguments(GraphRelationCreateSerializer, arguments, user)
+    ids = data.get("memory_ids", [])
+    if selectors.items_owned(user=user, item_ids=ids) != set(ids):
+        raise DjangoValidationError({"memory_ids": "No such memory."}, code="does_not_exist")
+    return graph_tools.relate(user, data)
 
 
 Handler = Callable[[Any, dict, Caller], dict]

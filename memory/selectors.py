@@ -215,6 +215,13 @@ def items_about(*, user: Any, item_ids: list[int], keys: list[str], limit: int =
     return list(items.filter(Q(pk__in=item_ids) | Q(entity__in=keys)).order_by("-pk")[:limit])
 
 
+def items_owned(*, user: Any, item_ids: list[int]) -> set[int]:
+    """Which of `item_ids` are the user's items (in any state): a request naming another
+    person's id, or a missing one, finds fewer."""
+    rows = KnowledgeItem.objects.for_user(user).filter(pk__in=item_ids)
+    return set(rows.values_list("pk", flat=True))
+
+
 USAGE_WEEK = 7  # days of seed 001's "this week"
 
 
