@@ -199,7 +199,6 @@ def is_edge(module: str) -> bool:
         parts[0] in (SITE, APART)
         or any(part in EDGE_FOLDERS for part in parts[1:-1])
         or (len(parts) == 2 and parts[-1] in EDGE_FILES)  # app/views.py, not a/b/apps.py
-        or parts[-1] == "tasks"  # old task paths kept for one release (memory/embedding/)
     )
 
 
@@ -304,7 +303,6 @@ def on_top(module: str) -> bool:
         parts[0] in (SITE, APART)
         or any(part in ON_TOP_FOLDERS for part in parts[1:-1])
         or (len(parts) == 2 and parts[-1] in ON_TOP_FILES)
-        or parts[-1] == "tasks"
     )
 
 
