@@ -132,14 +132,24 @@ class ActsForAPerson(permissions.IsAuthenticated):
     person it acts for (`user_id`)."""
 
     message = "An app token acts for one of its people here: pass user_id."
+    refuses_writes_during_erase = True
 
     def has_permission(self, request: Request, view: Any) -> bool:
         if not super().has_permission(request, view):
             return False
         if is_app_request(request):
             raise exceptions.PermissionDenied(self.message)
-        writes_refused(request)  # 503 while the person's erase runs
+        if self.refuses_writes_during_erase:
+            writes_refused(request)  # 503 while the person's erase runs
         return True
+
+
+class ActsForAPersonToolByTool(ActsForAPerson):
+    """MCP's: every message is a POST, reading or not, so the tool dispatcher refuses
+    the writing tools while the person's erase runs (a tool error the agent reads) and
+    answers the rest."""
+
+    refuses_writes_during_erase = False
 
 
 class IsAppToken(permissions.BasePermission):

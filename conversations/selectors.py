@@ -29,6 +29,16 @@ def turn_get(*, user: Any, turn_id: int) -> Turn:
     return Turn.objects.for_user(user).select_related("session", "agent").get(pk=turn_id)
 
 
+def turn_owner_id(turn_id: int) -> int | None:
+    """Whose turn `turn_id` is (None for a missing one): for a task given only its id."""
+    return Turn.objects.filter(pk=turn_id).values_list("owner_id", flat=True).first()
+
+
+def session_owner_id(session_pk: int) -> int | None:
+    """Whose session (by primary key) it is, None for a missing one."""
+    return Session.objects.filter(pk=session_pk).values_list("owner_id", flat=True).first()
+
+
 def session_turns(*, user: Any, session: Session) -> QuerySet[Turn]:
     """The session's turns in conversation order."""
     return (

@@ -22,7 +22,6 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework import serializers
 
 from accounts.agents import context_default, read_context
 from accounts.models import Agent, ApiToken
@@ -31,12 +30,13 @@ from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
-from core.serializers import MAX_ID, StrictSerializer
+from core.erasing import RETRY_AFTER, EraseRunning, erasing
 from core.text import data_problem
 from graph import agent_tools as graph_tools
 from graph.serializers import GraphRelationCreateSerializer
 from memory import selectors, services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
+from memory.api.tool_arguments import ForgetArguments, IdArguments, ListArguments
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
 from memory.tool_schemas import MEMORY_TOOLS, function_schema
@@ -114,10 +114,6 @@ def _no_privileged(data: dict) -> None:
         )
 
 
-class _IdSerializer(StrictSerializer):
-    id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-
-
 def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
     rest = {k: v for k, v in arguments.items() if k != "id"}
     if arguments.get("id") is None:
@@ -127,7 +123,7 @@ def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
         hint = f" (not {', '.join(misnamed)})" if misnamed else ""
         raise ToolError("invalid_arguments", "Invalid arguments.",
                         {"id": [f"Required{hint}: the memory's id, an integer."]})  # fmt: skip
-    return valid_arguments(_IdSerializer, {"id": arguments.get("id")}, user)["id"], rest
+    return valid_arguments(IdArguments, {"id": arguments.get("id")}, user)["id"], rest
 
 
 def _remember(user: Any, arguments: dict, caller: Caller) -> dict:
@@ -185,21 +181,8 @@ def _update(user: Any, arguments: dict, caller: Caller) -> dict:
     return _item(changed)
 
 
-class _ListSerializer(StrictSerializer):
-    category = serializers.ChoiceField(choices=CATEGORIES, required=False)
-    context = serializers.CharField(max_length=100, required=False)
-    entity = serializers.CharField(max_length=200, required=False)
-    include_sensitive = serializers.BooleanField(default=False)
-    ordering = serializers.ChoiceField(
-        choices=["-updated_at", "-created_at", "created_at", "-confidence", "-last_used"],
-        default="-updated_at",
-    )
-    page = serializers.IntegerField(min_value=1, max_value=MAX_ID, default=1)
-    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
-
-
 def _list(user: Any, arguments: dict, caller: Caller) -> dict:
-    data = valid_arguments(_ListSerializer, arguments, user)
+    data = valid_arguments(ListArguments, arguments, user)
     page, size = data.pop("page"), data.pop("page_size")
     if not memory_on(user):  # session-only: nothing stored is shown to an agent
         return {"results": [], "count": 0, "page": page, "next_page": None, "memory": "off"}
@@ -216,20 +199,9 @@ def _list(user: Any, arguments: dict, caller: Caller) -> dict:
     }
 
 
-class _ForgetSerializer(StrictSerializer):
-    id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
-    context = serializers.CharField(max_length=100, required=False)
-    entity = serializers.CharField(max_length=200, required=False)
-    older_than = serializers.CharField(max_length=20, required=False)
-    categories = serializers.ListField(
-        child=serializers.ChoiceField(choices=CATEGORIES), required=False, max_length=20
-    )
-    dry_run = serializers.BooleanField(default=False)
-
-
 def _forget(user: Any, arguments: dict, caller: Caller) -> dict:
     """One item by id, or every item matching the filters (a scope, an age, categories)."""
-    data = valid_arguments(_ForgetSerializer, arguments, user)
+    data = valid_arguments(ForgetArguments, arguments, user)
     dry_run = data.pop("dry_run")
     if "id" in data:
         if len(data) > 1:
@@ -287,6 +259,9 @@ def _relate(user: Any, arguments: dict, caller: Caller) -> dict:
 
 
 Handler = Callable[[Any, dict, Caller], dict]
+# The tools that only read: answered while the person's erase runs; every other is refused
+# then (`erase_running`), as the API refuses a write.
+_READING = {"recall", "list_memories", "search_past_conversations"}
 _HANDLERS: dict[str, Handler] = {
     "remember": _remember,
     "recall": _recall,
@@ -308,14 +283,21 @@ _SOMETIMES: dict[str, _Sometimes] = {}
 
 
 def tool_register(
-    *, schema: dict, handler: Handler, when: Callable[[], bool] | None = None
+    *,
+    schema: dict,
+    handler: Handler,
+    when: Callable[[], bool] | None = None,
+    reads_only: bool = False,
 ) -> None:
     """Offer another app's tool beside memory's: apps above memory call this from their
     AppConfig.ready(), so memory imports none of them. A tool offered always joins
     `TOOLS` (after memory's own, before graph's `relate`); one with `when` is offered
-    only while `when()` holds. Registering a name again replaces it."""
+    only while `when()` holds; one that `reads_only` is answered while the person's erase
+    runs. Registering a name again replaces it."""
     name = schema["function"]["name"]
     _HANDLERS[name] = handler
+    if reads_only:
+        _READING.add(name)
     if when is not None:
         _SOMETIMES[name] = _Sometimes(schema, when)
         return
@@ -395,6 +377,12 @@ def tool_call(
         return failure(
             "unknown_tool",
             f"Unknown tool {name!r}. Use one of: {', '.join([*TOOL_NAMES, *_SOMETIMES])}.",
+        )
+    if name not in _READING and erasing(getattr(user, "pk", None)):
+        return failure(
+            "erase_running",
+            f"{EraseRunning.default_detail} Nothing was stored; call {name} again in "
+            f"{RETRY_AFTER} seconds.",
         )
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments), Caller(token, context))}

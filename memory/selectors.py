@@ -205,6 +205,11 @@ def import_job_get(*, user: Any, job_id: int) -> ImportJob:
     return import_jobs_list(user=user).get(pk=job_id)
 
 
+def import_job_owner_id(job_id: int) -> int | None:
+    """Whose import `job_id` is (None for a missing one): for the task given its id."""
+    return ImportJob.objects.filter(pk=job_id).values_list("owner_id", flat=True).first()
+
+
 def items_about(*, user: Any, item_ids: list[int], keys: list[str], limit: int = 50) -> list:
     """The user's active items among `item_ids` or with one of the `entity` strings `keys`
     (an entity's memories: `graph.selectors.entity_item_ids` and `entity_keys`), newest

@@ -20,6 +20,7 @@ from accounts.auth import AppPrincipal
 from accounts.models import Agent, ApiToken, AppPerson, AppToken
 from conversations.models import Session, Turn
 from core.api import TokenRateThrottle, exception_handler
+from core.erasing import writes_refused
 from mem0api.api.filters import Scope
 from memory import selectors
 from memory.models import KnowledgeItem
@@ -114,9 +115,13 @@ def app_of(request: Request) -> Any:
 
 def acting(request: Request, person: AppPerson) -> ApiToken:
     """The person's token this app token writes through: history names app and token.
-    A person whose account an administrator disabled is refused (403)."""
+    A person whose account an administrator disabled is refused (403); a write while the
+    person's erase runs is the 503 `erase_running` (an `add` racing `delete_users` would
+    otherwise store for the person being erased)."""
     if not person.user.is_active:
         raise exceptions.PermissionDenied("This person's account is disabled.")
+    request.app_person = person  # whom a failure during their erase is about
+    writes_refused(request, person.user)
     return people.acting_token(app_token=request.auth, user=person.user)
 
 

@@ -26,7 +26,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from accounts.agents import request_active_context, request_agent, request_context
-from accounts.auth import BearerTokenAuthentication
+from accounts.auth import ActsForAPersonToolByTool, BearerTokenAuthentication
 from core.asgi_bridge import Receive, Scope, Send, asgi_exchange
 from core.middleware import error_json
 from memory.agent_prompt import system_prompt
@@ -65,6 +65,7 @@ class _JsonWhateverTheAccept(BaseContentNegotiation):
 @extend_schema(exclude=True)  # MCP describes itself (tools/list, prompts/list)
 class McpView(APIView):
     authentication_classes = [BearerTokenAuthentication]
+    permission_classes = [ActsForAPersonToolByTool]  # an erase refuses tools, not messages
     content_negotiation_class = _JsonWhateverTheAccept
 
     def post(self, request: Request) -> HttpResponse:
