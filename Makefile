@@ -5,6 +5,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 TEST_WORKERS ?= 2
 SHELL := /bin/bash
+# Python caches compiled modules (and pytest its rewritten test modules) in __pycache__:
+# with this set (some shells and images set it), every test process and every server it
+# starts compiled everything again, ~6 s of CPU per test process.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run install test test-fast test-sqlite test-postgres test-production test-release \
 	backend-tests backend-tests-new lint format prod-check
