@@ -92,16 +92,15 @@ def app_authenticate(request: Request, secret: str) -> tuple[Any, Any]:
     if person_id is None:
         return AppPrincipal(app_token), app_token
     try:
-        person = people.person_get(app=app_token.app, external_id=person_id)
+        acting = people.act_for(app_token=app_token, external_id=person_id)
     except people.PersonNotFound:
         raise exceptions.NotFound("No such person (user_id) of this app.") from None
-    except Exception as exc:  # a malformed id
+    except people.PersonDisabled as disabled:
+        raise exceptions.AuthenticationFailed(str(disabled)) from None
+    except Exception as exc:  # a malformed id (ValidationError, or the database's refusal)
         raise exceptions.ValidationError({USER_ID: ["Not a valid user_id."]}) from exc
-    if not person.user.is_active:
-        raise exceptions.AuthenticationFailed("This person's account is disabled.")
     _drop_person_id(request)
-    request.app_person = person  # whom it acts for, once user_id is gone from the request
-    return person.user, people.acting_token(app_token=app_token, user=person.user)
+    return acting
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):

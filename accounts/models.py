@@ -137,6 +137,11 @@ class AppToken(models.Model):
     def is_usable(self) -> bool:
         return self.revoked_at is None and self.app.disabled_at is None
 
+    @property
+    def rate_key(self) -> str:
+        """What the API's rate counts this token's own requests under (core.api)."""
+        return f"app{self.pk}"
+
 
 class AppPerson(models.Model):
     """One of an app's people: its external id for them and their account."""

@@ -64,13 +64,6 @@ class IsApp(permissions.BasePermission):
         return isinstance(getattr(request, "auth", None), AppToken)
 
 
-class AppRateThrottle(TokenRateThrottle):
-    """The API's per-token rate, counted per app token (its ids are not ApiToken ids)."""
-
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        return self.cache_format % {"scope": self.scope, "ident": f"app{request.auth.pk}"}
-
-
 def _detail(data: dict) -> str:
     error = data.get("error", {})
     fields = error.get("fields") or {}
@@ -91,7 +84,7 @@ def mem0_exception_handler(exc: Exception, context: dict) -> Response | None:
 class Mem0View(APIView):
     authentication_classes = [AppTokenAuthentication]
     permission_classes = [IsApp]
-    throttle_classes = [AppRateThrottle]
+    throttle_classes = [TokenRateThrottle]  # per app token (AppToken.rate_key)
 
     def get_exception_handler(self) -> Any:
         return mem0_exception_handler
@@ -118,11 +111,13 @@ def acting(request: Request, person: AppPerson) -> ApiToken:
     A person whose account an administrator disabled is refused (403); a write while the
     person's erase runs is the 503 `erase_running` (an `add` racing `delete_users` would
     otherwise store for the person being erased)."""
-    if not person.user.is_active:
-        raise exceptions.PermissionDenied("This person's account is disabled.")
     request.app_person = person  # whom a failure during their erase is about
-    writes_refused(request, person.user)
-    return people.acting_token(app_token=request.auth, user=person.user)
+    if person.user.is_active:
+        writes_refused(request, person.user)
+    try:
+        return people.person_acting(app_token=request.auth, person=person)
+    except people.PersonDisabled as disabled:
+        raise exceptions.PermissionDenied(str(disabled)) from None
 
 
 def people_for(app: Any, scope: Scope) -> list[AppPerson]:

@@ -9,7 +9,6 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from accounts.api.people import AppTokenRateThrottle
 from accounts.auth import AppPrincipal
 from accounts.models import ApiToken, AppPerson
 from accounts.people import app_create, app_token_create, person_create
@@ -222,6 +221,6 @@ def test_an_app_tokens_requests_count_against_its_own_rate_not_a_person_tokens(
     assert alice_api.get("/api/v1/memories/").status_code == 200
     token = acme.app.tokens.get()
     request = SimpleNamespace(auth=token, user=AppPrincipal(token))
-    key = AppTokenRateThrottle().get_cache_key(request, None)
+    key = TokenRateThrottle().get_cache_key(request, None)
     assert key == f"throttle_token_app{token.pk}"  # never t<pk>: that is an ApiToken's
     cache.clear()
