@@ -40,7 +40,6 @@ from memory.api.tool_arguments import ForgetArguments, IdArguments, ListArgument
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
 from memory.tool_schemas import MEMORY_TOOLS, function_schema
-from memory.versions import current_item
 
 # graph's `relate` comes last; tools registered later go before it (`tool_register`).
 TOOLS: list[dict] = [
@@ -172,9 +171,7 @@ def _update(user: Any, arguments: dict, caller: Caller) -> dict:
     data.pop("confidence", None)
     data.pop("importance", None)
     # An id another item replaced leads to that item; the answer carries its id.
-    item = current_item(user=user, item=services.memory_get(user=user, item_id=item_id))
-    if item.forgotten_at is not None:
-        raise KnowledgeItem.DoesNotExist  # forgotten: gone for agents until restored
+    item = selectors.memory_visible(user=user, item_id=item_id, current=True)
     changed = services.memory_update(
         user=user, item_id=item.pk, source="tool", token=caller.token, **data
     )
@@ -207,9 +204,7 @@ def _forget(user: Any, arguments: dict, caller: Caller) -> dict:
         if len(data) > 1:
             raise ToolError("invalid_arguments", "Give an id, or filters, not both.")
         if dry_run:
-            item = services.memory_get(user=user, item_id=data["id"])
-            if item.forgotten_at is not None:
-                raise KnowledgeItem.DoesNotExist
+            item = selectors.memory_visible(user=user, item_id=data["id"])
             return {"id": item.pk, "forgotten": False, "count": 1, "dry_run": True}
         item = services.memory_forget(user=user, item_id=data["id"])
         return {"id": item.pk, "forgotten": True, "count": 1, "dry_run": False}

@@ -418,3 +418,36 @@ def test_edges_may_call_any_app_and_nothing_imports_bench():
     assert violations("privacy/services.py", "from bench import speed\n") == [
         "privacy/services.py: imports bench.speed (bench stands apart)",
     ]
+
+
+# --- One door per question --------------------------------------------------------
+
+# The modules through which people and agents reach items by id: the API's views, the
+# tool dispatcher (REST, MCP), mem0's API. "A forgotten item is missing" is decided once,
+# in memory.selectors.memory_visible.
+DOORS = ["memory/api", "memory/agent_tools.py", "mem0api"]
+
+
+def _attributes(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+
+
+def _modules(*places: str) -> list[Path]:
+    return sorted(
+        p for place in places for p in ([ROOT / place] if place.endswith(".py")
+                                        else (ROOT / place).rglob("*.py"))
+    )  # fmt: skip
+
+
+def test_no_door_decides_itself_whether_a_forgotten_item_is_missing():
+    doors = _modules(*DOORS)
+    assert len(doors) > 10
+    deciding = [str(p.relative_to(ROOT)) for p in doors if "forgotten_at" in _attributes(p)]
+    assert deciding == []
+    assert "memory_visible" in (ROOT / "memory" / "selectors.py").read_text()
+
+
+def test_mem0s_api_reaches_other_apps_tables_through_their_selectors_and_services_only():
+    reading = [str(p.relative_to(ROOT)) for p in _modules("mem0api") if "objects" in _attributes(p)]
+    assert reading == []

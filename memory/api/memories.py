@@ -40,7 +40,6 @@ from memory.api.serializers import (
 )
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from memory.versions import current_item
 from privacy import services as privacy_services
 
 REMEMBER_EXAMPLES = [
@@ -143,21 +142,15 @@ class MemoryListCreateView(PagedListView):
 
 
 def not_forgotten(user: Any, pk: int) -> KnowledgeItem:
-    """The caller's item unless it is forgotten: after forget it is gone from GET and
-    PATCH by id too (like a missing id) until restored (POST .../restore/)."""
-    item = services.memory_get(user=user, item_id=object_id(pk))
-    if item.forgotten_at is not None:
-        raise KnowledgeItem.DoesNotExist
-    return item
+    """The caller's item unless it is forgotten (`memory_visible`): after forget it is
+    gone from GET and PATCH by id too, like a missing id, until restored."""
+    return selectors.memory_visible(user=user, item_id=object_id(pk))
 
 
 def current_not_forgotten(user: Any, pk: int) -> KnowledgeItem:
     """The item that stands for the caller's id now (the one that replaced it, if one
-    did), unless either is forgotten."""
-    item = current_item(user=user, item=not_forgotten(user, pk))
-    if item.forgotten_at is not None:
-        raise KnowledgeItem.DoesNotExist
-    return item
+    did), unless either is forgotten (`memory_visible`)."""
+    return selectors.memory_visible(user=user, item_id=object_id(pk), current=True)
 
 
 def _switched(request: Request, pk: int, switch: Callable[..., KnowledgeItem]) -> Response:
