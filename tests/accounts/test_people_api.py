@@ -210,6 +210,7 @@ def test_erasing_a_person_removes_their_memory_their_turns_and_their_account(acm
     assert listed.json()["results"] == []
 
 
+@pytest.mark.redis  # the rate counters live in the cache
 def test_an_app_tokens_requests_count_against_its_own_rate_not_a_person_tokens(
     acme, alice_api, monkeypatch
 ):
