@@ -183,6 +183,10 @@ ALLOWED_LATE_IMPORTS = {
     ("bench/loadbench/gunicorn_conf.py", "retrieval.indexes"): (
         "a gunicorn config loads before Django: only in a worker hook"
     ),
+    ("memory/api/mcp_view.py", "memory.api.mcp_server"): (
+        "the MCP SDK under it takes ~0.7 s of CPU to import: by the first /mcp request, not "
+        "by every process that loads the URLs"
+    ),
 }
 
 
@@ -275,7 +279,7 @@ def test_imports_point_down_and_sit_at_the_top():
 
 
 def test_few_late_imports_are_allowed_and_each_is_still_needed():
-    assert len(ALLOWED_LATE_IMPORTS) <= 7
+    assert len(ALLOWED_LATE_IMPORTS) <= 8
     late = {
         (imp.path, imp.module)
         for p in our_files()
