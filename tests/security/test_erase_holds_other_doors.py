@@ -24,7 +24,9 @@ NOTE = "Ana's birthday is on 3 March"
 
 
 def test_a_pages_form_during_the_erase_answers_a_503_page_and_stores_nothing(
-    alice, bob, alice_web  # noqa: F811
+    alice,
+    bob,
+    alice_web,  # noqa: F811
 ):
     form = {"content": NOTE, "category": "fact", "context": "", "entity": "", "due_at": ""}
     with erasure_hold(alice):
@@ -38,9 +40,7 @@ def test_a_pages_form_during_the_erase_answers_a_503_page_and_stores_nothing(
     assert alice_web.post("/memories/new/", form).status_code == 302  # the erase ended
 
 
-def test_an_mcp_writing_tool_during_the_erase_is_a_tool_error_and_reading_goes_on(
-    alice, alice_api
-):
+def test_an_mcp_writing_tool_during_the_erase_is_a_tool_error_and_reading_goes_on(alice, alice_api):
     memory_create(user=alice, content="Alice's gym is on Baker Street")
     initialize(alice_api)
     with erasure_hold(alice):
