@@ -96,7 +96,8 @@ def held_during_erase(owner_of: Callable[..., int | None]) -> Callable:
     """A task decorator: while the erase of the person the task's arguments name runs
     (`owner_of(*args)`, their user id), the task does nothing and, after RETRY_AFTER
     seconds, queues itself again; it answers DEFERRED. Whatever it would have read or
-    written for them is being erased: run after the erase, it finds nothing. Tasks run
+    written for them is being erased: run after the erase, it finds nothing. It is queued
+    again with its positional arguments, as core.queue queues every task. Tasks run
     inline (GAIA_SYNC_TASKS) are not queued again: nothing would run the erase meanwhile."""
 
     def decorate(task: Callable) -> Callable:
@@ -127,10 +128,11 @@ def _erased_lately(user_id: int) -> bool:
 
 
 def _user_id(request: Any) -> int | None:
-    """Whom the request acts for, without authenticating it again (the error may have
-    come from authentication itself: an app's person's acting token)."""
-    user = getattr(request, "_user", None)  # set once DRF's authentication ended
-    if getattr(user, "pk", None) is None:  # none yet, or an app acting through mem0's API
+    """Whom the request acts for, without authenticating it again: its user once DRF's
+    authentication ended, or the app's person mem0's views act for (`app_person`: there
+    the request's user is the app itself)."""
+    user = getattr(request, "_user", None)
+    if getattr(user, "pk", None) is None:
         user = getattr(getattr(request, "app_person", None), "user", None)
     return getattr(user, "pk", None)
 
