@@ -7,6 +7,11 @@
   without it, only the app's own endpoints (people, tokens) accept it. The app's own
   endpoints (views whose permission is `IsAppToken`) never act for a person: there a
   `user_id` in the body or path is the app's data (the person to create or read).
+
+Authentication sets `request.user` and `request.auth` and nothing else: whom an app acts
+for is decided in `accounts.people` (`act_for`). The `user_id` stays in the request; it is
+the acting token's (`ApiToken.request_keys`), and the views read the operation's body and
+query without it (`core.api_views.request_body`, `request_query`).
 """
 
 from typing import Any
@@ -15,11 +20,11 @@ from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 
 from accounts import people
-from accounts.models import AppToken
+from accounts.models import ACTING_KEY, AppToken
 from accounts.services import token_authenticate
 from core.erasing import writes_refused
 
-USER_ID = "user_id"
+USER_ID = ACTING_KEY
 
 
 class AppPrincipal:
@@ -61,19 +66,6 @@ def requested_person_id(request: Request) -> Any:
     return value
 
 
-def _drop_person_id(request: Request) -> None:
-    """`user_id` says whom the app acts for; it is no field of the request itself (strict
-    query and body serializers would refuse it as unknown)."""
-    data = request.data
-    if type(data) is dict:  # a JSON object (a form's QueryDict is immutable, and unused)
-        data.pop(USER_ID, None)
-    query = request._request.GET
-    if USER_ID in query:
-        query = query.copy()
-        query.pop(USER_ID)
-        request._request.GET = query
-
-
 def _is_app_endpoint(request: Request) -> bool:
     """True on the app's own endpoints (people, their tokens, the app itself)."""
     view = (getattr(request, "parser_context", None) or {}).get("view")
@@ -99,7 +91,6 @@ def app_authenticate(request: Request, secret: str) -> tuple[Any, Any]:
         raise exceptions.AuthenticationFailed(str(disabled)) from None
     except Exception as exc:  # a malformed id (ValidationError, or the database's refusal)
         raise exceptions.ValidationError({USER_ID: ["Not a valid user_id."]}) from exc
-    _drop_person_id(request)
     return acting
 
 

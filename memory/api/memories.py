@@ -20,7 +20,7 @@ from accounts.agents import (
     with_context,
 )
 from accounts.services import user_context
-from core.api_views import PagedListView, valid_body, valid_query
+from core.api_views import PagedListView, request_body, valid_body, valid_query
 from core.openapi import Operations, body_example, path_id
 from core.serializers import OneOrMany, object_id, one_or_many, refuse_body
 from memory import selectors, services
@@ -123,7 +123,7 @@ class MemoryListCreateView(PagedListView):
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(
-            MemoryCreateSerializer, request.data, user_context(request.user)
+            MemoryCreateSerializer, request_body(request), user_context(request.user)
         )
         source, agent = write_source(request), request_agent(request)
         override = request_context(request)
@@ -155,7 +155,7 @@ def current_not_forgotten(user: Any, pk: int) -> KnowledgeItem:
 
 def _switched(request: Request, pk: int, switch: Callable[..., KnowledgeItem]) -> Response:
     """Forget or restore (`switch`) the caller's item, which takes no body; the item."""
-    refuse_body(request.data)
+    refuse_body(request_body(request))
     item = switch(user=request.user, item_id=object_id(pk))
     return Response(MemorySerializer(item).data)
 
@@ -222,7 +222,7 @@ class MemoryEraseView(APIView):
         ),
     )
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         privacy_services.memory_erase(user=request.user, item_id=object_id(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
