@@ -5,6 +5,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 TEST_WORKERS ?= 2
 SHELL := /bin/bash
+# Python caches compiled modules (and pytest its rewritten test modules) in __pycache__:
+# with this set (some shells and images set it), every test process and every server it
+# starts compiled everything again, ~6 s of CPU per test process.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run install test test-fast test-sqlite test-postgres test-production test-release \
 	backend-tests backend-tests-new lint format prod-check
@@ -79,9 +83,11 @@ ON_SQLITE = env -u DATABASE_URL -u GAIA_REDIS_URL
 ON_POSTGRES = env -u GAIA_REDIS_URL DATABASE_URL=$(POSTGRES_URL)
 IN_PRODUCTION = env DATABASE_URL=$(POSTGRES_URL) GAIA_REDIS_URL=$(REDIS_URL)
 # What Redis changes: the broker (the system tests' real web and worker processes), the cache
-# (rate limits, health) and an app's SDK run through both.
+# (rate limits, login limits, health) and an app's SDK run through both: tests/system and the
+# tests marked `redis` in these files.
 REDIS_TESTS = tests/system tests/api/test_auth_and_limits.py tests/api/test_health_and_docs.py \
-	tests/mem0api/test_mem0_sdk.py tests/clients/test_typescript_client.py
+	tests/web/test_accounts.py tests/accounts/test_people_api.py tests/mem0api/test_mem0_sdk.py \
+	tests/clients/test_typescript_client.py -m "system or redis"
 
 ## Every test on SQLite, the embedded default (tests/system with the ORM broker).
 test-sqlite: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
@@ -89,9 +95,11 @@ test-sqlite: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.pac
 
 ## On PostgreSQL: the tests listed in tests/backend_tests.txt (they run the code whose SQL
 ## differs by backend) and the isolation sweep, measuring those modules' lines.
+## Its test databases are made afresh and kept for the production pass (`--reuse-db` there:
+## one migration of each on PostgreSQL, not two).
 test-postgres: $(VENV)/.dev
 	$(call pytest_pass,postgres,$(ON_POSTGRES) COVERAGE_FILE=$(REPORTS)/postgres.coverage,\
-	  -m "not own_sqlite" $$($(PY) -m tests.backend_selection cov-args) \
+	  --create-db --reuse-db -m "not own_sqlite" $$($(PY) -m tests.backend_selection cov-args) \
 	  $$($(PY) -m tests.backend_selection ids))
 	$(PY) -m tests.backend_selection report $(REPORTS)/postgres.coverage \
 	  | tee $(REPORTS)/postgres-coverage.txt
@@ -99,13 +107,13 @@ test-postgres: $(VENV)/.dev
 ## The production topology, PostgreSQL with the Redis broker and cache: tests/system and
 ## what else Redis changes.
 test-production: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
-	$(call pytest_pass,production,$(IN_PRODUCTION),$(REDIS_TESTS))
+	$(call pytest_pass,production,$(IN_PRODUCTION),--reuse-db $(REDIS_TESTS))
 
 ## Before a release: every test on PostgreSQL (the own_sqlite ones run on SQLite whatever the
 ## database), then the production topology.
 test-release: $(VENV)/.dev $(MEM0_VENV)/.installed $(TS_CLIENT)/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
-	$(call pytest_pass,release,$(ON_POSTGRES),-m "not own_sqlite")
+	$(call pytest_pass,release,$(ON_POSTGRES),--create-db --reuse-db -m "not own_sqlite")
 	$(MAKE) test-production
 
 ## Measure which tests run backend-specific code (per-test coverage on PostgreSQL, ~8 min on

@@ -1,6 +1,7 @@
 """Print each CI pass's tests and times from its JUnit XML report and its wall time.
 
-    python .ci/summary.py REPORTS   # REPORTS/<pass>.xml and REPORTS/passes.tsv (pass, seconds)
+    python .ci/summary.py REPORTS   # REPORTS/<pass>.xml and REPORTS/passes.tsv
+                                    # (pass, seconds, load average at its end)
 
 The test seconds are the sum of every test's own time (set-up, call and teardown) over the
 processes that ran them: what the pass cost in CPU, where the wall time is what it took.
@@ -22,22 +23,25 @@ def totals(report: Path) -> dict[str, float]:
 
 
 def main(folder: Path) -> None:
-    walls = {}
+    walls, loads = {}, {}
     if (folder / "passes.tsv").exists():
         for line in (folder / "passes.tsv").read_text().splitlines():
-            name, seconds = line.split("\t")
-            walls[name] = float(seconds)
-    print(f"{'pass':<12} {'wall':>8} {'tests':>6} {'failed':>6} {'skipped':>7} {'test s':>8}")
+            name, seconds, *load = line.split("\t")
+            walls[name], loads[name] = float(seconds), (load or [""])[0]
+    print(
+        f"{'pass':<12} {'wall':>8} {'tests':>6} {'failed':>6} {'skipped':>7} {'test s':>8} "
+        f"{'load':>5}"
+    )
     for name, wall in walls.items():
         report = folder / f"{name}.xml"
         if not report.exists():
-            print(f"{name:<12} {wall:>7.0f}s")
+            print(f"{name:<12} {wall:>7.0f}s {'':>6} {'':>6} {'':>7} {'':>8} {loads[name]:>5}")
             continue
         t = totals(report)
         failed = t["failures"] + t["errors"]
         print(
             f"{name:<12} {wall:>7.0f}s {t['tests']:>6.0f} {failed:>6.0f} {t['skipped']:>7.0f} "
-            f"{t['seconds']:>7.0f}s"
+            f"{t['seconds']:>7.0f}s {loads[name]:>5}"
         )
     print(f"{'all':<12} {sum(walls.values()):>7.0f}s")
 

@@ -19,10 +19,10 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 
 from accounts import agents, people
-from accounts.api.people import person_erase
 from accounts.models import Agent, AgentType, ApiToken, App, AppPerson, AppToken, UserSettings
 from accounts.services import EDITABLE, token_revoke, user_settings_update
 from accounts.throttle import throttle_admin_login
+from privacy.services import app_person_erase
 
 _REFUSED = "_admin_refused_by_service"
 
@@ -288,7 +288,7 @@ class AppPersonAdmin(admin.ModelAdmin):
     def erase(self, request, queryset) -> None:
         chosen = list(queryset.select_related("app", "user"))
         for person in chosen:
-            person_erase(person=person)
+            app_person_erase(app=person.app, person=person)
         messages.success(request, f"Erased {len(chosen)} person(s).")
 
 

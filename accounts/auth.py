@@ -7,6 +7,11 @@
   without it, only the app's own endpoints (people, tokens) accept it. The app's own
   endpoints (views whose permission is `IsAppToken`) never act for a person: there a
   `user_id` in the body or path is the app's data (the person to create or read).
+
+Authentication sets `request.user` and `request.auth` and nothing else: whom an app acts
+for is decided in `accounts.people` (`act_for`). The `user_id` stays in the request; it is
+the acting token's (`ApiToken.request_keys`), and the views read the operation's body and
+query without it (`core.api_views.request_body`, `request_query`).
 """
 
 from typing import Any
@@ -15,11 +20,11 @@ from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 
 from accounts import people
-from accounts.models import AppToken
+from accounts.models import ACTING_KEY, AppToken
 from accounts.services import token_authenticate
 from core.erasing import writes_refused
 
-USER_ID = "user_id"
+USER_ID = ACTING_KEY
 
 
 class AppPrincipal:
@@ -61,19 +66,6 @@ def requested_person_id(request: Request) -> Any:
     return value
 
 
-def _drop_person_id(request: Request) -> None:
-    """`user_id` says whom the app acts for; it is no field of the request itself (strict
-    query and body serializers would refuse it as unknown)."""
-    data = request.data
-    if type(data) is dict:  # a JSON object (a form's QueryDict is immutable, and unused)
-        data.pop(USER_ID, None)
-    query = request._request.GET
-    if USER_ID in query:
-        query = query.copy()
-        query.pop(USER_ID)
-        request._request.GET = query
-
-
 def _is_app_endpoint(request: Request) -> bool:
     """True on the app's own endpoints (people, their tokens, the app itself)."""
     view = (getattr(request, "parser_context", None) or {}).get("view")
@@ -92,16 +84,14 @@ def app_authenticate(request: Request, secret: str) -> tuple[Any, Any]:
     if person_id is None:
         return AppPrincipal(app_token), app_token
     try:
-        person = people.person_get(app=app_token.app, external_id=person_id)
+        acting = people.act_for(app_token=app_token, external_id=person_id)
     except people.PersonNotFound:
         raise exceptions.NotFound("No such person (user_id) of this app.") from None
-    except Exception as exc:  # a malformed id
+    except people.PersonDisabled as disabled:
+        raise exceptions.AuthenticationFailed(str(disabled)) from None
+    except Exception as exc:  # a malformed id (ValidationError, or the database's refusal)
         raise exceptions.ValidationError({USER_ID: ["Not a valid user_id."]}) from exc
-    if not person.user.is_active:
-        raise exceptions.AuthenticationFailed("This person's account is disabled.")
-    _drop_person_id(request)
-    request.app_person = person  # whom it acts for, once user_id is gone from the request
-    return person.user, people.acting_token(app_token=app_token, user=person.user)
+    return acting
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -132,14 +122,24 @@ class ActsForAPerson(permissions.IsAuthenticated):
     person it acts for (`user_id`)."""
 
     message = "An app token acts for one of its people here: pass user_id."
+    refuses_writes_during_erase = True
 
     def has_permission(self, request: Request, view: Any) -> bool:
         if not super().has_permission(request, view):
             return False
         if is_app_request(request):
             raise exceptions.PermissionDenied(self.message)
-        writes_refused(request)  # 503 while the person's erase runs
+        if self.refuses_writes_during_erase:
+            writes_refused(request)  # 503 while the person's erase runs
         return True
+
+
+class ActsForAPersonToolByTool(ActsForAPerson):
+    """MCP's: every message is a POST, reading or not, so the tool dispatcher refuses
+    the writing tools while the person's erase runs (a tool error the agent reads) and
+    answers the rest."""
+
+    refuses_writes_during_erase = False
 
 
 class IsAppToken(permissions.BasePermission):

@@ -42,6 +42,10 @@ class Agent(OwnedModel):
         return self.name
 
 
+# The field of an app's request naming the person it acts for (accounts.people.act_for).
+ACTING_KEY = "user_id"
+
+
 class ApiToken(OwnedModel):
     """A named bearer token for one agent; only a hash of the secret is stored."""
 
@@ -70,6 +74,13 @@ class ApiToken(OwnedModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def request_keys(self) -> tuple[str, ...]:
+        """The keys of a request that belong to this credential, not to the operation it
+        asks for (core.api_views.request_body): an app's acting token took `user_id`, the
+        person the app acts for (accounts.people)."""
+        return (ACTING_KEY,) if self.app_token_id is not None else ()
 
     @property
     def is_usable(self) -> bool:
@@ -137,6 +148,11 @@ class AppToken(models.Model):
     @property
     def is_usable(self) -> bool:
         return self.revoked_at is None and self.app.disabled_at is None
+
+    @property
+    def rate_key(self) -> str:
+        """What the API's rate counts this token's own requests under (core.api)."""
+        return f"app{self.pk}"
 
 
 class AppPerson(models.Model):

@@ -30,6 +30,10 @@ class PersonNotFound(ObjectDoesNotExist):
     """No person of this app has that external id (or it belongs to another app)."""
 
 
+class PersonDisabled(Exception):
+    """An administrator disabled the person's account: no app acts for them."""
+
+
 def clean_external_id(value: Any, *, field: str = "user_id") -> str:
     """An app's id for one of its people: 1-200 characters of valid text, trimmed."""
     if isinstance(value, bool) or not isinstance(value, str | int):
@@ -157,6 +161,27 @@ def acting_token(*, app_token: AppToken, user: Any) -> ApiToken:
         app=app_token.app,
         app_token=app_token,
     )
+
+
+def person_acting(*, app_token: AppToken, person: AppPerson) -> ApiToken:
+    """The token requests of `app_token` act for `person` through (`acting_token`).
+    PersonDisabled for an account an administrator disabled; PersonNotFound when the
+    account went meanwhile (an erase deleted it as the token was being made)."""
+    if not person.user.is_active:
+        raise PersonDisabled("This person's account is disabled.")
+    try:
+        with transaction.atomic():
+            return acting_token(app_token=app_token, user=person.user)
+    except IntegrityError:
+        raise PersonNotFound("No such person.") from None
+
+
+def act_for(*, app_token: AppToken, external_id: Any) -> tuple[Any, ApiToken]:
+    """Whom a request of `app_token` naming `external_id` (its `user_id`) is: the
+    person's account and acting token. PersonNotFound for a missing or another app's id,
+    ValidationError for a malformed one, PersonDisabled for a disabled account."""
+    person = person_get(app=app_token.app, external_id=external_id)
+    return person.user, person_acting(app_token=app_token, person=person)
 
 
 def person_token_create(

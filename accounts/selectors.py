@@ -2,7 +2,9 @@
 
 from typing import Any
 
-from accounts.models import UserSettings
+from django.db.models import Min, QuerySet
+
+from accounts.models import Agent, UserSettings
 
 
 def memory_on(user: Any) -> bool:
@@ -13,3 +15,23 @@ def memory_on(user: Any) -> bool:
     rows = UserSettings.objects.filter(user_id=user.pk)
     enabled = rows.values_list("memory_enabled", flat=True).first()
     return enabled is not False
+
+
+def agent_owners(*, name: str) -> QuerySet:
+    """The ids of the accounts that have an agent called `name` (a subquery)."""
+    return Agent.objects.filter(name=name).values("owner_id")
+
+
+def agents_first_seen(
+    *, owner_ids: QuerySet, agent_ids: QuerySet, leave_out: str = ""
+) -> list[dict[str, Any]]:
+    """The names of those accounts' agents among `agent_ids` (but `leave_out`), each with
+    when the first of that name was made, by name."""
+    rows = (
+        Agent.objects.filter(owner_id__in=owner_ids, pk__in=agent_ids)
+        .exclude(name=leave_out)
+        .values("name")
+        .annotate(first=Min("created_at"))
+        .order_by("name")
+    )
+    return list(rows)

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.db.models import Avg, Count, Max, Q, QuerySet
+from django.db.models import Avg, Count, Max, Min, Q, QuerySet
 
 from conversations.models import Session, ToolCall, Turn
 
@@ -27,6 +27,38 @@ def turn_get(*, user: Any, turn_id: int) -> Turn:
     """One of the user's turns by id, with its session (DoesNotExist for another user's
     id, the same as for a missing one)."""
     return Turn.objects.for_user(user).select_related("session", "agent").get(pk=turn_id)
+
+
+def turn_owner_id(turn_id: int) -> int | None:
+    """Whose turn `turn_id` is (None for a missing one): for a task given only its id."""
+    return Turn.objects.filter(pk=turn_id).values_list("owner_id", flat=True).first()
+
+
+def session_owner_id(session_pk: int) -> int | None:
+    """Whose session (by primary key) it is, None for a missing one."""
+    return Session.objects.filter(pk=session_pk).values_list("owner_id", flat=True).first()
+
+
+def session_owners(*, session_id: str) -> QuerySet:
+    """The ids of the accounts that have a session `session_id` (a subquery)."""
+    return Session.objects.filter(session_id=session_id).values("owner_id")
+
+
+def sessions_first_seen(*, owner_ids: QuerySet) -> list[dict[str, Any]]:
+    """The session ids those accounts have, each with when the first of that id began."""
+    rows = (
+        Session.objects.filter(owner_id__in=owner_ids)
+        .values("session_id")
+        .annotate(first=Min("created_at"))
+        .order_by("session_id")
+    )
+    return list(rows)
+
+
+def sessions_of_turns(*, turn_ids: list[int], owner_ids: set[int]) -> dict[int, str]:
+    """turn id -> the session id it belongs to, for those of `turn_ids` the owners have."""
+    rows = Turn.objects.filter(pk__in=turn_ids, owner_id__in=owner_ids)
+    return dict(rows.values_list("pk", "session__session_id"))
 
 
 def session_turns(*, user: Any, session: Session) -> QuerySet[Turn]:

@@ -91,7 +91,9 @@ class Pagination(PageNumberPagination):
 
 
 class TokenRateThrottle(SimpleRateThrottle):
-    """Per API token (or per user for session auth) request rate."""
+    """The API's one request rate, counted per credential: per API token, per app token
+    (`rate_key`, `app<id>`: an app token's ids are not API token ids, and an app acting
+    for its people counts each person's acting token), or per user for session auth."""
 
     scope = "token"
 
@@ -99,5 +101,7 @@ class TokenRateThrottle(SimpleRateThrottle):
         if not request.user or not request.user.is_authenticated:
             return None
         token = getattr(request, "auth", None)
-        ident = f"t{token.pk}" if getattr(token, "pk", None) else f"u{request.user.pk}"
+        ident = getattr(token, "rate_key", None) or (
+            f"t{token.pk}" if getattr(token, "pk", None) else f"u{request.user.pk}"
+        )
         return self.cache_format % {"scope": self.scope, "ident": ident}

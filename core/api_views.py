@@ -23,16 +23,35 @@ def valid(
     return given.validated_data
 
 
+def _credential_keys(request: Request) -> tuple[str, ...]:
+    return tuple(getattr(getattr(request, "auth", None), "request_keys", ()))
+
+
+def request_body(request: Request) -> Any:
+    """The body of the operation: the request's, without the keys its credential took
+    (an app's `user_id`, naming the person it acts for: they are no field of it)."""
+    keys, data = _credential_keys(request), request.data
+    if keys and type(data) is dict:  # a JSON object (a form's QueryDict names no person)
+        return {key: value for key, value in data.items() if key not in keys}
+    return data
+
+
+def request_query(request: Request) -> dict[str, Any]:
+    """The query string of the operation, without the keys the credential took."""
+    keys = _credential_keys(request)
+    return {key: value for key, value in request.query_params.dict().items() if key not in keys}
+
+
 def valid_body(
     serializer: type[BaseSerializer], request: Request, context: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The request body as `serializer` cleans it; a 400 naming the fields otherwise."""
-    return valid(serializer, request.data, context)
+    return valid(serializer, request_body(request), context)
 
 
 def valid_query(serializer: type[BaseSerializer], request: Request) -> dict[str, Any]:
     """The query string as `serializer` cleans it; a 400 naming the parameters otherwise."""
-    return valid(serializer, request.query_params.dict())
+    return valid(serializer, request_query(request))
 
 
 class PagedListView(GenericAPIView):

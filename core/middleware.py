@@ -14,10 +14,15 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.middleware.common import CommonMiddleware as DjangoCommonMiddleware
+from django.shortcuts import render
 
+from core.erasing import RETRY_AFTER, erasing
 from core.storage_full import is_storage_full, storage_full_noted
 
 API_PREFIX = "/api/"
+# Answered by DRF views, which refuse a write during an erase themselves (a JSON 503, or
+# MCP's tool error).
+NOT_PAGES = (API_PREFIX, "/mem0/", "/mcp")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 # Only our own files may run or style a page: no inline script, no inline style, no
 # plugins, no framing, forms post only to this site. A stored text that slipped past the
@@ -135,3 +140,21 @@ class StorageFullMiddleware:
         if request.path.startswith(API_PREFIX):
             return error_json("storage_full", STORAGE_FULL, 507)
         return HttpResponse(STORAGE_FULL, status=507, content_type="text/plain; charset=utf-8")
+
+
+class EraseHoldMiddleware:
+    """A page's form sent while the signed-in person's erase runs answers a 503 page
+    saying so, with Retry-After, and stores nothing (core/erasing.py): whatever it wrote
+    could outlive the erase."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in SAFE_METHODS and not request.path.startswith(NOT_PAGES):
+            user = getattr(request, "user", None)
+            if getattr(user, "is_authenticated", False) and erasing(user.pk):
+                response = render(request, "web/erase_running.html", status=503)
+                response["Retry-After"] = str(RETRY_AFTER)
+                return response
+        return self.get_response(request)

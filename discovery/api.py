@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api_views import PagedListView
+from core.api_views import PagedListView, request_body
 from core.openapi import Operations, path_id
 from core.serializers import refuse_body
 from discovery import selectors, services
@@ -102,7 +102,7 @@ class FindingsView(DiscoveryView, PagedListView):
         responses={201: ProposeResponseSerializer, 200: ProposeResponseSerializer},
     )
     def post(self, request: Request) -> Response:
-        data = request.data
+        data = request_body(request)
         findings = _object(data, ["findings"]).get("findings") if isinstance(data, dict) else data
         result = services.finding_propose_many(user=request.user, findings=findings)
         body = result.as_dict() | {"findings": FindingSerializer(result.created, many=True).data}
@@ -117,9 +117,8 @@ class FindingApproveView(DiscoveryView):
         summary="Approve a finding, optionally edited: it becomes knowledge",
     )
     def post(self, request: Request, pk: int) -> Response:
-        finding = services.finding_approve(
-            user=request.user, finding_id=pk, edits=_object(request.data, services.EDITABLE)
-        )
+        edits = _object(request_body(request), services.EDITABLE)
+        finding = services.finding_approve(user=request.user, finding_id=pk, edits=edits)
         return Response(ApprovedFindingSerializer(finding).data)
 
 
@@ -128,7 +127,7 @@ class FindingRejectView(DiscoveryView):
         "discovery_finding_reject", None, FindingSerializer, summary="Reject a finding"
     )
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         finding = services.finding_reject(user=request.user, finding_id=pk)
         return Response(FindingSerializer(finding).data)
 
@@ -141,7 +140,7 @@ class FindingsApproveView(DiscoveryView):
         summary="Approve several findings as they are (all or nothing)",
     )
     def post(self, request: Request) -> Response:
-        ids = _object(request.data, ["ids"]).get("ids")
+        ids = _object(request_body(request), ["ids"]).get("ids")
         findings = services.findings_approve_bulk(user=request.user, finding_ids=ids)
         return Response(
             {"approved": len(findings), "findings": FindingSerializer(findings, many=True).data}
@@ -158,7 +157,7 @@ class ResetView(DiscoveryView):
         responses=ResetResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        if _object(request.data, ["confirm"]).get("confirm") is not True:
+        if _object(request_body(request), ["confirm"]).get("confirm") is not True:
             raise ValidationError(
                 'Resetting erases all discovery items: send {"confirm": true}.',
                 code="confirmation_required",

@@ -1,15 +1,13 @@
 """The `relate` tool: an agent writes who and what in the person's life relate, and how
 ("Rui works_at Atelier Norte", "me partner_of Rui"), with the memories it came from.
-Offered beside the memory tools (memory/agent_tools.py dispatches it)."""
+Offered beside the memory tools: memory/agent_tools.py dispatches it, having checked that
+the memories it names are the person's (the graph sits below memory and reads no item)."""
 
 from typing import Any
-
-from django.core.exceptions import ValidationError
 
 from core.ids import ID_RANGE
 from graph import services
 from graph.vocabulary import KINDS, RELATION_TYPES, sentence
-from memory.models import KnowledgeItem
 
 _KIND = {"type": "string", "enum": list(KINDS)}
 _END = {
@@ -44,14 +42,10 @@ DESCRIPTION = (
 
 
 def relate(user: Any, data: dict) -> dict:
-    """Run `relate` for `user` with arguments `GraphRelationCreateSerializer` validated;
-    the relation as a sentence, with its ids, its start and the relations it ended."""
+    """Run `relate` for `user` with arguments `GraphRelationCreateSerializer` validated and
+    `memory_ids` the user's own items (the caller checks them); the relation as a
+    sentence, with its ids, its start and the relations it ended."""
     ids = data.get("memory_ids", [])
-    yours = set(
-        KnowledgeItem.objects.for_user(user).filter(pk__in=ids).values_list("pk", flat=True)
-    )
-    if yours != set(ids):
-        raise ValidationError({"memory_ids": "No such memory."}, code="does_not_exist")
     relation = services.relation_add(
         user=user,
         subject=services.entity_resolve(

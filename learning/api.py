@@ -19,7 +19,7 @@ from accounts.agents import (
     with_context,
 )
 from conversations.models import Session
-from core.api_views import valid_body, valid_query
+from core.api_views import request_body, valid_body, valid_query
 from core.openapi import BODY_ERRORS, SESSION_ID, body_action, body_example, operation, row_action
 from core.serializers import StrictSerializer, refuse_body
 from learning.consolidation import consolidate_session
@@ -125,7 +125,7 @@ class ConsolidateView(APIView):
         failures=(404, 503),
     )
     def post(self, request: Request, session_id: str) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         session = Session.objects.for_user(request.user).get(session_id=session_id)
         try:
             result = consolidate_session(session_pk=session.pk, force=True)

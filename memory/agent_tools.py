@@ -22,7 +22,6 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework import serializers
 
 from accounts.agents import context_default, read_context
 from accounts.models import Agent, ApiToken
@@ -31,16 +30,16 @@ from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
 from core.api import error_fields
-from core.serializers import IdField, StrictSerializer
+from core.erasing import RETRY_AFTER, EraseRunning, erasing
 from core.text import data_problem
 from graph import agent_tools as graph_tools
 from graph.serializers import GraphRelationCreateSerializer
 from memory import selectors, services
 from memory.api.serializers import MemoryCreateSerializer, MemoryUpdateSerializer, RecallSerializer
+from memory.api.tool_arguments import ForgetArguments, IdArguments, ListArguments
 from memory.models import CATEGORIES, KnowledgeItem
 from memory.recall import recall
-from memory.tool_schemas import MEMORY_TOOLS, PAGE_MAX, function_schema
-from memory.versions import current_item
+from memory.tool_schemas import MEMORY_TOOLS, function_schema
 
 # graph's `relate` comes last; tools registered later go before it (`tool_register`).
 TOOLS: list[dict] = [
@@ -114,10 +113,6 @@ def _no_privileged(data: dict) -> None:
         )
 
 
-class _IdSerializer(StrictSerializer):
-    id = IdField()
-
-
 def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
     rest = {k: v for k, v in arguments.items() if k != "id"}
     if arguments.get("id") is None:
@@ -127,7 +122,7 @@ def _split_id(arguments: dict, user: Any) -> tuple[int, dict]:
         hint = f" (not {', '.join(misnamed)})" if misnamed else ""
         raise ToolError("invalid_arguments", "Invalid arguments.",
                         {"id": [f"Required{hint}: the memory's id, an integer."]})  # fmt: skip
-    return valid_arguments(_IdSerializer, {"id": arguments.get("id")}, user)["id"], rest
+    return valid_arguments(IdArguments, {"id": arguments.get("id")}, user)["id"], rest
 
 
 def _remember(user: Any, arguments: dict, caller: Caller) -> dict:
@@ -176,30 +171,15 @@ def _update(user: Any, arguments: dict, caller: Caller) -> dict:
     data.pop("confidence", None)
     data.pop("importance", None)
     # An id another item replaced leads to that item; the answer carries its id.
-    item = current_item(user=user, item=services.memory_get(user=user, item_id=item_id))
-    if item.forgotten_at is not None:
-        raise KnowledgeItem.DoesNotExist  # forgotten: gone for agents until restored
+    item = selectors.memory_visible(user=user, item_id=item_id, current=True)
     changed = services.memory_update(
         user=user, item_id=item.pk, source="tool", token=caller.token, **data
     )
     return _item(changed)
 
 
-class _ListSerializer(StrictSerializer):
-    category = serializers.ChoiceField(choices=CATEGORIES, required=False)
-    context = serializers.CharField(max_length=100, required=False)
-    entity = serializers.CharField(max_length=200, required=False)
-    include_sensitive = serializers.BooleanField(default=False)
-    ordering = serializers.ChoiceField(
-        choices=["-updated_at", "-created_at", "created_at", "-confidence", "-last_used"],
-        default="-updated_at",
-    )
-    page = serializers.IntegerField(min_value=1, max_value=PAGE_MAX, default=1)
-    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
-
-
 def _list(user: Any, arguments: dict, caller: Caller) -> dict:
-    data = valid_arguments(_ListSerializer, arguments, user)
+    data = valid_arguments(ListArguments, arguments, user)
     page, size = data.pop("page"), data.pop("page_size")
     if not memory_on(user):  # session-only: nothing stored is shown to an agent
         return {"results": [], "count": 0, "page": page, "next_page": None, "memory": "off"}
@@ -216,28 +196,15 @@ def _list(user: Any, arguments: dict, caller: Caller) -> dict:
     }
 
 
-class _ForgetSerializer(StrictSerializer):
-    id = IdField(required=False)
-    context = serializers.CharField(max_length=100, required=False)
-    entity = serializers.CharField(max_length=200, required=False)
-    older_than = serializers.CharField(max_length=20, required=False)
-    categories = serializers.ListField(
-        child=serializers.ChoiceField(choices=CATEGORIES), required=False, max_length=20
-    )
-    dry_run = serializers.BooleanField(default=False)
-
-
 def _forget(user: Any, arguments: dict, caller: Caller) -> dict:
     """One item by id, or every item matching the filters (a scope, an age, categories)."""
-    data = valid_arguments(_ForgetSerializer, arguments, user)
+    data = valid_arguments(ForgetArguments, arguments, user)
     dry_run = data.pop("dry_run")
     if "id" in data:
         if len(data) > 1:
             raise ToolError("invalid_arguments", "Give an id, or filters, not both.")
         if dry_run:
-            item = services.memory_get(user=user, item_id=data["id"])
-            if item.forgotten_at is not None:
-                raise KnowledgeItem.DoesNotExist
+            item = selectors.memory_visible(user=user, item_id=data["id"])
             return {"id": item.pk, "forgotten": False, "count": 1, "dry_run": True}
         item = services.memory_forget(user=user, item_id=data["id"])
         return {"id": item.pk, "forgotten": True, "count": 1, "dry_run": False}
@@ -279,10 +246,17 @@ def _search_turns(user: Any, arguments: dict, caller: Caller) -> dict:
 
 
 def _relate(user: Any, arguments: dict, caller: Caller) -> dict:
-    return graph_tools.relate(user, valid_arguments(GraphRelationCreateSerializer, arguments, user))
+    data = valid_arguments(GraphRelationCreateSerializer, arguments, user)
+    ids = data.get("memory_ids", [])
+    if selectors.items_owned(user=user, item_ids=ids) != set(ids):
+        raise DjangoValidationError({"memory_ids": "No such memory."}, code="does_not_exist")
+    return graph_tools.relate(user, data)
 
 
 Handler = Callable[[Any, dict, Caller], dict]
+# The tools that only read: answered while the person's erase runs; every other is refused
+# then (`erase_running`), as the API refuses a write.
+_READING = {"recall", "list_memories", "search_past_conversations"}
 _HANDLERS: dict[str, Handler] = {
     "remember": _remember,
     "recall": _recall,
@@ -304,14 +278,21 @@ _SOMETIMES: dict[str, _Sometimes] = {}
 
 
 def tool_register(
-    *, schema: dict, handler: Handler, when: Callable[[], bool] | None = None
+    *,
+    schema: dict,
+    handler: Handler,
+    when: Callable[[], bool] | None = None,
+    reads_only: bool = False,
 ) -> None:
     """Offer another app's tool beside memory's: apps above memory call this from their
     AppConfig.ready(), so memory imports none of them. A tool offered always joins
     `TOOLS` (after memory's own, before graph's `relate`); one with `when` is offered
-    only while `when()` holds. Registering a name again replaces it."""
+    only while `when()` holds; one that `reads_only` is answered while the person's erase
+    runs. Registering a name again replaces it."""
     name = schema["function"]["name"]
     _HANDLERS[name] = handler
+    if reads_only:
+        _READING.add(name)
     if when is not None:
         _SOMETIMES[name] = _Sometimes(schema, when)
         return
@@ -391,6 +372,12 @@ def tool_call(
         return failure(
             "unknown_tool",
             f"Unknown tool {name!r}. Use one of: {', '.join([*TOOL_NAMES, *_SOMETIMES])}.",
+        )
+    if name not in _READING and erasing(getattr(user, "pk", None)):
+        return failure(
+            "erase_running",
+            f"{EraseRunning.default_detail} Nothing was stored; call {name} again in "
+            f"{RETRY_AFTER} seconds.",
         )
     try:
         return {"ok": True, "result": handler(user, _arguments(arguments), Caller(token, context))}

@@ -4,13 +4,14 @@ from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, F, Max, Q, Sum
+from django.db.models import Count, F, Max, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from conversations.models import Session, ToolCall, Turn
 from graph.selectors import filter_keys
 from memory.models import USAGE_KINDS, ImportJob, KnowledgeItem, UsageDay
+from memory.versions import current_item
 from retrieval.embedding import current_model_id
 
 
@@ -185,6 +186,45 @@ def memory_list(
     return items.order_by(ordering, "-pk")
 
 
+def memory_visible(
+    *, user: Any, item_id: int, current: bool = False, active_only: bool = False
+) -> KnowledgeItem:
+    """The user's item `item_id` as every door shows it (the API's views, the agent tools,
+    mem0's API): a forgotten item is missing until restored, KnowledgeItem.DoesNotExist as
+    for a missing id or another person's. `current`: the item that stands for it now (the
+    end of its `superseded_by` chain), missing too when that one is forgotten.
+    `active_only`: an item another replaced is missing as well (mem0's ids)."""
+    item = KnowledgeItem.objects.for_user(user).get(pk=item_id)
+    if current:
+        item = current_item(user=user, item=_shown(item))
+    if active_only and item.superseded_by_id is not None:
+        raise KnowledgeItem.DoesNotExist
+    return _shown(item)
+
+
+def _shown(item: KnowledgeItem) -> KnowledgeItem:
+    if item.forgotten_at is not None:
+        raise KnowledgeItem.DoesNotExist  # forgotten: gone for every door until restored
+    return item
+
+
+def item_owner(*, item_id: int, owner_ids: QuerySet) -> int | None:
+    """Which of `owner_ids` (a subquery of accounts) holds item `item_id`, if one does."""
+    rows = KnowledgeItem.objects.filter(pk=item_id, owner_id__in=owner_ids)
+    return rows.values_list("owner_id", flat=True).first()
+
+
+def active_counts(*, owner_ids: QuerySet) -> dict[int, int]:
+    """owner id -> how many active items each of those accounts holds."""
+    rows = KnowledgeItem.objects.filter(owner_id__in=owner_ids).active().values("owner_id")
+    return dict(rows.annotate(n=Count("pk")).values_list("owner_id", "n"))
+
+
+def active_item_agents(*, owner_ids: QuerySet) -> QuerySet:
+    """The ids of the agents that stored those accounts' active items (a subquery)."""
+    return KnowledgeItem.objects.filter(owner_id__in=owner_ids).active().values("agent_id")
+
+
 def upcoming_items(*, user: Any, days: int = 7) -> list[KnowledgeItem]:
     """Active items due within `days` or overdue, not yet reminded since they became due.
 
@@ -212,6 +252,11 @@ def import_job_get(*, user: Any, job_id: int) -> ImportJob:
     return import_jobs_list(user=user).get(pk=job_id)
 
 
+def import_job_owner_id(job_id: int) -> int | None:
+    """Whose import `job_id` is (None for a missing one): for the task given its id."""
+    return ImportJob.objects.filter(pk=job_id).values_list("owner_id", flat=True).first()
+
+
 def items_about(*, user: Any, item_ids: list[int], keys: list[str], limit: int = 50) -> list:
     """The user's active items among `item_ids` or with one of the `entity` strings `keys`
     (an entity's memories: `graph.selectors.entity_item_ids` and `entity_keys`), newest
@@ -220,6 +265,13 @@ def items_about(*, user: Any, item_ids: list[int], keys: list[str], limit: int =
         forgotten_at__isnull=True, superseded_by__isnull=True
     )
     return list(items.filter(Q(pk__in=item_ids) | Q(entity__in=keys)).order_by("-pk")[:limit])
+
+
+def items_owned(*, user: Any, item_ids: list[int]) -> set[int]:
+    """Which of `item_ids` are the user's items (in any state): a request naming another
+    person's id, or a missing one, finds fewer."""
+    rows = KnowledgeItem.objects.for_user(user).filter(pk__in=item_ids)
+    return set(rows.values_list("pk", flat=True))
 
 
 USAGE_WEEK = 7  # days of seed 001's "this week"

@@ -72,8 +72,10 @@ _DECLARED = {
     "webhooks.tasks.deliver_endpoint": NOBODY,
     "webhooks.tasks.deliver_due": NOBODY,
 }
-# The paths these tasks had before the apps were split (still queued on an upgraded
-# install, and still importable for one release): the same declaration as the new path.
+# The paths these tasks had before the apps were split. No module offers them any more
+# (`setup_schedules` rewrote the schedule rows to the new paths a release ago), but
+# django-q2's records of tasks run back then still name them, and erasing a person
+# scrubs those records too: the same declaration as the new path.
 OLD_PATHS = {
     "conversations.tasks.extract_turn": "learning.tasks.extract_turn",
     "conversations.tasks.consolidate_session": "learning.tasks.consolidate_session",

@@ -20,6 +20,12 @@ mark applied, and one that landed just before is deleted by it. What a folder ap
 recorded in `<dir>/.erased/applied.json`: the highest row id, and the rows of the last
 WINDOW (an id taken just before another commits may become visible after it; applying a
 row twice only deletes a snapshot that is written again).
+
+The erase itself has committed by the time its row is written (the row carries the
+generations it left). Should the database refuse the row then (away for a moment), the
+erase still stands and answers as done: this node's folder goes at once under a mark
+that lets no snapshot of the owner be written here, the failure is logged, and the row
+is written later, by the watcher's next round or the next erase in this process.
 """
 
 import fcntl
@@ -36,10 +42,11 @@ from itertools import count
 from pathlib import Path
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import DatabaseError, close_old_connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from retrieval.generations import generations_read
 from retrieval.models import SnapshotErase
 
 log = logging.getLogger("gaia.retrieval")
@@ -47,6 +54,7 @@ WINDOW = timedelta(minutes=10)
 _lock = threading.Lock()
 _serial = count()
 _watching = {"pid": 0}
+_unmarked: dict[int, bool] = {}  # owner id -> gone: erases whose row is not written yet
 
 
 def snapshot_root() -> Path:
@@ -115,13 +123,63 @@ def _apply(root: Path, rows: list[SnapshotErase]) -> None:
         _write(_marks(root) / "applied.json", {"last": state["last"], "recent": recent})
 
 
-def erase_everywhere(owner_id: int, *, gone: bool, generations: dict[str, int]) -> None:
-    """Record the owner's erase for every node, and apply it to this node's folder now."""
+def erase_everywhere(owner_id: int, *, gone: bool) -> bool:
+    """Record the owner's erase for every node (with their generations now, or "gone"),
+    and apply it to this node's folder now. When the database refuses the row, the folder
+    goes all the same and the row is written later (see the module docstring); returns
+    whether it was written now."""
+    marks_retry()
+    try:
+        row = _record(owner_id, gone=gone)
+    except DatabaseError as error:
+        log.error(
+            "owner %s: erased, but the erase's mark for the other nodes could not be "
+            "written (%s); it is retried every round of this process's watcher",
+            owner_id, error,
+        )  # fmt: skip
+        with _lock:
+            _unmarked[owner_id] = gone or _unmarked.get(owner_id, False)
+        _hold_here(snapshot_root(), owner_id)
+        watch()
+        return False
+    _apply(snapshot_root(), [row])
+    watch()
+    return True
+
+
+def _record(owner_id: int, *, gone: bool) -> SnapshotErase:
+    generations = {} if gone else generations_read(owner_id)
     with transaction.atomic():
         row = SnapshotErase.objects.create(owner_id=owner_id, gone=gone, generations=generations)
         SnapshotErase.objects.filter(owner_id=owner_id, pk__lt=row.pk).delete()
-    _apply(snapshot_root(), [row])
-    watch()
+    return row
+
+
+def _hold_here(root: Path, owner_id: int) -> None:
+    """Delete the owner's folder under a mark that lets no snapshot of theirs be written
+    here until their row is applied."""
+    with erase_lock(root):
+        _write(_marks(root) / f"{int(owner_id)}.json", {"gone": True})
+        shutil.rmtree(root / str(int(owner_id)), ignore_errors=True)
+
+
+def marks_retry() -> int:
+    """Write the rows of this process's erases the database refused, and apply them here;
+    returns how many are still not written."""
+    with _lock:
+        waiting = dict(_unmarked)
+    for owner_id, gone in waiting.items():
+        try:
+            row = _record(owner_id, gone=gone)
+        except DatabaseError:
+            continue
+        with _lock:
+            if _unmarked.get(owner_id) == gone:
+                del _unmarked[owner_id]
+        _apply(snapshot_root(), [row])
+        log.info("owner %s: the erase's mark for the other nodes is written", owner_id)
+    with _lock:
+        return len(_unmarked)
 
 
 def erases_catch_up() -> int:
@@ -154,6 +212,7 @@ def _watch_loop() -> None:
     while settings.GAIA_SNAPSHOT_ERASE_POLL > 0:
         close_old_connections()  # as a request would: a broken or aged connection is replaced
         try:
+            marks_retry()
             erases_catch_up()
         except Exception as error:  # the database away for a moment: the next round retries
             log.warning("could not apply the snapshot erases of other nodes: %s", error)

@@ -58,7 +58,6 @@ from django.conf import settings
 from django.db import transaction
 
 from core import metrics
-from retrieval.generations import generations_read
 from retrieval.snapshot_marks import after_erases, erase_everywhere, erase_lock, watch
 from retrieval.vector import VectorIndex
 
@@ -272,8 +271,7 @@ def snapshots_erase(owner_id: int, *, gone: bool = False) -> None:
     (retrieval/snapshot_marks.py). Called by privacy's erase and retention once they
     committed (their generations are read now), and for a deleted account (`gone`:
     nothing is written for its id again)."""
-    generations = {} if gone else generations_read(owner_id)
-    erase_everywhere(int(owner_id), gone=gone, generations=generations)
+    erase_everywhere(int(owner_id), gone=gone)
 
 
 def on_owner_deleted(sender: object, instance: object, **_: object) -> None:

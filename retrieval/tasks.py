@@ -3,11 +3,13 @@ services."""
 
 from django_q.tasks import async_task
 
+from core.erasing import held_during_erase
 from retrieval.corpus import named
 from retrieval.embedding.services import embed_pending, embeddings_backfill, embeddings_missing
 from retrieval.late_writes import tokens_backfill, tokens_missing
 
 
+@held_during_erase(lambda corpus_name, owner_id, *_, **__: owner_id)
 def embed_rows_task(corpus_name: str, owner_id: int, ids: list[int]) -> int:
     """Embed rows a write could not embed itself (remote or failing embedder)."""
     return embed_pending(named(corpus_name), owner_id, list(ids))

@@ -132,6 +132,6 @@ def learned_procedures(agent: Any) -> str:
 
 def install() -> None:
     """Offer `recall_skills` and the Learned procedures section to every agent."""
-    tool_register(schema=RECALL_SKILLS, handler=recall_skills)
+    tool_register(schema=RECALL_SKILLS, handler=recall_skills, reads_only=True)
     tool_register(schema=PROPOSE_SKILL, handler=propose_skill)
     system_section_register(learned_procedures)

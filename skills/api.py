@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_agent
-from core.api_views import valid
+from core.api_views import request_body, request_query, valid
 from core.openapi import Operations, path_id
 from core.serializers import StrictSerializer, refuse_body
 from memory.services import usage_add
@@ -77,7 +77,7 @@ class SkillSearchView(APIView):
         failures=(400,),
     )
     def get(self, request: Request) -> Response:
-        return self._search(request, request.query_params.dict())
+        return self._search(request, request_query(request))
 
     @api.body_action(
         "skills_search",
@@ -91,7 +91,7 @@ class SkillSearchView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        return self._search(request, request.data)
+        return self._search(request, request_body(request))
 
     def _search(self, request: Request, given: Any) -> Response:
         query = valid(SkillSearchSerializer, given)
@@ -111,6 +111,6 @@ class SkillValidateView(APIView):
         ),
     )
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         skill = skill_validate_for(agent=request_agent(request), skill_id=pk)
         return Response(SkillSerializer(skill).data)

@@ -45,7 +45,7 @@ ALWAYS = (
 )
 # Never in the list: the system tests run on PostgreSQL + Redis in a pass of their own.
 APART = "tests/system/"
-SPREAD = 40
+SPREAD = 15
 SQL = re.compile(
     r"\b(SELECT|INSERT|UPDATE|DELETE|VACUUM|PRAGMA|CREATE|DROP|ANALYZE|REINDEX)\b"
     r"|\bMATCH\b|tsquery|tsvector|bm25\("

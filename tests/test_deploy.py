@@ -1,4 +1,6 @@
+import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +76,32 @@ def test_debug_is_off_unless_asked(tmp_path, value):
         timeout=60,
     )
     assert out.stdout.strip() == "False True", out.stderr
+
+
+def settings_read(source: str) -> set[str]:
+    """The GAIA_* environment variables a settings module names (every string that is one
+    such name: what its env helpers are called with)."""
+    return {
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.fullmatch(r"GAIA_[A-Z0-9_]+", node.value)
+    }
+
+
+def undocumented(names: set[str], doc: str) -> list[str]:
+    return sorted(name for name in names if not re.search(rf"\b{name}\b", doc))
+
+
+def test_every_setting_read_in_settings_py_is_documented_in_operating_md():
+    names = settings_read((ROOT / "gaia_site" / "settings.py").read_text())
+    assert len(names) > 80 and {"GAIA_DATA_DIR", "GAIA_THROTTLE_RATE"} <= names
+    assert undocumented(names, (ROOT / "docs" / "operating.md").read_text()) == []
+
+
+def test_the_settings_doc_check_names_a_setting_the_docs_leave_out():
+    source = 'X = envint("GAIA_NEW_KNOB", 3)\nY = envstr("GAIA_SECURE_X")\nZ = "gaia_low"\n'
+    assert settings_read(source) == {"GAIA_NEW_KNOB", "GAIA_SECURE_X"}
+    doc = "`GAIA_SECURE` turns on HTTPS; `GAIA_NEW_KNOB` sets it."
+    assert undocumented(settings_read(source), doc) == ["GAIA_SECURE_X"]

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth import is_app_request
-from core.api_views import PagedListView, valid_body
+from core.api_views import PagedListView, request_body, valid_body
 from core.openapi import Operations, path_id
 from core.serializers import refuse_body
 from webhooks import delivery, selectors, services
@@ -108,7 +108,7 @@ class WebhookDetailView(_Base):
         failures=(400, 404),
     )
     def delete(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         services.endpoint_delete(endpoint=_endpoint(request, pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -127,7 +127,7 @@ class WebhookSecretView(_Base):
         "in this answer.",
     )
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         endpoint = _endpoint(request, pk)
         secret = services.endpoint_rotate_secret(endpoint=endpoint)
         return Response({"id": endpoint.pk, "secret": secret})
@@ -140,7 +140,7 @@ class _Switch(_Base):
     switch: Callable[..., Endpoint]
 
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         endpoint = self.switch(endpoint=_endpoint(request, pk))
         return Response(_fresh(request, endpoint))
 
@@ -178,7 +178,7 @@ class WebhookPingView(_Base):
         "logged; the answer is the delivery with its outcome.",
     )
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         sent = delivery.ping_send(endpoint=_endpoint(request, pk))
         found = selectors.delivery_list(endpoint=sent.endpoint).get(pk=sent.pk)
         return Response(DeliverySerializer(found).data)

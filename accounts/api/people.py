@@ -24,8 +24,7 @@ from accounts.api.serializers import (
     PersonTokenSerializer,
 )
 from accounts.auth import IsAppToken
-from accounts.models import AppPerson, AppToken
-from core.api import TokenRateThrottle
+from accounts.models import AppPerson
 from core.api_views import PagedListView, valid_body
 from core.openapi import Operations, path_id
 from core.serializers import refuse_body
@@ -44,22 +43,11 @@ api = Operations(["apps"], failures=APP_FAILURES)
 on_person = api.at(USER_ID)
 
 
-class AppTokenRateThrottle(TokenRateThrottle):
-    """The API's per-token rate, counted per app token (its ids are not ApiToken ids, so
-    the house key `t<id>` would share one count with an unrelated person's token)."""
-
-    def get_cache_key(self, request: Request, view: object) -> str | None:
-        if not isinstance(request.auth, AppToken):
-            return super().get_cache_key(request, view)
-        return self.cache_format % {"scope": self.scope, "ident": f"app{request.auth.pk}"}
-
-
 class AppOwnEndpoint:
     """The app's own endpoints: an app token without user_id (auth never acts for a
-    person here), rate-limited per app token."""
+    person here), rate-limited per app token (the API's one throttle)."""
 
     permission_classes = [IsAppToken]
-    throttle_classes = [AppTokenRateThrottle]
 
 
 def _person(request: Request, user_id: str) -> AppPerson:
@@ -68,12 +56,6 @@ def _person(request: Request, user_id: str) -> AppPerson:
         return people.person_get(app=request.user.app, external_id=user_id)
     except ValidationError:
         raise people.PersonNotFound("No such person.") from None
-
-
-def person_erase(*, person: AppPerson) -> dict[str, int]:
-    """Erase everything of an app's person, then the account itself with its tokens,
-    agents and settings, as one erase (privacy's `app_person_erase`); what went, by kind."""
-    return app_person_erase(app=person.app, person=person)
 
 
 class AppMeView(AppOwnEndpoint, APIView):
@@ -137,7 +119,7 @@ class PersonDetailView(AppOwnEndpoint, APIView):
     def delete(self, request: Request, user_id: str) -> Response:
         refuse_body(request.data)
         person = _person(request, user_id)
-        erased = person_erase(person=person)
+        erased = app_person_erase(app=person.app, person=person)
         return Response({"user_id": person.external_id, "erased": erased})
 
 

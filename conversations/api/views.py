@@ -23,7 +23,7 @@ from conversations.api.serializers import (
     TurnSerializer,
 )
 from conversations.services import recording
-from core.api_views import PagedListView, valid_body
+from core.api_views import PagedListView, request_body, valid_body
 from core.openapi import SESSION_ID, Operations, body_example, path_id
 from core.serializers import OneOrMany, one_or_many
 
@@ -91,7 +91,7 @@ class TurnCreateView(APIView):
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(
-            TurnCreateSerializer, request.data, user_context(request.user)
+            TurnCreateSerializer, request_body(request), user_context(request.user)
         )
         agent, override = request_agent(request), request_context(request)
         entries = [with_context(entry, override) for entry in entries]

@@ -17,9 +17,11 @@ from rest_framework.views import APIView
 
 from accounts import people
 from accounts.auth import AppPrincipal
-from accounts.models import Agent, ApiToken, AppPerson, AppToken
-from conversations.models import Session, Turn
+from accounts.models import ApiToken, AppPerson, AppToken
+from accounts.selectors import agent_owners
+from conversations.selectors import session_owners, sessions_of_turns
 from core.api import TokenRateThrottle, exception_handler
+from core.erasing import writes_refused
 from mem0api.api.filters import Scope
 from memory import selectors
 from memory.models import KnowledgeItem
@@ -63,13 +65,6 @@ class IsApp(permissions.BasePermission):
         return isinstance(getattr(request, "auth", None), AppToken)
 
 
-class AppRateThrottle(TokenRateThrottle):
-    """The API's per-token rate, counted per app token (its ids are not ApiToken ids)."""
-
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        return self.cache_format % {"scope": self.scope, "ident": f"app{request.auth.pk}"}
-
-
 def _detail(data: dict) -> str:
     error = data.get("error", {})
     fields = error.get("fields") or {}
@@ -90,7 +85,7 @@ def mem0_exception_handler(exc: Exception, context: dict) -> Response | None:
 class Mem0View(APIView):
     authentication_classes = [AppTokenAuthentication]
     permission_classes = [IsApp]
-    throttle_classes = [AppRateThrottle]
+    throttle_classes = [TokenRateThrottle]  # per app token (AppToken.rate_key)
 
     def get_exception_handler(self) -> Any:
         return mem0_exception_handler
@@ -114,10 +109,16 @@ def app_of(request: Request) -> Any:
 
 def acting(request: Request, person: AppPerson) -> ApiToken:
     """The person's token this app token writes through: history names app and token.
-    A person whose account an administrator disabled is refused (403)."""
-    if not person.user.is_active:
-        raise exceptions.PermissionDenied("This person's account is disabled.")
-    return people.acting_token(app_token=request.auth, user=person.user)
+    A person whose account an administrator disabled is refused (403); a write while the
+    person's erase runs is the 503 `erase_running` (an `add` racing `delete_users` would
+    otherwise store for the person being erased)."""
+    request.app_person = person  # whom a failure during their erase is about
+    if person.user.is_active:
+        writes_refused(request, person.user)
+    try:
+        return people.person_acting(app_token=request.auth, person=person)
+    except people.PersonDisabled as disabled:
+        raise exceptions.PermissionDenied(str(disabled)) from None
 
 
 def people_for(app: Any, scope: Scope) -> list[AppPerson]:
@@ -131,13 +132,9 @@ def people_for(app: Any, scope: Scope) -> list[AppPerson]:
             return []
         return [person] if person.user.is_active else []
     if scope.agent_id is not None:
-        found = found.filter(
-            user_id__in=Agent.objects.filter(name=scope.agent_id).values("owner_id")
-        )
+        found = found.filter(user_id__in=agent_owners(name=scope.agent_id))
     if scope.run_id is not None:
-        found = found.filter(
-            user_id__in=Session.objects.filter(session_id=scope.run_id).values("owner_id")
-        )
+        found = found.filter(user_id__in=session_owners(session_id=scope.run_id))
     return list(found)
 
 
@@ -155,16 +152,13 @@ def item_of_app(app: Any, memory_id: str) -> tuple[AppPerson, KnowledgeItem]:
     id (missing, forgotten, another app's) is the same KnowledgeItem.DoesNotExist."""
     if not (memory_id.isascii() and memory_id.isdigit()) or len(memory_id) > 18:
         raise KnowledgeItem.DoesNotExist
-    owner_id = (
-        KnowledgeItem.objects.filter(pk=int(memory_id))
-        .filter(owner_id__in=people.person_list(app=app).values("user_id"))
-        .values_list("owner_id", flat=True)
-        .first()
+    owner_id = selectors.item_owner(
+        item_id=int(memory_id), owner_ids=people.person_list(app=app).values("user_id")
     )
     person = people.person_list(app=app).filter(user_id=owner_id, user__is_active=True).first()
     if owner_id is None or person is None:
         raise KnowledgeItem.DoesNotExist
-    item = selectors.memory_list(user=person.user).get(pk=int(memory_id))
+    item = selectors.memory_visible(user=person.user, item_id=int(memory_id), active_only=True)
     return person, item
 
 
@@ -172,9 +166,6 @@ def runs_of(items: list[KnowledgeItem]) -> dict[int, str]:
     """item id -> the run (session id) it was learned in or stored with."""
     turn_ids = {item.source_turn_id: item.pk for item in items if item.source_turn_id}
     owners = {item.owner_id for item in items}
-    rows = Turn.objects.filter(pk__in=list(turn_ids), owner_id__in=owners).values_list(
-        "pk", "session__session_id"
-    )
-    sessions = dict(rows)
+    sessions = sessions_of_turns(turn_ids=list(turn_ids), owner_ids=owners)
     return {item.pk: sessions[item.source_turn_id] for item in items
             if item.source_turn_id in sessions}  # fmt: skip

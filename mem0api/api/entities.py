@@ -10,17 +10,17 @@ people who has it.
 
 from typing import Any
 
-from django.db.models import Count, Min
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import people
-from accounts.models import Agent
-from conversations.models import Session
+from accounts.selectors import agents_first_seen
+from conversations.selectors import sessions_first_seen
 from mem0api.api.base import Mem0View, NotSupported, app_of, people_for, scoped_items
 from mem0api.api.filters import Scope
+from memory import selectors as memory_selectors
 from memory.models import KnowledgeItem
 from privacy import services as privacy_services
 from privacy.sessions import session_erase
@@ -49,35 +49,20 @@ class EntitiesView(Mem0View):
         app = app_of(request)
         persons = people.person_list(app=app)
         user_ids = persons.values("user_id")
-        counts = dict(
-            KnowledgeItem.objects.filter(owner_id__in=user_ids)
-            .active()
-            .values("owner_id")
-            .annotate(n=Count("pk"))
-            .values_list("owner_id", "n")
-        )
+        counts = memory_selectors.active_counts(owner_ids=user_ids)
         users = [
             _entity("user", p.external_id, p.created_at, app.name,
                     metadata=p.metadata or None, total_memories=counts.get(p.user_id, 0))
             for p in persons[:MAX_LISTED]
         ]  # fmt: skip
         # Agents that wrote memories (not the app's own, which acts when none is named).
-        agent_rows = (
-            Agent.objects.filter(owner_id__in=user_ids)
-            .exclude(name=app.name)
-            .filter(pk__in=KnowledgeItem.objects.filter(owner_id__in=user_ids).active()
-                    .values("agent_id"))
-            .values("name")
-            .annotate(first=Min("created_at"))
-            .order_by("name")
-        )  # fmt: skip
-        agents = [_entity("agent", a["name"], a["first"], app.name) for a in agent_rows]
-        run_rows = (
-            Session.objects.filter(owner_id__in=user_ids)
-            .values("session_id")
-            .annotate(first=Min("created_at"))
-            .order_by("session_id")
+        agent_rows = agents_first_seen(
+            owner_ids=user_ids,
+            agent_ids=memory_selectors.active_item_agents(owner_ids=user_ids),
+            leave_out=app.name,
         )
+        agents = [_entity("agent", a["name"], a["first"], app.name) for a in agent_rows]
+        run_rows = sessions_first_seen(owner_ids=user_ids)
         runs = [_entity("run", r["session_id"], r["first"], app.name) for r in run_rows]
         results = users + agents[:MAX_LISTED] + runs[:MAX_LISTED]
         return Response(

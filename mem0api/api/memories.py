@@ -8,11 +8,12 @@ message's content as a memory as given (linked to its turn; the turns are not ex
 and answers the stored memories with what dedup did.
 """
 
+import operator
 from datetime import UTC, datetime
+from functools import reduce
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError as Invalid
@@ -271,12 +272,12 @@ class ListView(Mem0View):
         number, size = page.validated_data["page"], page.validated_data["page_size"]
         owned = _owned(app_of(request), scopes_of(data))
         persons = {person.user_id: person for person, _ in owned}
-        items: QuerySet[KnowledgeItem] = KnowledgeItem.objects.none()
-        for person, scope in owned:
-            items = items | scoped_items(person, scope)
-        items = items.order_by("-updated_at", "-pk").select_related("agent")
-        count = items.count()
-        rows = list(items[(number - 1) * size : number * size])
+        parts = [scoped_items(person, scope) for person, scope in owned]
+        items = reduce(operator.or_, parts) if parts else None
+        if items is not None:
+            items = items.order_by("-updated_at", "-pk").select_related("agent")
+        count = items.count() if items is not None else 0
+        rows = list(items[(number - 1) * size : number * size]) if items is not None else []
         runs = runs_of(rows)
         results = [memory_out(i, person=persons[i.owner_id], run_id=runs.get(i.pk)) for i in rows]
 

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api_views import valid_query
+from core.api_views import request_body, valid_query
 from core.serializers import refuse_body
 from memory import lineage
 from memory.api.history_serializers import HistoryQuerySerializer, HistorySerializer
@@ -65,7 +65,7 @@ class MemoryVersionView(APIView):
         ),
     )
     def delete(self, request: Request, pk: int, version_id: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         privacy_services.memory_version_erase(user=request.user, item_id=pk, version_id=version_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -81,7 +81,7 @@ class MemoryVersionRestoreView(APIView):
         ),
     )
     def post(self, request: Request, pk: int, version_id: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         not_forgotten(request.user, pk)
         item = lineage.memory_version_restore(
             user=request.user,

@@ -11,33 +11,37 @@ Authentication and throttling are the REST API's: the same Bearer tokens (no ses
 cookies here), the same per-token rate, strictly per user. The SDK runs on its own event
 loop for the length of one request (core/asgi_bridge.py); its handlers come back to this
 request's thread for every database access.
+
+The SDK (and `memory.api.mcp_server`, built on it) is imported by the first request to
+/mcp, not with the URLs: it takes ~0.7 s of CPU to import, which every process that loads
+them (each web and task worker, each management command) would pay for nothing.
 """
 
 import json
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
-from mcp.server.lowlevel import Server
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from accounts.agents import request_active_context, request_agent, request_context
-from accounts.auth import BearerTokenAuthentication
+from accounts.auth import ActsForAPersonToolByTool, BearerTokenAuthentication
 from core.asgi_bridge import Receive, Scope, Send, asgi_exchange
 from core.middleware import error_json
 from memory.agent_prompt import system_prompt
-from memory.api.mcp_server import build_server
 from memory.services import memory_seen
 
 # Requests whose answer carries the server's instructions (the user's system block).
 _INTRODUCTIONS = {"initialize", "server/discover"}
 
 
-async def _serve(server: Server, scope: Scope, receive: Receive, send: Send) -> None:
+async def _serve(server: Any, scope: Scope, receive: Receive, send: Send) -> None:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
     manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
     async with manager.run():
         await manager.handle_request(scope, receive, send)
@@ -65,6 +69,7 @@ class _JsonWhateverTheAccept(BaseContentNegotiation):
 @extend_schema(exclude=True)  # MCP describes itself (tools/list, prompts/list)
 class McpView(APIView):
     authentication_classes = [BearerTokenAuthentication]
+    permission_classes = [ActsForAPersonToolByTool]  # an erase refuses tools, not messages
     content_negotiation_class = _JsonWhateverTheAccept
 
     def post(self, request: Request) -> HttpResponse:
@@ -84,6 +89,8 @@ class McpView(APIView):
                 context=request_active_context(request),
             )
             memory_seen(user=request.user, item_ids=shown)
+        from memory.api.mcp_server import build_server  # see the module docstring
+
         server = build_server(
             request.user,
             instructions=instructions,

@@ -20,7 +20,7 @@ from accounts.agents import (
     with_context,
 )
 from accounts.services import user_context
-from core.api_views import PagedListView, valid_body, valid_query
+from core.api_views import PagedListView, request_body, valid_body, valid_query
 from core.openapi import Operations, body_example, path_id
 from core.serializers import OneOrMany, one_or_many, refuse_body
 from memory import selectors, services
@@ -40,7 +40,6 @@ from memory.api.serializers import (
 )
 from memory.models import KnowledgeItem
 from memory.recall import recall
-from memory.versions import current_item
 from privacy import services as privacy_services
 
 REMEMBER_EXAMPLES = [
@@ -124,7 +123,7 @@ class MemoryListCreateView(PagedListView):
     )
     def post(self, request: Request) -> Response:
         entries, many = OneOrMany.parse(
-            MemoryCreateSerializer, request.data, user_context(request.user)
+            MemoryCreateSerializer, request_body(request), user_context(request.user)
         )
         source, agent = write_source(request), request_agent(request)
         override = request_context(request)
@@ -143,26 +142,20 @@ class MemoryListCreateView(PagedListView):
 
 
 def not_forgotten(user: Any, pk: int) -> KnowledgeItem:
-    """The caller's item unless it is forgotten: after forget it is gone from GET and
-    PATCH by id too (like a missing id) until restored (POST .../restore/)."""
-    item = services.memory_get(user=user, item_id=pk)
-    if item.forgotten_at is not None:
-        raise KnowledgeItem.DoesNotExist
-    return item
+    """The caller's item unless it is forgotten (`memory_visible`): after forget it is
+    gone from GET and PATCH by id too, like a missing id, until restored."""
+    return selectors.memory_visible(user=user, item_id=pk)
 
 
 def current_not_forgotten(user: Any, pk: int) -> KnowledgeItem:
     """The item that stands for the caller's id now (the one that replaced it, if one
-    did), unless either is forgotten."""
-    item = current_item(user=user, item=not_forgotten(user, pk))
-    if item.forgotten_at is not None:
-        raise KnowledgeItem.DoesNotExist
-    return item
+    did), unless either is forgotten (`memory_visible`)."""
+    return selectors.memory_visible(user=user, item_id=pk, current=True)
 
 
 def _switched(request: Request, pk: int, switch: Callable[..., KnowledgeItem]) -> Response:
     """Forget or restore (`switch`) the caller's item, which takes no body; the item."""
-    refuse_body(request.data)
+    refuse_body(request_body(request))
     item = switch(user=request.user, item_id=pk)
     return Response(MemorySerializer(item).data)
 
@@ -229,7 +222,7 @@ class MemoryEraseView(APIView):
         ),
     )
     def post(self, request: Request, pk: int) -> Response:
-        refuse_body(request.data)
+        refuse_body(request_body(request))
         privacy_services.memory_erase(user=request.user, item_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -7,14 +7,16 @@ from urllib.parse import quote
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from rest_framework.test import APIClient
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.test import APIClient, APIRequestFactory
 
-from accounts.api.people import AppTokenRateThrottle
-from accounts.auth import AppPrincipal
+from accounts.auth import AppPrincipal, BearerTokenAuthentication
 from accounts.models import ApiToken, AppPerson
 from accounts.people import app_create, app_token_create, person_create
 from conversations.models import Turn
 from core.api import TokenRateThrottle
+from core.api_views import request_body, request_query
 from memory.models import KnowledgeItem, MemoryVersion
 
 
@@ -211,6 +213,7 @@ def test_erasing_a_person_removes_their_memory_their_turns_and_their_account(acm
     assert listed.json()["results"] == []
 
 
+@pytest.mark.redis  # the rate counters live in the cache
 def test_an_app_tokens_requests_count_against_its_own_rate_not_a_person_tokens(
     acme, alice_api, monkeypatch
 ):
@@ -222,6 +225,33 @@ def test_an_app_tokens_requests_count_against_its_own_rate_not_a_person_tokens(
     assert alice_api.get("/api/v1/memories/").status_code == 200
     token = acme.app.tokens.get()
     request = SimpleNamespace(auth=token, user=AppPrincipal(token))
-    key = AppTokenRateThrottle().get_cache_key(request, None)
+    key = TokenRateThrottle().get_cache_key(request, None)
     assert key == f"throttle_token_app{token.pk}"  # never t<pk>: that is an ApiToken's
     cache.clear()
+
+
+def test_acting_for_a_person_sets_only_user_and_auth_and_user_id_is_no_field_of_the_operation(
+    db,
+):
+    app = app_create(name="acme-acting")
+    _, secret = app_token_create(app=app, name="prod")
+    person, _ = person_create(app=app, external_id="cust-7")
+    factory = APIRequestFactory()
+    wsgi = factory.post(
+        "/api/v1/memories/?user_id=cust-7&context=work",
+        {"user_id": "cust-7", "content": "Prefers email"},
+        format="json",
+        HTTP_AUTHORIZATION=f"Bearer {secret}",
+    )
+    request = Request(wsgi, parsers=[JSONParser()])
+    user, token = BearerTokenAuthentication().authenticate(request)
+    assert user == person.user and token.app_token.app == app
+    assert token.request_keys == ("user_id",)
+    # Nothing of the request was changed: the operation reads it without the person's id.
+    assert request.query_params["user_id"] == "cust-7" and request.data["user_id"] == "cust-7"
+    request.user, request.auth = user, token
+    assert request_query(request) == {"context": "work"}
+    assert request_body(request) == {"content": "Prefers email"}
+    own = ApiToken.objects.create(owner=person.user, name="own", prefix="x", key_hash="h" * 64)
+    request.auth = own  # a person's own token: user_id would be a field of its own
+    assert own.request_keys == () and request_body(request)["user_id"] == "cust-7"

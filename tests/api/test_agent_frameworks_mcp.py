@@ -1,16 +1,15 @@
 """The OpenAI Agents SDK and Pydantic AI (the real packages, requirements-agents.txt)
 connect to /mcp of a live server, list the memory tools and call `recall`; no language
-model is involved: Pydantic AI's agent runs with its FunctionModel, a scripted model."""
+model is involved: Pydantic AI's agent runs with its FunctionModel, a scripted model.
+
+The two frameworks take about 3 s of CPU to import, and every test process collects this
+file: each test imports the one it drives.
+"""
 
 import asyncio
 import json
 
 import pytest
-from agents.mcp import MCPServerStreamableHttp
-from pydantic_ai import Agent
-from pydantic_ai.mcp import MCPToolset
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from accounts.services import token_create
 from memory import agent_tools
@@ -33,6 +32,8 @@ def served(live_server, alice, bob, settings) -> dict[str, str]:
 
 
 def test_the_openai_agents_sdk_lists_and_calls_the_memory_tools(served):
+    from agents.mcp import MCPServerStreamableHttp
+
     async def run(token: str) -> tuple[list[str], dict, dict]:
         params = {"url": served["url"], "headers": {"Authorization": f"Bearer {token}"}}
         async with MCPServerStreamableHttp(params=params, client_session_timeout_seconds=60,
@@ -40,8 +41,8 @@ def test_the_openai_agents_sdk_lists_and_calls_the_memory_tools(served):
             names = [tool.name for tool in await server.list_tools()]
             found = await server.call_tool("recall", {"query": "where is the passport"})
             missing = await server.call_tool("forget", {"id": 999999})
-        return names, found.structuredContent, {"is_error": missing.isError,
-                                                **missing.structuredContent}  # fmt: skip
+        return names, found.structured_content, {"is_error": missing.is_error,
+                                                **missing.structured_content}  # fmt: skip
 
     names, found, missing = asyncio.run(run(served["alice"]))
     assert names == agent_tools.TOOL_NAMES
@@ -52,7 +53,12 @@ def test_the_openai_agents_sdk_lists_and_calls_the_memory_tools(served):
 
 
 def test_pydantic_ais_agent_calls_recall_over_mcp_with_a_scripted_model(served):
-    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    from pydantic_ai import Agent
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def model(messages: list, info: object) -> ModelResponse:
         returned = [p for m in messages for p in m.parts if p.part_kind == "tool-return"]
         if not returned:
             offered = sorted(tool.name for tool in info.function_tools)

@@ -69,6 +69,7 @@ def test_revoked_expired_and_deactivated_tokens_get_401(alice, alice_api):
     assert_error(fresh.get(url), 401)
 
 
+@pytest.mark.redis  # the counters live in the cache
 def test_throttling_limits_each_token_separately(alice, bob_api, monkeypatch):
     monkeypatch.setattr(TokenRateThrottle, "THROTTLE_RATES", {"token": "3/min"})
     _, secret = token_create(user=alice, name="busy")

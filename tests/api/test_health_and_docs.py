@@ -12,6 +12,7 @@ from memory import services
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.redis  # the worker check reads the broker, the checks the cache
 def test_health_without_a_valid_token_says_only_its_state(monkeypatch):
     monkeypatch.setitem(health._checks, "llm", lambda: {"ok": False, "backlog": 7})
     for client in (Client(), APIClient(HTTP_AUTHORIZATION="Bearer not-a-token")):
@@ -20,6 +21,7 @@ def test_health_without_a_valid_token_says_only_its_state(monkeypatch):
         assert response.json() == {"status": "degraded"}
 
 
+@pytest.mark.redis
 def test_a_token_or_a_staff_login_sees_the_checks(alice_api, django_user_model):
     staff = Client()
     staff.force_login(django_user_model.objects.create_user("root", "r@x.org", is_staff=True))
@@ -30,6 +32,7 @@ def test_a_token_or_a_staff_login_sees_the_checks(alice_api, django_user_model):
     assert set(user.get("/api/v1/health/").json()) == {"status"}
 
 
+@pytest.mark.redis
 def test_health_reports_database_and_worker_to_a_token(settings, alice_api):
     response = alice_api.get("/api/v1/health/")
     assert response.status_code == 200
@@ -56,6 +59,7 @@ def test_the_worker_check_flags_a_queue_nobody_consumes(settings):
     assert check["oldest_queued_seconds"] >= 300
 
 
+@pytest.mark.redis
 def test_health_is_503_when_the_database_check_fails_and_never_leaks_secrets(
     monkeypatch, settings, alice_api
 ):
@@ -79,6 +83,7 @@ def test_health_is_503_when_the_database_check_fails_and_never_leaks_secrets(
     assert "https://***@llm.local" in body["checks"]["llm"]["error"]
 
 
+@pytest.mark.redis
 def test_a_failing_extra_check_degrades_but_keeps_200(monkeypatch):
     monkeypatch.setitem(health._checks, "embedder", lambda: {"ok": False, "error": "no model"})
     response = Client().get("/api/v1/health/")

@@ -27,7 +27,8 @@ INSTALL_TIMEOUT = 600.0
 NPM_CI = ("--ignore-scripts", "--no-audit", "--no-fund")
 RUN_TIMEOUT = 600.0
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# redis: an app's SDK end to end, in CI's production pass too (its broker and cache)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
 
 def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess:

@@ -185,6 +185,30 @@ def test_an_agent_relates_two_entities_with_the_relate_tool_and_recall_follows_i
     assert bad["ok"] is False and "type" in bad["error"]["fields"]
 
 
+def test_the_relate_tool_refuses_another_persons_memory_id_like_a_missing_one(
+    alice, bob, alice_api
+):
+    bobs = memory_create(user=bob, content="Bob's sister Ana moved to Porto in March")
+    for memory_id in (bobs.pk, bobs.pk + 1000):
+        body = alice_api.post(
+            "/api/v1/tools/call/",
+            {
+                "name": "relate",
+                "arguments": {
+                    "subject": "me",
+                    "type": "knows",
+                    "object": "Ana",
+                    "memory_ids": [memory_id],
+                },
+            },
+            format="json",
+        ).json()
+        assert body["ok"] is False and body["error"]["fields"] == {
+            "memory_ids": ["No such memory."]
+        }, body
+    assert not Relation.objects.exists() and not Entity.objects.filter(owner=alice).exists()
+
+
 def test_an_app_token_reaches_the_graph_only_for_one_of_its_people(db):
     app = app_create(name="graph-app")
     _, secret = app_token_create(app=app)

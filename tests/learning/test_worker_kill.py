@@ -135,7 +135,7 @@ def test_a_worker_killed_mid_task_is_retried_and_applies_once(tmp_path):
             env,
             "shell",
             "-c",
-            f"from conversations.tasks import extract_turn; extract_turn({turn_id})",
+            f"from learning.tasks import extract_turn; extract_turn({turn_id})",
         )
         items = rows(
             "SELECT content, superseded_by_id IS NULL FROM memory_knowledgeitem ORDER BY id"

@@ -27,7 +27,8 @@ SCRIPT = Path(__file__).with_name("sdk_session.py")
 INSTALL_TIMEOUT = 900.0
 RUN_TIMEOUT = 600.0
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# redis: an app's SDK end to end, in CI's production pass too (its broker and cache)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
 
 @pytest.fixture(scope="session")

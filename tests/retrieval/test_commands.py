@@ -135,6 +135,7 @@ def test_memory_eval_names_an_account_file_it_cannot_read_before_loading_any(
     assert not django_user_model.objects.filter(username__startswith="locomo-").exists()
 
 
+@pytest.mark.slow  # a benchmark of three sizes: about 20 s
 @pytest.mark.django_db(transaction=True)  # as the command runs: snapshots written on commit
 def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
     call_command(

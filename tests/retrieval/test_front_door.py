@@ -9,6 +9,7 @@
 """
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from django.apps import apps
 from django.utils import timezone
 
+import retrieval
 from conversations.corpus import TURNS
 from conversations.models import Turn
 from memory.corpus import ITEMS
@@ -26,29 +28,8 @@ from retrieval.corpus import Corpus, declare, declared, named
 from retrieval.filters import among, any_of, eq, is_set, scoped, since
 from tests.test_architecture import APART, ORDER, ROOT, imports_in, our_files
 
-# What other apps may import of retrieval: the front door (declare a corpus, search it
-# with typed filters, announce changes) and the text and model utilities beside it.
-PUBLIC = {
-    "retrieval.corpus",  # Corpus, Link, declare
-    "retrieval.filters",  # typed filters
-    "retrieval.linked",  # Also: one more search within the same filters
-    "retrieval.pipeline",  # hybrid, in_scope, keyword_ids
-    "retrieval.events",  # what changed, announced in the write's transaction
-    "retrieval.documents",  # how a turn reads when embedded
-    "retrieval.judge",  # Hits, the answer of a search
-    "retrieval.relevance",  # word stems and coverage (skills' own search)
-    "retrieval.perspective",  # "my" and "me" as stored, the holder's names
-    "retrieval.when",  # time as people say it ("yesterday") as a window
-    "retrieval.embedding",  # the embedder interface
-    "retrieval.embedding.ahead",
-    "retrieval.neighbours",  # the owner's rows nearest to a write's vectors (dedup)
-    "retrieval.embedding.startup",
-    "retrieval.snapshots",  # erased with their person
-    "retrieval.snapshot_marks",  # a node applies the erases it missed, at start
-    "retrieval.fulltext_schema",  # FullTextSpec and the migrations' operations
-    "retrieval.fulltext_upkeep",  # merging full-text segments after an erase
-    "retrieval.tasks",  # old task paths re-exported for one release
-}
+# What other apps may import of retrieval: the modules its face names (retrieval/__init__.py).
+PUBLIC = {f"retrieval.{name}" for name in (*retrieval.__all__, *retrieval.PUBLIC_SUBMODULES)}
 # SQL that only retrieval writes: its scoping alias, its full-text machinery, its tables.
 RETRIEVAL_SQL = re.compile(
     r"\bt\.owner_id\b|\bsearch_tsv\b|\w+_fts\b|\bMATCH\b|\bbm25\(|\bts_rank\b|tsquery|"
@@ -127,6 +108,20 @@ def test_other_apps_import_only_retrievals_front_door():
         if imp.module.split(".")[0] == "retrieval" and imp.module not in PUBLIC
     ]
     assert found == []
+
+
+def test_the_face_names_modules_that_exist_and_each_is_imported_by_another_app():
+    outside = {
+        imp.module
+        for path in production_files()
+        if path.relative_to(ROOT).parts[0] != "retrieval"
+        for imp in imports_in(str(path.relative_to(ROOT)), path.read_text())
+    }
+    for module in PUBLIC:
+        assert importlib.util.find_spec(module) is not None, module
+        assert module in outside, f"{module} is public but no other app uses it"
+    assert {"retrieval.pipeline", "retrieval.filters", "retrieval.corpus"} <= PUBLIC
+    assert "retrieval.keyword" not in PUBLIC and "retrieval.vector" not in PUBLIC
 
 
 def test_the_guards_catch_what_they_forbid():

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from memory.corpus import ITEMS
@@ -21,7 +22,7 @@ from retrieval import snapshots
 from retrieval.index_cache import IndexCache
 from retrieval.indexes import build_index, index_for
 from retrieval.models import SnapshotErase
-from retrieval.snapshot_marks import erases_catch_up
+from retrieval.snapshot_marks import erases_catch_up, marks_retry
 from tests.recall_fixtures import as_process
 
 pytestmark = pytest.mark.django_db
@@ -141,3 +142,38 @@ def test_only_the_latest_erase_of_a_person_is_kept(alice, commit, node):
             with commit():
                 memory_erase(user=alice, item_id=pk)
     assert SnapshotErase.objects.filter(owner_id=alice.pk).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_erase_whose_mark_the_database_refuses_still_answers_done_and_marks_it_later(
+    alice, alice_api, node, monkeypatch, caplog
+):
+    """The erase commits before its mark is written (after commit): a database that
+    refuses the mark then (a lock, a restart) must not turn a done erase into a 500."""
+    memory_create(user=alice, content=FACTS[0])
+    memory_create(user=alice, content=FACTS[1])
+    with node("a") as a:
+        index_for(ITEMS, alice.pk, MODEL, DIM)
+        snapshots.flush()
+        assert list((a / str(alice.pk)).glob("*.faiss"))
+
+        def refused(**_: object) -> None:
+            raise OperationalError("could not connect to server: Connection refused")
+
+        monkeypatch.setattr(SnapshotErase.objects, "create", refused)
+        erased = alice_api.post("/api/v1/account/erase/", {"confirm": True}, format="json")
+        assert erased.status_code == 200, erased.content
+        assert "could not be written" in caplog.text
+        assert not (a / str(alice.pk)).exists()  # this node's files went at once
+        assert json.loads((a / ".erased" / f"{alice.pk}.json").read_text()) == {"gone": True}
+        assert not SnapshotErase.objects.exists()
+
+        monkeypatch.undo()  # the database is back: the watcher's next round writes it
+        assert marks_retry() == 0
+    [row] = SnapshotErase.objects.filter(owner_id=alice.pk)
+    assert row.gone is False and row.generations[ITEMS.name] >= 1
+    mark = json.loads((a / ".erased" / f"{alice.pk}.json").read_text())
+    assert mark == {"gone": False, "generations": row.generations}
+    with node("b") as b:  # and another node applies it
+        assert erases_catch_up() == 1
+        assert json.loads((b / ".erased" / f"{alice.pk}.json").read_text())["gone"] is False

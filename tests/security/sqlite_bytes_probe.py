@@ -75,8 +75,8 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     users = get_user_model().objects
     alice, bob, carol = (users.create_user(n) for n in ("alice", "bob", "carol"))
-    for n in range(200):  # other rows around them, so pages are shared
-        services.memory_create(user=alice, content=f"Background note {n} {FILLER}")
+    background = [{"content": f"Background note {n} {FILLER}"} for n in range(200)]
+    services.memory_create_many(user=alice, items=background)  # rows around them: pages shared
     item = remember(alice, MARKERS["item"], n=1, whole=False)[0]
     remember(bob, MARKERS["bob"])
     remember(carol, MARKERS["carol"])

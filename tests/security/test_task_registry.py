@@ -30,8 +30,8 @@ def task_modules() -> list[str]:
 
 
 def task_functions() -> dict[str, Callable]:
-    """Every public function a tasks module offers, by the path a queue names it with
-    (re-exports at old paths included): the tasks that exist."""
+    """Every public function a tasks module offers, by the path a queue names it with:
+    the tasks that exist."""
     modules = task_modules()
     found = {}
     for name in modules:
@@ -61,9 +61,9 @@ def queued_paths() -> set[str]:
 
 def test_the_discovery_finds_the_tasks_at_all():
     functions = task_functions()
-    assert len(task_modules()) >= 7 and len(functions) >= 25
+    assert len(task_modules()) >= 6 and len(functions) >= 18
     assert "skills.tasks.learn_skills" in functions
-    assert "memory.embedding.tasks.embed_rows_task" in functions  # an old path
+    assert "memory.embedding.tasks.embed_rows_task" not in functions  # an old path, gone
     assert {"learning.tasks.extract_turn", "memory.tasks.import_run"} <= queued_paths()
 
 
@@ -76,8 +76,9 @@ def test_every_task_function_and_every_queued_path_is_declared_for_erasure():
 
 def test_every_declaration_names_a_real_task_and_the_argument_holding_the_id():
     functions = task_functions()
-    assert set(TASK_SUBJECTS) <= set(functions), set(TASK_SUBJECTS) - set(functions)
-    for path, names in TASK_SUBJECTS.items():
+    current = {path: names for path, names in TASK_SUBJECTS.items() if path not in OLD_PATHS}
+    assert set(current) == set(functions), set(current) ^ set(functions)
+    for path, names in current.items():
         parameters = list(inspect.signature(functions[path]).parameters)
         declared = set()
         for kind, at in names.positions():
@@ -88,10 +89,10 @@ def test_every_declaration_names_a_real_task_and_the_argument_holding_the_id():
         assert not (set(parameters) & PERSON_PARAMETERS) - declared, (path, parameters)
 
 
-def test_an_old_path_is_the_same_task_with_the_same_declaration():
+def test_an_old_path_still_in_task_records_is_declared_as_the_task_it_became():
     functions = task_functions()
     for old, new in OLD_PATHS.items():
-        assert functions[old] is functions[new], old
+        assert old not in functions and new in functions, old
         assert TASK_SUBJECTS[old] == TASK_SUBJECTS[new], old
 
 

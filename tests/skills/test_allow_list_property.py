@@ -30,7 +30,7 @@ from skills.tasks import learn_skills
 from skills.words import is_general
 from tests.learning import fake_llm as f
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]  # hundreds of examples: 15-20 s each
 
 
 def _letters(*ranges: tuple[int, int]) -> str:

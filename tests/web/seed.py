@@ -6,7 +6,7 @@ from typing import Any
 from django.utils import timezone
 
 from conversations.models import Turn
-from conversations.services.recording import tool_call_record, turn_append
+from conversations.services.recording import tool_call_record, turn_append, turns_append_many
 from memory import lineage, services
 from memory.models import KnowledgeItem
 
@@ -106,24 +106,23 @@ def seed_month(user: Any) -> dict[str, Any]:
     services.memory_forget(user=user, item_id=forgotten.pk)
 
     sessions = ["morning-planning", "billing-migration", "weekend-trip"]
+    talk = []  # stored in one batch below: embedded together, not 84 times one by one
     for day in range(0, 28, 2):
         session = sessions[day % 3]
         when = now - timedelta(days=day, hours=2)
         for n in range(1 + (day * 7) % 5):
-            turn_append(
-                user=user,
-                session_id=session,
-                role="user",
-                content=f"Can you help me plan step {n} of the {session} work today?",
-                timestamp=when + timedelta(minutes=n * 3),
-            )
-            turn_append(
-                user=user,
-                session_id=session,
-                role="assistant",
-                content=f"Sure, here is step {n}: review the notes and draft a list.",
-                timestamp=when + timedelta(minutes=n * 3 + 1),
-            )
+            talk.append({
+                "session_id": session,
+                "role": "user",
+                "content": f"Can you help me plan step {n} of the {session} work today?",
+                "timestamp": when + timedelta(minutes=n * 3),
+            })  # fmt: skip
+            talk.append({
+                "session_id": session,
+                "role": "assistant",
+                "content": f"Sure, here is step {n}: review the notes and draft a list.",
+                "timestamp": when + timedelta(minutes=n * 3 + 1),
+            })  # fmt: skip
         tool_call_record(
             user=user,
             tool_name="calendar.lookup",
@@ -143,6 +142,7 @@ def seed_month(user: Any) -> dict[str, Any]:
             duration_ms=800 + day * 10,
             timestamp=when,
         )
+    turns_append_many(user=user, turns=talk)
     Turn.objects.for_user(user).filter(session__session_id="weekend-trip").update(
         extraction_status="failed", extraction_error="LLM answer was not valid JSON"
     )

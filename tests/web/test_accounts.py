@@ -56,6 +56,7 @@ def test_it_refuses_a_wrong_password_with_a_clear_message(client, alice):
     assert b"Please enter a correct username and password" in response.content
 
 
+@pytest.mark.redis  # the login counters live in the cache
 def test_it_throttles_login_attempts_per_ip_and_username(client, alice, settings):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
@@ -72,6 +73,7 @@ def test_it_throttles_login_attempts_per_ip_and_username(client, alice, settings
     assert other.status_code == 200
 
 
+@pytest.mark.redis
 def test_a_successful_login_resets_the_throttle(client, alice, settings):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
@@ -160,6 +162,7 @@ def test_password_change_refuses_a_wrong_old_password(alice_web, alice):
     assert alice.check_password("alice-pass-123")
 
 
+@pytest.mark.redis
 def test_signup_is_rate_limited_per_address(client, settings, django_user_model):
     settings.GAIA_ALLOW_SIGNUP = True
     settings.REST_FRAMEWORK = {

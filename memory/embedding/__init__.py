@@ -1,1 +1,0 @@
-"""Old home of the embedding package, now `retrieval.embedding`; kept for task paths."""
