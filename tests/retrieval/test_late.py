@@ -227,6 +227,9 @@ def test_at_exit_the_writer_finishes_its_batch_and_leaves_the_rest_to_the_backfi
 def test_the_background_writer_stores_what_committed_through_its_own_connection(alice, settings):
     settings.GAIA_LATE_WRITES = "background"
     item = memory_create(user=alice, content=PETS[2])  # autocommit: handed over at once
+    # One write at a time: the test database is SQLite in shared memory, where a write
+    # meeting the writer's open statement fails at once instead of waiting its turn.
+    late_writes.flush()
     turn = turn_append(user=alice, session_id="s", role="user", content="Booked Dr. Sousa")
     late_writes.flush()
     assert KnowledgeItem.objects.get(pk=item.pk).tokens_model == tokens.MODEL_ID
