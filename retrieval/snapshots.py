@@ -57,7 +57,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from core import metrics
+from core.server import metrics
 from retrieval.snapshot_marks import after_erases, erase_everywhere, erase_lock, watch
 from retrieval.vector import VectorIndex
 
