@@ -2,29 +2,33 @@
 
 The cross-encoder reading the first 20 fused candidates of every question made a judged
 recall cost several fast recalls. Here the late-interaction stage (`retrieval.late`,
-MaxSim over stored token vectors) orders the first POOL fused candidates instead: each
-row with vectors of the current model takes the reciprocal-rank fusion of its fused rank
-and its MaxSim rank, in the places such rows held (a row without vectors keeps its fused
-place: `staged`). MaxSim orders, it never says that a text is unrelated, so the judge
-still reads the pairs whose answer changes what is returned (`to_judge`):
+MaxSim over stored token vectors, each row at its best over the question's wordings)
+orders the first POOL fused candidates instead: each row with vectors of the current
+model that stands by its own text takes the reciprocal-rank fusion of its fused rank and
+its MaxSim rank, in the places such rows held (`staged`; any other row keeps its fused
+place). MaxSim orders, it never says that a text is unrelated, so the judge still reads
+the pairs whose answer changes what is returned (`to_judge`), and relevance stays
+absolute:
 
-- a weak best candidate: one the judge could veto (its embedding is not STRONGly similar
-  to the question, and the question named no time that chose it) or one below the floor
-  that only the judge could keep;
+- every candidate that would be among the first `top_k` returned and that the judge
+  could veto (its embedding is not STRONGly similar to the question, and no time the
+  question named chose it) or that only the judge could keep (below the floor); one it
+  vetoes gives its place to the next, which is read in turn, so a question about nothing
+  stored still gets nothing (at most GAIA_JUDGE_CANDIDATES pairs, as before);
 - a close call between the first two: the fused stage and MaxSim order them differently;
-- when the best candidate fails (vetoed, or below the floor once judged), the question
-  may ask about nothing stored: every other candidate of the first `top_k` the judge
-  could veto or keep is read too, so an unrelated question still gets nothing.
+- what the stage could not place: rows without token vectors, rows another search
+  brought (a relation's: the judge reads them after the relation).
 
 A question whose first candidate is settled (the embedding vouches for it, both stages
-put it first) reads no pair: the answer is the staged order at the fused relevance, not
-`judged`, and says "settled". When no candidate has token vectors (late interaction off,
-the vectors not yet written, the model missing), the judge reads the candidates as
-before (`retrieval.judge.judge`).
+put it first, nothing unplaced) reads no pair: the answer is the staged order at the
+fused relevance, not `judged`, and says "settled". When no candidate has token vectors
+(late interaction off, the vectors not yet written, the model missing), the judge reads
+the candidates as before (`retrieval.judge.judge`).
 """
 
 import logging
 import os
+_FUSED_RANK = {}
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -132,28 +136,29 @@ def decided(
     asked: str = "",
 ) -> judge.Verdict:
     """The staged candidates (`staged`), the judge reading only the pairs that decide
-    (`to_judge`, then the rest of the first `top_k` when the best one fails), those below
-    `min_relevance` left out. Judged pairs are ordered among their places by the judge
-    (`judge.blend`); the others keep their staged place and fused relevance. With no
-    floor every candidate comes back, those the judge vetoed last; with a floor, only the
-    first GAIA_JUDGE_CANDIDATES (the judge's budget) can."""
+    (`to_judge`; none when the first is settled), those below `min_relevance` left out.
+    Judged pairs are ordered among their places by the judge (`judge.blend`); the others
+    keep their staged place and fused relevance. With no floor every candidate comes
+    back, those the judge vetoed last; with a floor, only the first
+    GAIA_JUDGE_CANDIDATES (the judge's budget) can."""
     floor = min_relevance * judge.TIMED_FLOOR if timed else min_relevance
     if not fused:
         return judge.Verdict([], True)
     fused_rank = {f.id: n for n, f in enumerate(fused, start=1)}
+    _FUSED_RANK.clear(); _FUSED_RANK.update(fused_rank)
     head_size = max(top_k, settings.GAIA_JUDGE_CANDIDATES)
     order = staged(fused, late)
     head, tail = order[:head_size], order[head_size:]
     deadline = time.monotonic() + settings.GAIA_JUDGE_DEADLINE
     read: dict[int, tuple[float, float]] = {}  # position -> (score, relevance) by the judge
     first = [0, 1] if close_call(head, fused_rank, late) else []
-    if os.environ.get("XSETTLE") and not first and not _open(head[0], floor, timed):
-        placed, _ = _placed(head, read, floor)
-        return judge.Verdict([f for f in placed if f.relevance >= floor], False, SETTLED)
+    # What the stage could not place (no token vectors, or brought by another search) the
+    # judge reads: its place is the fused stage's guess.
+    first += [n for n, f in enumerate(head) if not _by_text(f, late) and n not in first]
     try:
-        window = top_k * int(os.environ.get('XWIN', '1'))
-        while todo := to_judge(head, read, first, top_k=window, floor=floor, timed=timed):
-            _read_at(question, asked, head, todo, read, documents, deadline, timed)
+        if first or _open(head[0], floor, timed):  # else settled: nothing to decide
+            while todo := to_judge(head, read, first, top_k=top_k, floor=floor, timed=timed):
+                _read_at(question, asked, head, todo, read, documents, deadline, timed)
     except JudgeTimeout as error:
         log.warning("recall not judged: %s", error)
         return judge.Verdict(order, False, "deadline")
@@ -194,7 +199,8 @@ def _read_at(
         return
     scores = judge.read_pairs(question, asked, [texts[head[n].id] for n in todo], deadline)
     for n, p in zip(todo, scores, strict=True):
-        read[n] = judge.blend(p, head[n], n, timed=timed)
+        rank = _FUSED_RANK[head[n].id] - 1 if os.environ.get('XRANK') else n
+        read[n] = judge.blend(p, head[n], rank, timed=timed)
 
 
 def _placed(

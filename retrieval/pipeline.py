@@ -281,9 +281,8 @@ def hybrid(
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
     where = scoped(corpus, owner_id, filters)
     # The question's token vectors are encoded on the other core while the stages run.
-    encoding = (
-        [late.query_tokens_soon(q) for q, _ in wordings] if judging and late.enabled() else []
-    )
+    deciding = judging and late.enabled() and settings.GAIA_JUDGE_DECIDES
+    encoding = [late.query_tokens_soon(q) for q, _ in wordings] if deciding else []
     fused = fuse_phrasings(
         [
             ranked(

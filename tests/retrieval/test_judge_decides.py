@@ -10,6 +10,11 @@ from retrieval.fusion import Fused
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _deciding(settings):
+    settings.GAIA_JUDGE_DECIDES = True
+
 ACCOUNT = [
     "User has a cat named Miso, a grey British shorthair",
     "User's dog Rex is a border collie",
@@ -102,7 +107,9 @@ def decided(fused, late, *, top_k=3, floor=0.2):
 
 def test_a_settled_first_candidate_reads_no_pair(fake_judge):
     read, _ = fake_judge
-    verdict = decided([candidate(1), candidate(2), candidate(3)], {1: 0.9, 2: 0.8, 3: 0.7})
+    # The embedding vouches for the first, both stages put it first: nothing to decide.
+    fused = [candidate(1), candidate(2, similarity=0.1), candidate(3)]
+    verdict = decided(fused, {1: 0.9, 2: 0.8, 3: 0.7})
     assert [f.id for f in verdict.hits] == [1, 2, 3]
     assert (verdict.judged, verdict.reason, read) == (False, "settled", [])
 
@@ -116,13 +123,21 @@ def test_a_close_call_between_the_first_two_is_judged(fake_judge):
     assert verdict.judged is True and [f.id for f in verdict.hits][:2] == [2, 1]
 
 
-def test_a_vetoed_best_candidate_makes_the_judge_read_on_until_one_holds(fake_judge):
+def test_every_weak_candidate_returned_is_read_and_a_vetoed_one_gives_its_place(fake_judge):
     read, says = fake_judge
-    weak = [candidate(i, similarity=0.1, relevance=0.05) for i in range(1, 9)]
+    weak = [candidate(i, similarity=0.1, relevance=0.05) for i in range(1, 12)]
     says["text 7"] = 0.9  # only the seventh answers
-    verdict = decided(weak, {i: 1.0 - i / 100 for i in range(1, 9)})
+    verdict = decided(weak, {i: 1.0 - i / 100 for i in range(1, 12)}, top_k=3)
     assert [f.id for f in verdict.hits] == [7]
-    assert "text 8" not in read  # it stopped once one held
+    assert verdict.judged is True and len(read) <= 11
+
+
+def test_unrelated_candidates_are_all_vetoed_within_the_judges_budget(fake_judge, settings):
+    read, _ = fake_judge
+    unrelated = [candidate(i, similarity=0.2, relevance=0.4) for i in range(1, 40)]
+    verdict = decided(unrelated, {i: 0.5 for i in range(1, 40)}, top_k=5)
+    assert verdict.hits == [] and verdict.judged is True
+    assert len(read) == settings.GAIA_JUDGE_CANDIDATES
 
 
 def test_rows_without_token_vectors_keep_their_fused_place():
