@@ -27,8 +27,6 @@ the candidates as before (`retrieval.judge.judge`).
 """
 
 import logging
-import os
-_FUSED_RANK = {}
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -145,11 +143,11 @@ def decided(
     if not fused:
         return judge.Verdict([], True)
     fused_rank = {f.id: n for n, f in enumerate(fused, start=1)}
-    _FUSED_RANK.clear(); _FUSED_RANK.update(fused_rank)
     head_size = max(top_k, settings.GAIA_JUDGE_CANDIDATES)
     order = staged(fused, late)
     head, tail = order[:head_size], order[head_size:]
     deadline = time.monotonic() + settings.GAIA_JUDGE_DEADLINE
+    texts = _once(documents)
     read: dict[int, tuple[float, float]] = {}  # position -> (score, relevance) by the judge
     first = [0, 1] if close_call(head, fused_rank, late) else []
     # What the stage could not place (no token vectors, or brought by another search) the
@@ -158,7 +156,7 @@ def decided(
     try:
         if first or _open(head[0], floor, timed):  # else settled: nothing to decide
             while todo := to_judge(head, read, first, top_k=top_k, floor=floor, timed=timed):
-                _read_at(question, asked, head, todo, read, documents, deadline, timed)
+                _read_at(question, asked, head, todo, read, texts, deadline, fused_rank, timed)
     except JudgeTimeout as error:
         log.warning("recall not judged: %s", error)
         return judge.Verdict(order, False, "deadline")
@@ -175,6 +173,22 @@ def decided(
     return judge.Verdict(kept, True)
 
 
+def _once(
+    documents: Callable[[list[int]], dict[int, str]],
+) -> Callable[[list[int]], dict[int, str]]:
+    """`documents`, asked at most once (for the whole head: one statement, however many
+    rounds the judge reads)."""
+    known: dict[tuple[int, ...], dict[int, str]] = {}
+
+    def read(ids: list[int]) -> dict[int, str]:
+        key = tuple(ids)
+        if key not in known:
+            known[key] = documents(ids)
+        return known[key]
+
+    return read
+
+
 def _read_at(
     question: str,
     asked: str,
@@ -183,14 +197,16 @@ def _read_at(
     read: dict[int, tuple[float, float]],
     documents: Callable[[list[int]], dict[int, str]],
     deadline: float,
+    fused_rank: Mapping[int, int],
     timed: bool,
 ) -> None:
-    """The judge's (score, relevance) for the candidates at `positions` not yet read
-    (`judge.blend`, at their staged rank), into `read`."""
+    """The judge's (score, relevance) for the candidates at `positions` not yet read, into
+    `read`: its reading kept near the fused order, as when it reads every candidate
+    (`judge.blend`, at the fused rank; measured better than at the staged one)."""
     todo = [n for n in positions if n not in read]
     if not todo:
         return
-    texts = documents([head[n].id for n in todo])
+    texts = documents([f.id for f in head])  # read once, with the first pairs (`_once`)
     for n in todo:
         if head[n].id not in texts:  # gone meanwhile: nothing to return
             read[n] = (0.0, 0.0)
@@ -199,8 +215,7 @@ def _read_at(
         return
     scores = judge.read_pairs(question, asked, [texts[head[n].id] for n in todo], deadline)
     for n, p in zip(todo, scores, strict=True):
-        rank = _FUSED_RANK[head[n].id] - 1 if os.environ.get('XRANK') else n
-        read[n] = judge.blend(p, head[n], rank, timed=timed)
+        read[n] = judge.blend(p, head[n], fused_rank[head[n].id] - 1, timed=timed)
 
 
 def _placed(

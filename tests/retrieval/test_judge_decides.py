@@ -15,6 +15,7 @@ pytestmark = pytest.mark.django_db
 def _deciding(settings):
     settings.GAIA_JUDGE_DECIDES = True
 
+
 ACCOUNT = [
     "User has a cat named Miso, a grey British shorthair",
     "User's dog Rex is a border collie",
