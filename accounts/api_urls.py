@@ -6,7 +6,7 @@ itself ends in `/tokens` or `/tokens/<n>` would reach them instead (docs/apps.md
 """
 
 from accounts.api import agents, people, staff
-from core.routes import resource, segments
+from core.api.routes import resource, segments
 
 urlpatterns = [
     *resource(

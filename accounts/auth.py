@@ -11,7 +11,7 @@
 Authentication sets `request.user` and `request.auth` and nothing else: whom an app acts
 for is decided in `accounts.people` (`act_for`). The `user_id` stays in the request; it is
 the acting token's (`ApiToken.request_keys`), and the views read the operation's body and
-query without it (`core.api_views.request_body`, `request_query`).
+query without it (`core.api.views.request_body`, `request_query`).
 """
 
 from typing import Any

@@ -78,7 +78,7 @@ class ApiToken(OwnedModel):
     @property
     def request_keys(self) -> tuple[str, ...]:
         """The keys of a request that belong to this credential, not to the operation it
-        asks for (core.api_views.request_body): an app's acting token took `user_id`, the
+        asks for (core.api.views.request_body): an app's acting token took `user_id`, the
         person the app acts for (accounts.people)."""
         return (ACTING_KEY,) if self.app_token_id is not None else ()
 
@@ -151,7 +151,7 @@ class AppToken(models.Model):
 
     @property
     def rate_key(self) -> str:
-        """What the API's rate counts this token's own requests under (core.api)."""
+        """What the API's rate counts this token's own requests under (core.api.conventions)."""
         return f"app{self.pk}"
 
 

@@ -1,8 +1,8 @@
 from django.apps import AppConfig
 from django.urls import register_converter
 
-from core import health_checks
 from core.ids import IdConverter
+from core.server import health_checks
 
 
 class CoreConfig(AppConfig):

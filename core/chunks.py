@@ -9,19 +9,55 @@ between tries) get the lock before the next chunk takes it again.
 
 Inside an outer transaction (a caller's `atomic`, a test) the chunks are savepoints of
 it: the lock is held anyway, so there is no pause.
+
+PostgreSQL locks rows, not the database: two transactions that lock the same rows in
+opposite orders (an erase deleting a person's rows while a write folds into one of them)
+deadlock, and the server ends one of them. The work of a transaction the server ended
+that way (`lost_a_deadlock`) is tried again (`retrying`): the other transaction has gone
+on meanwhile, so the same work succeeds.
 """
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 TARGET_SECONDS = 0.1
 PAUSE_SECONDS = 0.1  # SQLite's busy handler polls at least every 100 ms
+TRIES = 4  # a transaction the server ended to break a deadlock is tried this often in all
+RETRY_SQLSTATES = frozenset({"40P01", "40001"})  # deadlock detected, serialization failure
+
+log = logging.getLogger(__name__)
+
+
+def lost_a_deadlock(error: BaseException) -> bool:
+    """Whether the database ended the transaction to break a deadlock or a serialization
+    conflict (PostgreSQL): the same work, tried again, succeeds."""
+    cause = error.__cause__ or error
+    return getattr(cause, "sqlstate", None) in RETRY_SQLSTATES
+
+
+def retrying(
+    work: Callable[[], R], *, what: str, also: Callable[[DatabaseError], bool] | None = None
+) -> R:
+    """`work()` (its own transaction), tried again when the database ended it to break a
+    deadlock, or for an error `also` says a second try mends; inside an outer transaction
+    it runs once (the outer one is lost with it)."""
+    for attempt in range(1, TRIES + 1):
+        try:
+            return work()
+        except DatabaseError as error:
+            again = lost_a_deadlock(error) or (also is not None and also(error))
+            if connection.in_atomic_block or not again or attempt == TRIES:
+                raise
+            log.warning("%s: tried again after %s", what, error)
+            time.sleep(0.05 * attempt)
+    raise AssertionError("unreachable")
 
 
 class Sizer:
@@ -78,16 +114,28 @@ def write_in_chunks(
     return out
 
 
-def repeat_in_chunks(step: Callable[[int], int], *, first: int, most: int) -> int:
+def repeat_in_chunks(
+    step: Callable[[int], int],
+    *,
+    first: int,
+    most: int,
+    also: Callable[[DatabaseError], bool] | None = None,
+) -> int:
     """Call `step(size)` in its own transaction until it returns 0 (nothing left);
-    each call handles at most `size` rows and returns how many it did. Returns the total."""
+    each call handles at most `size` rows and returns how many it did. Returns the total.
+    A chunk is tried again as `retrying` says (`also`: errors a second try mends)."""
     total = 0
     sizer = Sizer(first, most)
-    while True:
+
+    def one() -> int:
         sizer.start()
         with transaction.atomic():
             done = step(sizer.size)
             sizer.done()
+        return done
+
+    while True:
+        done = retrying(one, what="a chunk", also=also)
         total += done
         if not done:
             return total

@@ -9,7 +9,7 @@ sees it) and as finished when it ends. Meanwhile:
   the permission checks of accounts.auth, and by mem0's views for the app's person they
   act for);
 - a page's form (any method but GET, HEAD, OPTIONS) answers a 503 page saying so
-  (core.middleware.EraseHoldMiddleware);
+  (core.server.middleware.EraseHoldMiddleware);
 - an agent's writing tool over MCP answers the tool error `erase_running` (the tool
   dispatcher, memory.agent_tools; its reading tools answer as usual);
 - a task for the person does nothing now and queues itself again for after the erase
@@ -17,7 +17,7 @@ sees it) and as finished when it ends. Meanwhile:
   what it would have worked on is gone;
 - a write that began before and fails on a row the erase removed (a foreign key: the
   account, an entity, a session) answers the same 503, never 500 (`integrity_answer`,
-  from core.api's exception handler): while the erase runs, for RECENT after it, or
+  from core.api.conventions's exception handler): while the erase runs, for RECENT after it, or
   when the account is gone.
 
 A marker older than STALE (an erase killed half-way) holds nothing back; running the

@@ -5,7 +5,7 @@ a URL, a body, a form or a tool's arguments is checked here before any query see
 
 - `<id:pk>` in a URL (`IdConverter`, registered by core.apps): 0, a larger number or a
   hundred digits match no URL, a 404 for every method before any view runs;
-- `core.serializers.IdField` in a body: a 400 naming the field;
+- `core.api.serializers.IdField` in a body: a 400 naming the field;
 - `as_id(text)` for a form field or a query parameter; `ID_RANGE` for a tool's schema.
 """
 

@@ -3,7 +3,7 @@
 from django_q.signals import post_execute_in_worker, post_spawn, pre_enqueue, pre_execute
 
 from core.queue import lower_worker_priority
-from core.request_id import task_begin, task_carry, task_end
+from core.server.request_id import task_begin, task_carry, task_end
 
 
 def install() -> None:

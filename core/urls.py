@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from core import schema, views
+from core import views
+from core.api import schema
 
 urlpatterns = [
     path("health/", views.HealthView.as_view(), name="api-health"),

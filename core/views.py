@@ -22,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core import health, metrics
+from core.server import health, metrics
 
 _URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.\-]*://)[^/\s@]+@", re.I)
 
@@ -108,7 +108,7 @@ class HealthView(APIView):
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    """Prometheus's scrape (core/metrics.py): 404 unless metrics are on and a token is
+    """Prometheus's scrape (core/server/metrics.py): 404 unless metrics are on and a token is
     set, 401 without that token as a bearer token."""
     if not metrics.enabled() or not settings.GAIA_METRICS_TOKEN:
         raise Http404

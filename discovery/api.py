@@ -1,7 +1,7 @@
 """Discovery API: propose findings scanned elsewhere, review them, reset.
 
 Views only parse input, call one service and serialize the result; errors follow
-core.api (400 for bad input, 403 without consent, 404 for missing or foreign ids).
+core.api.conventions (400 for bad input, 403 without consent, 404 for missing or foreign ids).
 """
 
 from collections.abc import Iterable
@@ -15,9 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api_views import PagedListView, request_body
-from core.openapi import Operations, path_id
-from core.serializers import refuse_body
+from core.api.openapi import Operations, path_id
+from core.api.serializers import refuse_body
+from core.api.views import PagedListView, request_body
 from discovery import selectors, services
 from discovery.serializers import (
     STATUS_FILTERS,

@@ -6,8 +6,8 @@ Validation itself lives in discovery.services, shared with the command and web q
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from core.serializers import IdField
-from core.shapes import optional_text, read_only_meta
+from core.api.serializers import IdField
+from core.api.shapes import optional_text, read_only_meta
 from discovery.models import STATUSES, Finding
 from discovery.scanners import SCANNERS
 from memory.models import CATEGORIES, KnowledgeItem

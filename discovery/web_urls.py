@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from core.routes import actions
+from core.api.routes import actions
 from discovery import web
 
 urlpatterns = [

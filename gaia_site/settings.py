@@ -68,21 +68,22 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "core.request_id.RequestMiddleware",  # X-Request-ID, the id in log lines, request metrics
+    # X-Request-ID, the id in log lines, request metrics
+    "core.server.request_id.RequestMiddleware",
     "corsheaders.middleware.CorsMiddleware",  # before anything that answers (preflights)
     "django.middleware.security.SecurityMiddleware",
-    "core.middleware.ContentSecurityPolicyMiddleware",
+    "core.server.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "core.middleware.CommonMiddleware",  # 308 for a write without the slash
+    "core.server.middleware.CommonMiddleware",  # 308 for a write without the slash
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserTimezoneMiddleware",
-    "core.middleware.EraseHoldMiddleware",  # a page's write while its person's erase runs
+    "core.server.middleware.EraseHoldMiddleware",  # a page's write while its person's erase runs
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "core.middleware.ApiMiddleware",
-    "core.middleware.StorageFullMiddleware",
+    "core.server.middleware.ApiMiddleware",
+    "core.server.middleware.StorageFullMiddleware",
 ]
 
 ROOT_URLCONF = "gaia_site.urls"
@@ -187,12 +188,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.auth.ActsForAPerson"],
-    "DEFAULT_RENDERER_CLASSES": ["core.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "core.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "core.api.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "core.api.Pagination",
-    "DEFAULT_THROTTLE_CLASSES": ["core.api.TokenRateThrottle"],
+    "DEFAULT_RENDERER_CLASSES": ["core.api.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "core.api.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "core.api.conventions.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "core.api.conventions.Pagination",
+    "DEFAULT_THROTTLE_CLASSES": ["core.api.conventions.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "token": envstr("GAIA_THROTTLE_RATE", "6000/min"),
         "login": envstr("GAIA_LOGIN_THROTTLE_RATE", "10/min"),
@@ -373,19 +374,19 @@ GAIA_WEBHOOK_ALLOW_PRIVATE = envbool("GAIA_WEBHOOK_ALLOW_PRIVATE", False)
 # --- Web app
 GAIA_ALLOW_SIGNUP = envbool("GAIA_ALLOW_SIGNUP", False)
 
-# GAIA_LOG_FORMAT=json: one JSON object a line (core/request_id.py), for a log collector.
+# GAIA_LOG_FORMAT=json: one JSON object a line (core/server/request_id.py), for a log collector.
 GAIA_LOG_FORMAT = envstr("GAIA_LOG_FORMAT", "plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-        "json": {"()": "core.request_id.JsonFormatter"},
+        "json": {"()": "core.server.request_id.JsonFormatter"},
     },
     # Session ids in logged paths become {session_id} (they outlive an erase).
     "filters": {
-        "private_paths": {"()": "core.access_log.PrivatePathsFilter"},
-        "request_id": {"()": "core.request_id.RequestIdFilter"},
+        "private_paths": {"()": "core.server.access_log.PrivatePathsFilter"},
+        "request_id": {"()": "core.server.request_id.RequestIdFilter"},
     },
     "handlers": {
         "console": {
@@ -405,7 +406,7 @@ LOGGING = {
     },
 }
 
-# --- Metrics (core/metrics.py, docs/operating.md "Metrics"): /metrics answers 404 unless
+# --- Metrics (core/server/metrics.py, docs/operating.md "Metrics"): /metrics answers 404 unless
 # GAIA_METRICS is on and GAIA_METRICS_TOKEN set; a scrape sends it as a bearer token.
 GAIA_METRICS = envbool("GAIA_METRICS", False)
 GAIA_METRICS_TOKEN = envstr("GAIA_METRICS_TOKEN", "")

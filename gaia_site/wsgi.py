@@ -2,8 +2,8 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-from core.access_log import private_paths
-from core.wsgi_body import known_length
+from core.server.access_log import private_paths
+from core.server.wsgi_body import known_length
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gaia_site.settings")
 # A chunked body (no Content-Length) is read whole first: Django would read it as empty.

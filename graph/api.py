@@ -14,9 +14,9 @@ from rest_framework.views import APIView
 
 from accounts.services import user_context
 from conversations.models import Turn
-from core.api_views import PagedListView, valid_body, valid_query
+from core.api.openapi import Operations, path_id
+from core.api.views import PagedListView, valid_body, valid_query
 from core.ids import MAX_ID, as_id
-from core.openapi import Operations, path_id
 from graph import selectors, services
 from graph.models import Entity, Relation
 from graph.serializers import (

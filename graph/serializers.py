@@ -5,8 +5,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.serializers import MAX_ID, IdField, StrictSerializer, WhenField
 from core.ids import ID_RANGE
-from core.serializers import MAX_ID, IdField, StrictSerializer, WhenField
 from graph.models import Entity, Relation
 from graph.vocabulary import KINDS, RELATION_TYPES, sentence
 

@@ -1,6 +1,6 @@
 """The graph API (included under /api/v1/)."""
 
-from core.routes import actions, resource
+from core.api.routes import actions, resource
 from graph import api
 
 urlpatterns = [

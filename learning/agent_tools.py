@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from core.serializers import StrictSerializer
+from core.api.serializers import StrictSerializer
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError, llm_configured
 from memory.agent_tools import Caller, ToolError, function_schema, tool_register, valid_arguments

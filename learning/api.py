@@ -19,9 +19,16 @@ from accounts.agents import (
     with_context,
 )
 from conversations.models import Session
-from core.api_views import request_body, valid_body, valid_query
-from core.openapi import BODY_ERRORS, SESSION_ID, body_action, body_example, operation, row_action
-from core.serializers import StrictSerializer, refuse_body
+from core.api.openapi import (
+    BODY_ERRORS,
+    SESSION_ID,
+    body_action,
+    body_example,
+    operation,
+    row_action,
+)
+from core.api.serializers import StrictSerializer, refuse_body
+from core.api.views import request_body, valid_body, valid_query
 from learning.consolidation import consolidate_session
 from learning.extract_text import TEXT_MAX, text_extract
 from learning.llm import LLMError

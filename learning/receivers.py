@@ -6,7 +6,7 @@ from typing import Any
 
 from conversations import signals
 from conversations.models import ToolCall, Turn
-from core import health
+from core.server import health
 from learning.extraction import extraction_enqueue
 from learning.llm import checks  # noqa: F401  (registers the system check)
 from learning.llm.status import llm_health

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from core.routes import actions
+from core.api.routes import actions
 from learning import api
 
 urlpatterns = [

@@ -1,6 +1,6 @@
 """mem0's platform API under /mem0/ (the SDK's `host=`): the paths mem0ai 2.x calls.
 
-A write without its trailing slash is redirected with 308 (core.middleware), which keeps
+A write without its trailing slash is redirected with 308 (core.server.middleware), which keeps
 the method and body. Every name starts with `api-`: tests/mem0api holds the cross-app
 test of each (tests/test_architecture.py requires one).
 """

@@ -29,7 +29,7 @@ from accounts.selectors import memory_on
 from accounts.services import user_context
 from conversations import search as turn_search
 from conversations.api.serializers import TurnSearchSerializer
-from core.api import error_fields
+from core.api.conventions import error_fields
 from core.erasing import RETRY_AFTER, EraseRunning, erasing
 from core.text import data_problem
 from graph import agent_tools as graph_tools

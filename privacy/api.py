@@ -7,9 +7,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api_views import valid_body
-from core.openapi import body_action
-from core.serializers import StrictSerializer
+from core.api.openapi import body_action
+from core.api.serializers import StrictSerializer
+from core.api.views import valid_body
 from privacy.services import memory_erase_user
 
 _COUNTS = serializers.DictField(child=serializers.IntegerField())

@@ -41,7 +41,7 @@ from typing import Any
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
-from django.db import transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 
 from accounts.models import ApiToken
@@ -50,7 +50,7 @@ from conversations.changes import turns_changed
 from conversations.models import Session, ToolCall, Turn
 from conversations.services.extraction import turns_batch_extraction_skip
 from conversations.services.redaction import tool_call_redact, turns_redact
-from core.chunks import repeat_in_chunks
+from core.chunks import repeat_in_chunks, retrying
 from core.erasing import erasure_hold
 from discovery.models import Finding
 from graph.models import Entity, Relation
@@ -186,6 +186,13 @@ def _imports_erase(user: Any) -> int:
         return ImportJob.objects.for_user(user).delete()[1].get(ImportJob._meta.label, 0)
 
 
+def _raced(error: DatabaseError) -> bool:
+    """A chunk's delete met a row a write in flight added meanwhile, pointing at a row the
+    chunk deletes (a turn in a session being deleted): tried again, the chunk deletes it
+    too. The last unit, with the account row locked, waits for such writes instead."""
+    return isinstance(error, IntegrityError)
+
+
 def _erase_rows(user: Any, counts: dict[str, int], ids: dict[str, list[int]]) -> None:
     """One pass over everything of `user` (see memory_erase_user); adds to `counts`."""
 
@@ -205,6 +212,7 @@ def _erase_rows(user: Any, counts: dict[str, int], ids: dict[str, list[int]]) ->
                 lambda size, name=name: _erase_chunk(user, name, size, ids[name]),
                 first=ERASE_CHUNK,
                 most=ERASE_CHUNK_MAX,
+                also=_raced,
             ),
         )
     scope = _scope(user)
@@ -251,13 +259,22 @@ def memory_erase_user(
     user_id = user.pk  # `then` may delete the account (and clear the instance's pk)
     with erasure_hold(user):
         _erase_rows(user, counts, ids)
-        with transaction.atomic():
-            list(get_user_model().objects.select_for_update().filter(pk=user.pk).values("pk"))
-            _erase_rows(user, counts, ids)
-            # Their endpoints and every event about them go; their app is told user.erased.
-            user_webhooks_erase(user=user, erased=dict(counts))
-            if then is not None:
-                counts.update(then())
+        before = dict(counts), {name: list(found) for name, found in ids.items()}
+
+        def last_unit() -> None:
+            counts.clear()  # a unit tried again counts once
+            counts.update(before[0])
+            ids.update({name: list(found) for name, found in before[1].items()})
+            with transaction.atomic():
+                people = get_user_model().objects.select_for_update().filter(pk=user.pk)
+                list(people.values("pk"))
+                _erase_rows(user, counts, ids)
+                # Their endpoints and every event about them go; their app is told.
+                user_webhooks_erase(user=user, erased=dict(counts))
+                if then is not None:
+                    counts.update(then())
+
+        retrying(last_unit, what=f"the last unit of the erase of user {user_id}")
     with transaction.atomic():  # after the last delete (see storage.purge_after_commit)
         storage.purge_after_commit()
         transaction.on_commit(lambda: snapshots_erase(user_id))  # their vectors on disk

@@ -14,7 +14,7 @@ import numpy as np
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from core import metrics
+from core.server import metrics
 from retrieval import fusion, keyword, relevance, unsaid, vocabulary
 from retrieval.corpus import Corpus
 from retrieval.embedding import current_dim, current_model_id, similarity_scale

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from core import metrics
+from core.server import metrics
 from retrieval.vector import VectorIndex
 
 Key = tuple[str, int, str]  # (corpus name, owner id, model id)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from django.conf import settings
 
-from core import metrics
+from core.server import metrics
 from retrieval import fusion, rerank
 from retrieval.crossencoder import CrossEncoder, JudgeError, JudgeTimeout
 

@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection, transaction
 
-from core import health
+from core.server import health
 from retrieval import events, tokens
 from retrieval.corpus import Corpus, declared, named
 from retrieval.documents import texts_for

@@ -13,8 +13,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from core import metrics
 from core.lru import Lru
+from core.server import metrics
 from retrieval.embedding import EmbedderError, get_embedder
 
 log = logging.getLogger(__name__)

@@ -57,7 +57,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from core import metrics
+from core.server import metrics
 from retrieval.snapshot_marks import after_erases, erase_everywhere, erase_lock, watch
 from retrieval.vector import VectorIndex
 
@@ -66,7 +66,7 @@ FORMAT = 1
 REWRITE_AFTER = 16  # generations a loaded snapshot was behind before it is written anew
 _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gaia-snapshot")
 _lock = threading.Lock()
-_pending: dict[tuple[str, int, str], Future] = {}
+_pending: dict[tuple[str, str, str], Future] = {}  # (folder, corpus, model) -> its write
 _serial = count()
 # How cold indexes came to be: "loaded" (a snapshot at the generation asked), "caught_up"
 # (a snapshot behind, brought current), "missing", "refused" (unreadable, inconsistent or
@@ -161,8 +161,10 @@ def snapshot_save_later(corpus_name: str, owner_id: int, model_id: str, index: V
     if not enabled():
         return
     watch()  # this process applies other nodes' erases to the folder
-    key = (corpus_name, int(owner_id), model_id)
     folder = owner_dir(owner_id)  # now: the setting may change before the write
+    # The folder names the owner and the snapshot root: a write waiting for another root's
+    # folder (the setting changed meanwhile) writes there, not here.
+    key = (str(folder), corpus_name, model_id)
 
     def submit() -> None:
         with _lock:

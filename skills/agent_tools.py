@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from conversations.models import Session
-from core.serializers import StrictSerializer
+from core.api.serializers import StrictSerializer
 from memory.agent_prompt import system_section_register
 from memory.agent_tools import Caller, ToolError, function_schema, tool_register, valid_arguments
 from memory.services import usage_add

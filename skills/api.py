@@ -10,9 +10,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_agent
-from core.api_views import request_body, request_query, valid
-from core.openapi import Operations, path_id
-from core.serializers import StrictSerializer, refuse_body
+from core.api.openapi import Operations, path_id
+from core.api.serializers import StrictSerializer, refuse_body
+from core.api.views import request_body, request_query, valid
 from memory.services import usage_add
 from skills.models import Skill
 from skills.search import MIN_RELEVANCE, SkillHit, skills_search

@@ -36,7 +36,9 @@ def test_the_list_was_measured_against_todays_backend_specific_modules():
 
 def test_the_backend_specific_modules_are_found_in_the_source():
     modules = backend_modules()
-    assert {"retrieval/keyword.py", "privacy/reclaim.py", "core/health_checks.py"} <= set(modules)
+    assert {"retrieval/keyword.py", "privacy/reclaim.py", "core/server/health_checks.py"} <= set(
+        modules
+    )
     assert not any(m.startswith("discovery/scanners/") for m in modules)  # a browser's sqlite3
     assert not any("migrations" in m for m in modules)  # run by every PostgreSQL test run
 

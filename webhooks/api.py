@@ -14,9 +14,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth import is_app_request
-from core.api_views import PagedListView, request_body, valid_body
-from core.openapi import Operations, path_id
-from core.serializers import refuse_body
+from core.api.openapi import Operations, path_id
+from core.api.serializers import refuse_body
+from core.api.views import PagedListView, request_body, valid_body
 from webhooks import delivery, selectors, services
 from webhooks.models import Delivery, Endpoint
 from webhooks.serializers import (

@@ -3,8 +3,8 @@ deliveries with their attempts, and the bodies of create and change."""
 
 from rest_framework import serializers
 
-from core.serializers import StrictSerializer
-from core.shapes import read_only_meta, shown_meta
+from core.api.serializers import StrictSerializer
+from core.api.shapes import read_only_meta, shown_meta
 from webhooks.models import EVENTS, Attempt, Delivery, Endpoint
 
 

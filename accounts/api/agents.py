@@ -8,9 +8,9 @@ from rest_framework.views import APIView
 
 from accounts import agents
 from accounts.models import Agent
-from core.api_views import PagedListView, valid_body
-from core.openapi import Operations, path_id
-from core.serializers import StrictSerializer
+from core.api.openapi import Operations, path_id
+from core.api.serializers import StrictSerializer
+from core.api.views import PagedListView, valid_body
 
 AGENT_ID = path_id("The agent's id; another user's id answers 404 like a missing one.")
 api = Operations(["agents"])

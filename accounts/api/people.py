@@ -25,9 +25,9 @@ from accounts.api.serializers import (
 )
 from accounts.auth import IsAppToken
 from accounts.models import AppPerson
-from core.api_views import PagedListView, valid_body
-from core.openapi import Operations, path_id
-from core.serializers import refuse_body
+from core.api.openapi import Operations, path_id
+from core.api.serializers import refuse_body
+from core.api.views import PagedListView, valid_body
 from privacy.services import app_person_erase
 
 USER_ID = OpenApiParameter(

@@ -4,8 +4,8 @@ an app issues to its people. Secrets appear only in the answer that created them
 from rest_framework import serializers
 
 from accounts.models import ApiToken, App, AppPerson, AppToken
-from core.serializers import JSONObjectField, StrictSerializer
-from core.shapes import optional_text, read_only_meta
+from core.api.serializers import JSONObjectField, StrictSerializer
+from core.api.shapes import optional_text, read_only_meta
 
 
 class PersonSerializer(serializers.ModelSerializer):

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 
 from accounts import people
 from accounts.api.serializers import AppCreateSerializer, AppSerializer, CreatedAppSerializer
-from core.api_views import PagedListView, valid_body
-from core.serializers import errors
+from core.api.serializers import errors
+from core.api.views import PagedListView, valid_body
 
 
 class IsStaff(permissions.BasePermission):

@@ -1,10 +1,10 @@
 """gunicorn settings for `load_bench`: each worker reports how it kept its indexes current,
-then ends as `serve`'s workers do (`core/gunicorn_config.py`)."""
+then ends as `serve`'s workers do (`core/server/gunicorn_config.py`)."""
 
 import json
 import sys
 
-from core import gunicorn_config
+from core.server import gunicorn_config
 
 
 def worker_exit(server, worker) -> None:

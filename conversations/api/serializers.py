@@ -9,15 +9,15 @@ from rest_framework.fields import Field
 
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import MAX_TOP_K
-from core.jsonsafe import check_json
-from core.serializers import (
+from core.api.serializers import (
     JSONObjectField,
     JudgedHitsSerializer,
     RoundedFloatField,
     StrictSerializer,
     WhenField,
 )
-from core.shapes import optional_text, shown_meta
+from core.api.shapes import optional_text, shown_meta
+from core.jsonsafe import check_json
 
 INT32_MAX = 2**31 - 1
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from conversations.api import views
-from core.routes import resource
+from core.api.routes import resource
 
 urlpatterns = [
     *resource(

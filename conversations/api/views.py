@@ -23,9 +23,9 @@ from conversations.api.serializers import (
     TurnSerializer,
 )
 from conversations.services import recording
-from core.api_views import PagedListView, request_body, valid_body
-from core.openapi import SESSION_ID, Operations, body_example, path_id
-from core.serializers import OneOrMany, one_or_many
+from core.api.openapi import SESSION_ID, Operations, body_example, path_id
+from core.api.serializers import OneOrMany, one_or_many
+from core.api.views import PagedListView, request_body, valid_body
 
 TURN_ID = path_id("The turn's id. Another user's id answers 404, like a missing one.")
 conversations, tool_calls = Operations(["conversations"]), Operations(["tool calls"])

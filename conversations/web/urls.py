@@ -1,7 +1,7 @@
 from django.urls import path
 
 from conversations.web import views
-from core.routes import actions, resource
+from core.api.routes import actions, resource
 
 urlpatterns = [
     *resource(

@@ -20,7 +20,7 @@ from accounts.auth import AppPrincipal
 from accounts.models import ApiToken, AppPerson, AppToken
 from accounts.selectors import agent_owners
 from conversations.selectors import session_owners, sessions_of_turns
-from core.api import TokenRateThrottle, exception_handler
+from core.api.conventions import TokenRateThrottle, exception_handler
 from core.erasing import writes_refused
 from mem0api.api.filters import Scope
 from memory import selectors

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.models import AppPerson
-from core.serializers import JSONObjectField
+from core.api.serializers import JSONObjectField
 from memory.models import KnowledgeItem
 
 MAX_MESSAGES = 100

@@ -19,8 +19,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api_views import PagedListView, valid_query
-from core.openapi import errors, operation, path_id, row_answer
+from core.api.openapi import errors, operation, path_id, row_answer
+from core.api.views import PagedListView, valid_query
 from learning.llm.status import llm_stats
 from memory import import_jobs, selectors
 from memory.models import ImportJob

@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api_views import request_body, valid_query
-from core.serializers import refuse_body
+from core.api.serializers import refuse_body
+from core.api.views import request_body, valid_query
 from memory import lineage
 from memory.api.history_serializers import HistoryQuerySerializer, HistorySerializer
 from memory.api.memories import (

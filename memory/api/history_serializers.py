@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from core.serializers import StrictSerializer
+from core.api.serializers import StrictSerializer
 from memory.models import SOURCE_CONFIDENCE
 
 

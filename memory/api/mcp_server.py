@@ -33,7 +33,7 @@ from django.conf import settings
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from core.api import error_fields
+from core.api.conventions import error_fields
 from memory import agent_prompt, agent_tools
 from memory.api.prompt import DynamicQuerySerializer, PromptQuerySerializer
 from memory.services import memory_seen

@@ -9,7 +9,7 @@ transport allows for a server that has neither.
 
 Authentication and throttling are the REST API's: the same Bearer tokens (no session
 cookies here), the same per-token rate, strictly per user. The SDK runs on its own event
-loop for the length of one request (core/asgi_bridge.py); its handlers come back to this
+loop for the length of one request (core/server/asgi_bridge.py); its handlers come back to this
 request's thread for every database access.
 
 The SDK (and `memory.api.mcp_server`, built on it) is imported by the first request to
@@ -30,8 +30,8 @@ from rest_framework.views import APIView
 
 from accounts.agents import request_active_context, request_agent, request_context
 from accounts.auth import ActsForAPersonToolByTool, BearerTokenAuthentication
-from core.asgi_bridge import Receive, Scope, Send, asgi_exchange
-from core.middleware import error_json
+from core.server.asgi_bridge import Receive, Scope, Send, asgi_exchange
+from core.server.middleware import error_json
 from memory.agent_prompt import system_prompt
 from memory.services import memory_seen
 

@@ -20,9 +20,9 @@ from accounts.agents import (
     with_context,
 )
 from accounts.services import user_context
-from core.api_views import PagedListView, request_body, valid_body, valid_query
-from core.openapi import Operations, body_example, path_id
-from core.serializers import OneOrMany, one_or_many, refuse_body
+from core.api.openapi import Operations, body_example, path_id
+from core.api.serializers import OneOrMany, one_or_many, refuse_body
+from core.api.views import PagedListView, request_body, valid_body, valid_query
 from memory import selectors, services
 from memory.api.serializers import (
     ForgetBulkResultSerializer,

@@ -15,9 +15,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.agents import request_active_context, request_agent, request_context
-from core.api_views import valid_body, valid_query
-from core.openapi import body_action, body_example, operation
-from core.serializers import StrictSerializer
+from core.api.openapi import body_action, body_example, operation
+from core.api.serializers import StrictSerializer
+from core.api.views import valid_body, valid_query
 from memory import agent_prompt, agent_tools
 from memory.services import memory_seen
 

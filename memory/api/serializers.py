@@ -16,8 +16,7 @@ from conversations.api.serializers import (
     search_filter,
 )
 from conversations.models import Turn
-from core.ids import ID_RANGE
-from core.serializers import (
+from core.api.serializers import (
     MAX_ID,
     JSONObjectField,
     JudgedHitsSerializer,
@@ -25,7 +24,8 @@ from core.serializers import (
     StrictSerializer,
     WhenField,
 )
-from core.shapes import optional_text, read_only_meta
+from core.api.shapes import optional_text, read_only_meta
+from core.ids import ID_RANGE
 from memory import item_conditions
 from memory.lineage import item_conflicts
 from memory.models import CATEGORIES, PRIVILEGED_CATEGORIES, SOURCE_CONFIDENCE, KnowledgeItem

@@ -3,7 +3,7 @@ as strictly as the REST bodies are (memory/agent_tools.py runs the tools)."""
 
 from rest_framework import serializers
 
-from core.serializers import IdField, StrictSerializer
+from core.api.serializers import IdField, StrictSerializer
 from memory.models import CATEGORIES
 from memory.tool_schemas import PAGE_MAX
 

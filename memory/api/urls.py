@@ -6,7 +6,7 @@ cross-user test for each.
 
 from django.urls import path
 
-from core.routes import actions, resource, segments
+from core.api.routes import actions, resource, segments
 from memory.api import account, history, memories, prompt
 
 urlpatterns = [

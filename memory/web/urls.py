@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from core.routes import actions, resource
+from core.api.routes import actions, resource
 from memory.web import backup, dashboard, memories
 
 urlpatterns = [

@@ -9,7 +9,7 @@ import threading
 
 from django.conf import settings
 
-from core import metrics
+from core.server import metrics
 from retrieval.embedding import local
 from retrieval.embedding.base import Embedder, EmbedderError, checked, from_bytes, to_bytes
 from retrieval.embedding.openai import OpenAIEmbedder

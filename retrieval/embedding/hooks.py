@@ -11,7 +11,7 @@ import logging
 
 from django.db import transaction
 
-from core import health
+from core.server import health
 from retrieval import events
 from retrieval.corpus import Corpus, named
 from retrieval.embedding.ahead import store_ahead

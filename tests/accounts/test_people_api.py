@@ -15,8 +15,8 @@ from accounts.auth import AppPrincipal, BearerTokenAuthentication
 from accounts.models import ApiToken, AppPerson
 from accounts.people import app_create, app_token_create, person_create
 from conversations.models import Turn
-from core.api import TokenRateThrottle
-from core.api_views import request_body, request_query
+from core.api.conventions import TokenRateThrottle
+from core.api.views import request_body, request_query
 from memory.models import KnowledgeItem, MemoryVersion
 
 

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.services import token_create, token_revoke
-from core.api import TokenRateThrottle
+from core.api.conventions import TokenRateThrottle
 from memory.api.account import ImportView
 from memory.models import KnowledgeItem
 from tests.support import assert_error

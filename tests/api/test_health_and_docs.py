@@ -6,7 +6,7 @@ from django.utils import timezone
 from django_q.models import OrmQ
 from rest_framework.test import APIClient
 
-from core import health, health_checks
+from core.server import health, health_checks
 from memory import services
 
 pytestmark = pytest.mark.django_db

@@ -193,8 +193,11 @@ def test_the_resources_are_also_listed_as_templates_with_their_query(alice_api, 
     ("tool", "arguments", "named"),
     [
         ("forget", {"memory_id": 12}, "memory_id: Unknown field"),
-        ("update_memory", {"memory_id": 12, "content": "x"},
-         "id: Required (not memory_id): the memory's id, an integer."),
+        (
+            "update_memory",
+            {"memory_id": 12, "content": "x"},
+            "id: Required (not memory_id): the memory's id, an integer.",
+        ),
         ("update_memory", {"content": "x"}, "id: Required: the memory's id, an integer."),
         ("recall", {"qurey": "tea"}, "qurey: Unknown field"),
         ("recall", {"query": "tea", "top_k": "many"}, "top_k: A valid integer is required."),

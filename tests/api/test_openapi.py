@@ -7,7 +7,7 @@ import re
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from core import serializers as core_serializers
+from core.api import serializers as core_serializers
 
 DEFAULT_SUFFIXES = ("_create", "_retrieve", "_partial_update", "_destroy", "_list_2")
 NAMED = {  # what a client generator makes of the main operations

@@ -72,9 +72,7 @@ def test_every_other_tool_call_is_logged_with_its_outcome(memory, alice):
     assert calls["weather"].session.session_id == "toy-session"
 
 
-def test_the_session_holds_the_turns_and_tool_calls_in_order_in_the_agents_context(
-    memory, alice
-):
+def test_the_session_holds_the_turns_and_tool_calls_in_order_in_the_agents_context(memory, alice):
     agent = MyAgent(memory, script=[("calculator", {"a": 42, "b": 6})], context="work")
     agent.process_query("What is 42 divided by 6, for the invoice?")
     session = Session.objects.for_user(alice).get(session_id="toy-session")
@@ -185,6 +183,8 @@ def test_relate_runs_on_the_server_and_is_no_failed_tool_of_the_agent(memory, al
                                                                            "Rui")  # fmt: skip
     assert not ToolCall.objects.for_user(alice).exists()  # memory tools are not the agent's
     assert agent.execute_memory_tool("recall", recall)["ok"] is True
+
+
 class NotedAgent(MemoryMixin, ToyAgent):
     def __init__(self, client, inject_notes: int = 0) -> None:
         self.init_memory(client=client, session_id="run-9", inject_notes=inject_notes)

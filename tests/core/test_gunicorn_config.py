@@ -2,7 +2,7 @@
 
 import pytest
 
-from core import gunicorn_config
+from core.server import gunicorn_config
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.gunicorn_worker import BadRequest, Framing
+from core.server.gunicorn_worker import BadRequest, Framing
 
 
 def _framing() -> Framing:

@@ -12,7 +12,7 @@ import sys
 import pytest
 from django.http import HttpResponse
 
-from core.request_id import JsonFormatter, RequestIdFilter, RequestMiddleware
+from core.server.request_id import JsonFormatter, RequestIdFilter, RequestMiddleware
 from memory.services import memory_create
 
 pytestmark = pytest.mark.django_db

@@ -261,7 +261,7 @@ def test_serve_names_the_production_proxy_when_it_listens_beyond_this_machine(se
 def test_the_documented_production_web_server_reads_requests_as_serve_does():
     doc = (ROOT / "docs" / "operating.md").read_text()
     unit = doc.split("ExecStart=/opt/gaia/.venv/bin/gunicorn", 1)[1].split("Restart=", 1)[0]
-    assert "--config python:core.gunicorn_config" in unit and "--no-control-socket" in unit
+    assert "--config python:core.server.gunicorn_config" in unit and "--no-control-socket" in unit
     assert "client_body_timeout" in doc and "GAIA_REQUEST_READ_TIMEOUT" in doc
 
 

@@ -8,7 +8,7 @@ from django.core.cache import cache
 from django.db import OperationalError, connection
 from psycopg import errors as pg_errors
 
-from core.storage_full import is_storage_full
+from core.server.storage_full import is_storage_full
 from memory.models import KnowledgeItem
 
 

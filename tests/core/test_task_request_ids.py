@@ -13,7 +13,7 @@ from django_q.signing import SignedPackage
 from django_q.tasks import async_task
 from django_q.worker import worker
 
-from core.request_id import JsonFormatter, RequestIdFilter, RequestMiddleware
+from core.server.request_id import JsonFormatter, RequestIdFilter, RequestMiddleware
 
 # The worker loop closes old database connections before each task, as in a cluster:
 # outside a test transaction.

@@ -3,7 +3,7 @@
 import pytest
 
 from conversations.services.recording import turn_append
-from core import health
+from core.server import health
 from learning import extraction
 from learning.llm.status import llm_stats
 from learning.schedules import startup_sweeps

@@ -214,7 +214,7 @@ def test_it_rejects_vectors_of_the_wrong_shape_or_with_bad_values(vectors, messa
 
 
 def test_the_embedder_health_check_is_registered_and_reports_the_local_model():
-    from core.health import run_all
+    from core.server.health import run_all
 
     assert run_all()["embedder"] == {
         "backend": "local",

@@ -6,6 +6,7 @@ are `erases_catch_up()` calls (tests/system/test_two_nodes.py runs real nodes).
 """
 
 import json
+import threading
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -177,3 +178,27 @@ def test_an_erase_whose_mark_the_database_refuses_still_answers_done_and_marks_i
     with node("b") as b:  # and another node applies it
         assert erases_catch_up() == 1
         assert json.loads((b / ".erased" / f"{alice.pk}.json").read_text())["gone"] is False
+
+
+def test_a_write_still_waiting_for_another_folder_does_not_stand_in_for_this_ones(
+    alice, commit, node, settings, tmp_path
+):
+    """The one writer is busy (a large snapshot elsewhere) while the owner's write for
+    folder a waits; the same owner's index read as node b must still reach b's folder."""
+    with commit():
+        memory_create(user=alice, content=FACTS[0])
+    busy, release = threading.Event(), threading.Event()
+    snapshots._writer.submit(lambda: (busy.set(), release.wait(30)))
+    assert busy.wait(30)
+    try:
+        a = tmp_path / "a" / "indexes"
+        settings.GAIA_INDEX_SNAPSHOT_DIR = str(a)
+        with as_process(IndexCache(10**9)), commit():
+            index_for(ITEMS, alice.pk, MODEL, DIM)  # queued behind the busy write
+        with node("b") as b:
+            with commit():
+                index_for(ITEMS, alice.pk, MODEL, DIM)
+            release.set()  # the node's end waits for every write queued
+    finally:
+        release.set()
+    assert list((a / str(alice.pk)).glob("*.faiss")) and list((b / str(alice.pk)).glob("*.faiss"))

@@ -253,7 +253,6 @@ def test_nonsense_naming_the_person_finds_nothing_on_their_shared_words(
 
 def test_a_note_written_before_a_correction_ranks_below_it_and_says_so(alice, commit):
 
-
     with commit():
         fact = memory_create(user=alice, content="User lives in Porto", source="user")
         turn = turn_append(user=alice, session_id="spring", role="user", content="I live in Porto")

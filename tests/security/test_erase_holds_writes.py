@@ -13,7 +13,7 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from accounts import people
 from accounts.models import ApiToken
-from core.api import exception_handler
+from core.api.conventions import exception_handler
 from core.erasing import RETRY_AFTER, erasure_hold
 from core.models import Erasure
 from memory.models import KnowledgeItem

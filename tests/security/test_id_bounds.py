@@ -129,7 +129,7 @@ def test_every_integer_a_body_takes_is_bounded():
             for i in _integers(SCHEMA, properties[name])
         )
     ]
-    assert unbounded == [], "a row id in a body is core.serializers.IdField"
+    assert unbounded == [], "a row id in a body is core.api.serializers.IdField"
     assert len(BODY_IDS) >= 8
 
 

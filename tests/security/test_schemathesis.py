@@ -25,7 +25,7 @@ import schemathesis
 from schemathesis.engine import events, from_schema
 
 from accounts.services import token_create
-from core.api import TokenRateThrottle
+from core.api.conventions import TokenRateThrottle
 from tests.learning import fake_llm as f
 from tests.security.twins import seed_twin
 

@@ -54,9 +54,7 @@ def test_words_the_session_capitalised_stay_whole_in_the_skill(fake_llm, alice):
     assert stored.scrubbed == 0
 
 
-def test_a_name_that_is_a_common_word_is_scrubbed_where_it_is_written_as_a_name(
-    fake_llm, alice
-):
+def test_a_name_that_is_a_common_word_is_scrubbed_where_it_is_written_as_a_name(fake_llm, alice):
     alice.first_name = "Will"  # the person's own name
     alice.save()
     KnowledgeItem.objects.create(owner=alice, content="Maria is my landlady", entity="person:maria")

@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('webhooks', '0002_log_reasons_only'),
+        ("webhooks", "0002_log_reasons_only"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='delivery',
-            options={'verbose_name_plural': 'deliveries'},
+            name="delivery",
+            options={"verbose_name_plural": "deliveries"},
         ),
     ]

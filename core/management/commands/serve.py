@@ -201,7 +201,7 @@ def _web_command(host: str, port: str, workers: str, threads: str) -> list[str]:
         "10",
         "--preload",  # workers share the model loaded once (GAIA_PRELOAD_EMBEDDER)
         "--config",
-        "python:core.gunicorn_config",  # how a preloaded worker ends
+        "python:core.server.gunicorn_config",  # how a preloaded worker ends
         "--access-logfile",
         "-",
         "--access-logformat",

@@ -169,7 +169,7 @@ def body_action(operation_id: str, body: Any, answer: Any, **shape: Unpack[Shape
 def paged(
     operation_id: str, row: type[serializers.Serializer], **shape: Unpack[Shape]
 ) -> Decorator:
-    """A list answered a page at a time (core.api_views.PagedListView), each entry by `row`:
+    """A list answered a page at a time (core.api.views.PagedListView), each entry by `row`:
     or 404 for a page past the end."""
     shape.setdefault("failures", (404,))
     return operation(operation_id, row(many=True), **shape)
@@ -234,7 +234,7 @@ class Operations:
         return operation(operation_id, answer, body=body, **self._shape(detail))
 
     def paged_list(self, operation_id: str, **detail: Unpack[Detail]) -> Callable[[View], View]:
-        """Declares a list view's GET (core.api_views.PagedListView) on the class: a page of
+        """Declares a list view's GET (core.api.views.PagedListView) on the class: a page of
         rows of its `serializer_class`, the serializer its answers are made with."""
 
         def declare(view: View) -> View:

@@ -1,4 +1,4 @@
-"""The web worker `serve` runs (`worker_class` in core/gunicorn_config.py): gunicorn's
+"""The web worker `serve` runs (`worker_class` in core/server/gunicorn_config.py): gunicorn's
 threaded worker, except that a request reaches a thread only once all of it has arrived.
 
 gunicorn's gthread worker hands a connection to a thread as soon as its first byte is in,

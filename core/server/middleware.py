@@ -17,7 +17,7 @@ from django.middleware.common import CommonMiddleware as DjangoCommonMiddleware
 from django.shortcuts import render
 
 from core.erasing import RETRY_AFTER, erasing
-from core.storage_full import is_storage_full, storage_full_noted
+from core.server.storage_full import is_storage_full, storage_full_noted
 
 API_PREFIX = "/api/"
 # Answered by DRF views, which refuse a write during an erase themselves (a JSON 503, or
@@ -125,7 +125,7 @@ STORAGE_FULL = (
 
 class StorageFullMiddleware:
     """A request that failed because the disk is full answers 507 saying so (not a
-    generic 500), and health's `storage` check reports it (core.storage_full)."""
+    generic 500), and health's `storage` check reports it (core.server.storage_full)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response

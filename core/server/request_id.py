@@ -7,7 +7,7 @@ request). A task queued during a request carries the id (django-q2's `pre_enqueu
 the task worker holds it while the task runs (`pre_execute` to `post_execute_in_worker`),
 so the task's log lines name the request that queued it. The middleware also counts the
 request by route (the URL pattern, never the path: no ids or names in a label), method
-and status, and times it (core/metrics.py).
+and status, and times it (core/server/metrics.py).
 """
 
 import json
@@ -21,7 +21,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
-from core import metrics
+from core.server import metrics
 
 HEADER = "X-Request-ID"
 _GIVEN = re.compile(r"^[A-Za-z0-9._:-]{8,64}$")

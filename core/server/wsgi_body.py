@@ -7,7 +7,7 @@ as empty, and a restore failed with "Empty file". `known_length` (wrapped around
 WSGI application in gaia_site/wsgi.py) reads it first, up to the largest body the server
 accepts (in a temporary file past SPOOL_BYTES), and passes the same request on with its
 length; a longer body is refused with 413 before Django runs. The per-view limits
-(core.middleware) then apply as to any body.
+(core.server.middleware) then apply as to any body.
 """
 
 import json

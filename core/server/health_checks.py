@@ -20,8 +20,8 @@ from django.db import connection
 from django.db.models import Max, Min
 from django.utils import timezone
 
-from core import health
-from core.storage_full import storage_check
+from core.server import health
+from core.server.storage_full import storage_check
 
 
 def database_check() -> dict[str, Any]:

@@ -19,9 +19,9 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
+from core.api.openapi import errors, public_errors  # noqa: F401 (callers import them from here)
 from core.ids import MAX_ID
 from core.jsonsafe import check_json
-from core.openapi import errors, public_errors  # noqa: F401 (callers import them from here)
 from core.text import data_problem
 from core.validation import parse_when
 

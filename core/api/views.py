@@ -1,7 +1,7 @@
-"""What API views share beyond the conventions in core.api: a body checked by its
+"""What API views share beyond the conventions in core.api.conventions: a body checked by its
 serializer, and a list answered a page at a time.
 
-Apart from core.api because DRF's views import that module's throttle while they are
+Apart from core.api.conventions because DRF's views import that module's throttle while they are
 being built; this one imports the views.
 """
 
@@ -55,7 +55,7 @@ def valid_query(serializer: type[BaseSerializer], request: Request) -> dict[str,
 
 
 class PagedListView(GenericAPIView):
-    """A view whose lists are answered a page at a time (core.api.Pagination), each row
+    """A view whose lists are answered a page at a time (core.api.conventions.Pagination), each row
     by the view's `serializer_class` (which OPTIONS and the schema describe too)."""
 
     def paged(self, rows: Iterable[Any], context: dict[str, Any] | None = None) -> Response:

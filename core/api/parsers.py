@@ -1,4 +1,4 @@
-"""Request parsers of the API (kept apart from core.api: DRF imports this module
+"""Request parsers of the API (kept apart from core.api.conventions: DRF imports this module
 while it builds APIView, so it must not import rest_framework.views itself)."""
 
 from rest_framework import exceptions

@@ -3,23 +3,40 @@
 Errors: {"error": {"code": str, "message": str, "fields"?: {name: [messages]}}}.
 A Django ValidationError from a service is a 400; an object that is missing or belongs
 to someone else (ObjectDoesNotExist) is the same 404. A write that failed on a row its
-person's erase removed (an IntegrityError) is the erase's retryable 503 (core/erasing.py).
+person's erase removed (an IntegrityError) is the erase's retryable 503 (core/erasing.py);
+one the database ended to break a deadlock with another of the person's writes (an erase,
+PostgreSQL) is a retryable 503 too (`try_again`, or the erase's while one runs).
 """
 
+import logging
 from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError
+from django.db import DatabaseError, IntegrityError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
 
+from core.chunks import lost_a_deadlock
 from core.erasing import integrity_answer
 
 MAX_PAGE_SIZE = 200
+log = logging.getLogger(__name__)
+
+
+class TryAgain(exceptions.APIException):
+    """A write the database ended to break a deadlock: nothing of it was stored."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "try_again"
+    default_detail = "The write met another write of the same person and was undone; try again."
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wait = 1  # DRF's handler turns it into Retry-After
 
 
 def error_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -59,8 +76,13 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         return error_response(code, message, status.HTTP_400_BAD_REQUEST, fields)
     if isinstance(exc, (ObjectDoesNotExist, Http404)):
         return error_response("not_found", "Not found.", status.HTTP_404_NOT_FOUND)
-    if isinstance(exc, IntegrityError):
-        exc = integrity_answer(context.get("request")) or exc
+    if isinstance(exc, IntegrityError) or (isinstance(exc, DatabaseError) and lost_a_deadlock(exc)):
+        cause = exc
+        exc = integrity_answer(context.get("request")) or (
+            TryAgain() if not isinstance(exc, IntegrityError) else exc
+        )
+        if exc is not cause:  # what the 503 stands for, for whoever reads the log
+            log.warning("a write answered 503 %s: %s", exc.default_code, cause)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

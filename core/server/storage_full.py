@@ -3,7 +3,7 @@
 SQLite says "database or disk is full" (SQLITE_FULL), PostgreSQL "could not extend file"
 (SQLSTATE 53100, disk_full), a temporary file ENOSPC or EDQUOT. Raised by a request, any
 of them used to be a generic 500 while health said "ok". Now the request is answered 507
-Insufficient Storage (`core.middleware.StorageFullMiddleware`) and the moment is kept in
+Insufficient Storage (`core.server.middleware.StorageFullMiddleware`) and the moment is kept in
 the cache for FULL_REMEMBERED_SECONDS, so the `storage` health check reports it (with
 the Redis cache every process sees it); the check also measures the free space of the
 disk the SQLite database is on, and is not ok below GAIA_MIN_FREE_BYTES. SQLite opening

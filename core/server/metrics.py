@@ -72,7 +72,7 @@ DATABASE_GAUGES = (
     ("gaia_webhook_backlog", "Webhook deliveries waiting to be sent.",
      "webhooks.selectors.deliveries_waiting", ()),
     ("gaia_task_failures", "Failed background tasks in the task log, by task.",
-     "core.metrics.task_failures", ("task",)),
+     "core.server.metrics.task_failures", ("task",)),
 )  # fmt: skip
 
 

@@ -1,4 +1,4 @@
-"""Gunicorn settings `serve` starts it with (`--config python:core.gunicorn_config`;
+"""Gunicorn settings `serve` starts it with (`--config python:core.server.gunicorn_config`;
 `load_bench` calls its `worker_exit`). Standard library only: gunicorn loads it before
 Django is set up.
 
@@ -16,8 +16,8 @@ import os
 import sys
 from typing import Any
 
-# A request reaches a thread only once it has all arrived (core/gunicorn_worker.py).
-worker_class = "core.gunicorn_worker.BufferingThreadWorker"
+# A request reaches a thread only once it has all arrived (core/server/gunicorn_worker.py).
+worker_class = "core.server.gunicorn_worker.BufferingThreadWorker"
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -1,0 +1,2 @@
+"""The server process: gunicorn and its worker, the middleware, request ids and logs,
+metrics and health."""
