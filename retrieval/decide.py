@@ -33,7 +33,7 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from core import metrics
+from core.server import metrics
 from retrieval import fusion, judge
 from retrieval.crossencoder import JudgeError, JudgeTimeout
 
