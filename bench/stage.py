@@ -36,7 +36,9 @@ class StageRow:
     judge: tuple[float, float]  # the cross-encoder alone on the candidates it reads
     late: tuple[float, float]  # the late stage alone on LATE_CANDIDATES (question encoded)
     late_query: float  # p50 ms of the question's encoding alone
-    pairs: float  # pairs the judge read per question
+    pairs: float  # pairs the judge alone read per question
+    judged_pairs: float  # pairs the judged recall read per question (mean)
+    settled: float  # share of judged recalls the late stage settled without the judge
     item_bytes: tuple[float, float]  # per item: vector, token vectors (rows that have them)
     turn_bytes: tuple[float, float]
     tokens_per_s: float  # the token encoder's batched rate on stored texts
@@ -91,11 +93,13 @@ def stored_bytes(user: Any, corpus: Corpus) -> tuple[float, float]:
 
 def time_parts(user: Any, questions: list[str]) -> dict[str, list]:
     """Per question, (wall, CPU) ms of: the fast recall, the judge alone on the candidates
-    it reads, the judged recall, the late stage alone on LATE_CANDIDATES (and the
-    question's encoding alone). Caches are cleared so each question is new to each part."""
+    it reads, the judged recall (and how many pairs its judge read, whether the late stage
+    settled it), the late stage alone on LATE_CANDIDATES (and the question's encoding
+    alone). Caches are cleared so each question is new to each part."""
     shown = settings.GAIA_JUDGE_CANDIDATES
     model, encoder = judge.local_judge(), tokens.encoder()
-    out: dict[str, list] = {k: [] for k in ("fast", "judge", "judged", "late", "query", "pairs")}
+    keys = ("fast", "judge", "judged", "late", "query", "pairs", "judged_pairs", "settled")
+    out: dict[str, list] = {k: [] for k in keys}
     for question in questions:
         out["fast"].append(timed(lambda q=question: recall(user=user, query=q, judge=False)))
         head = recall(
@@ -105,7 +109,12 @@ def time_parts(user: Any, questions: list[str]) -> dict[str, list]:
         model.clear_cache()
         out["judge"].append(timed(lambda q=question, t=texts: model.logits(q, t)))
         model.clear_cache()
-        out["judged"].append(timed(lambda q=question: recall(user=user, query=q)))
+        read, answers = model.pairs_read, []
+        out["judged"].append(
+            timed(lambda q=question, a=answers: a.append(recall(user=user, query=q)))
+        )
+        out["judged_pairs"].append(float(model.pairs_read - read))
+        out["settled"].append(float(answers[0].reason == "settled"))
         ids = [hit.item.pk for hit in head]
         encoder.clear_cache()
         out["late"].append(timed(lambda q=question, i=ids: late.scores(ITEMS, user.pk, q, i)))
@@ -125,6 +134,8 @@ def measure_stage(user: Any, size: int, questions: list[str], tokens_per_s: floa
         late=p50s(parts["late"]),
         late_query=p50s(parts["query"])[0],
         pairs=float(np.mean(parts["pairs"])),
+        judged_pairs=float(np.mean(parts["judged_pairs"])),
+        settled=float(np.mean(parts["settled"])),
         item_bytes=stored_bytes(user, ITEMS),
         turn_bytes=stored_bytes(user, TURNS),
         tokens_per_s=tokens_per_s,
@@ -138,8 +149,9 @@ def stage_table(rows: list[StageRow]) -> list[str]:
         "| N items (+N turns) | fast recall p50 ms wall / CPU | judged recall p50 ms wall / CPU "
         "| judge alone p50 ms wall / CPU (pairs) | late stage alone p50 ms wall / CPU "
         "| its question encoding p50 ms | judged / fast (wall, CPU) "
+        "| pairs judged per judged recall (mean) | settled without the judge "
         "| bytes per item: vector / token vectors | per turn | token vectors encoded/s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         ratio = (r.judged[0] / r.fast[0], r.judged[1] / max(r.fast[1], 1e-9))
@@ -149,6 +161,7 @@ def stage_table(rows: list[StageRow]) -> list[str]:
             f"| {r.judge[0]:.1f} / {r.judge[1]:.1f} ({r.pairs:.0f}) "
             f"| {r.late[0]:.2f} / {r.late[1]:.2f} | {r.late_query:.2f} "
             f"| {ratio[0]:.1f}x / {ratio[1]:.1f}x "
+            f"| {r.judged_pairs:.2f} | {r.settled:.0%} "
             f"| {r.item_bytes[0]:.0f} / {r.item_bytes[1]:.0f} "
             f"| {r.turn_bytes[0]:.0f} / {r.turn_bytes[1]:.0f} | {r.tokens_per_s:.0f} |"
         )

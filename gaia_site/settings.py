@@ -314,6 +314,10 @@ GAIA_JUDGE_CONCURRENCY = envint("GAIA_JUDGE_CONCURRENCY", 2)  # judgements at on
 # "background" (one niced thread per process, default), "inline" (in the writer's thread
 # after commit) or "off" (only the backfill computes them).
 GAIA_LATE = envstr("GAIA_LATE", "local")
+# With late interaction on, the judged path orders its candidates by the late stage and the
+# judge reads only the pairs that decide what is returned (retrieval/decide.py); off: the
+# judge reads the first GAIA_JUDGE_CANDIDATES fused candidates of every question.
+GAIA_JUDGE_DECIDES = envbool("GAIA_JUDGE_DECIDES", False)
 GAIA_LATE_WRITES = envstr("GAIA_LATE_WRITES", "background")
 GAIA_RERANK_URL = envstr("GAIA_RERANK_URL", "")
 GAIA_RERANK_MODEL = envstr("GAIA_RERANK_MODEL", "")

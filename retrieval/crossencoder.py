@@ -74,6 +74,7 @@ class CrossEncoder:
         self._session = _load(model_path, threads)
         self._slots = threading.BoundedSemaphore(max(1, concurrency))
         self._cache: Lru[tuple[str, str], float] = Lru(CACHE_SIZE)
+        self.pairs_read = 0  # pairs the model ran (not found in the cache), for benchmarks
 
     def logits(
         self, query: str, texts: Sequence[str], *, deadline: float | None = None
@@ -91,6 +92,7 @@ class CrossEncoder:
             else:
                 out[i] = known
         if todo:
+            self.pairs_read += len(todo)
             fresh = self._judge([keys[i] for i in todo], deadline)
             out[todo] = fresh
             for i, value in zip(todo, fresh, strict=True):

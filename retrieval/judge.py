@@ -175,11 +175,11 @@ def _scores(query: str, texts: Sequence[str], deadline: float) -> list[float]:
 
 
 # The leading candidates read a second time with the question alone, when it came with
-# the caller's phrasings (`_read`).
+# the caller's phrasings (`read_pairs`).
 ALONE = 5
 
 
-def _read(query: str, asked: str, texts: Sequence[str], deadline: float) -> list[float]:
+def read_pairs(query: str, asked: str, texts: Sequence[str], deadline: float) -> list[float]:
     """The judge's probability for each text: read with `query` (the question and the
     caller's phrasings), and the first ALONE also with the question `asked` alone, each
     keeping the higher. The phrasings add words the question lacks; they must not take
@@ -209,7 +209,7 @@ def judge(
     fused order at relevance 0). `timed`: the candidates are of the time the question
     named (`blend`), and the floor is TIMED_FLOOR of `min_relevance`: the time chose them
     as much as the words did. `asked`: the question alone, when `query` adds the caller's
-    phrasings to it (`_read`)."""
+    phrasings to it (`read_pairs`)."""
     if timed:
         min_relevance *= TIMED_FLOOR
     if not fused:
@@ -220,7 +220,7 @@ def judge(
     head = [f for f in head if f.id in texts]
     deadline = time.monotonic() + settings.GAIA_JUDGE_DEADLINE
     try:
-        scores = _read(query, asked, [texts[f.id] for f in head], deadline)
+        scores = read_pairs(query, asked, [texts[f.id] for f in head], deadline)
     except JudgeTimeout as error:
         log.warning("recall not judged: %s", error)
         return Verdict(fused, False, "deadline")

@@ -75,12 +75,13 @@ def scores(
     query: str,
     ids: Sequence[int],
     *,
-    query_vectors: np.ndarray | None = None,
+    query_vectors: np.ndarray | Sequence[np.ndarray] | None = None,
 ) -> dict[int, float]:
     """{id: MaxSim score} for the owner's rows among `ids` that have token vectors.
 
     `query_vectors` (from `query_tokens`) spares a second lookup when one question scores
-    several corpora. Empty when late interaction is off (GAIA_LATE=off) or `ids` is;
+    several corpora; several (one per wording of the question) give each row its best
+    score over them. Empty when late interaction is off (GAIA_LATE=off) or `ids` is;
     TokensError when the model cannot run.
     """
     if not ids or not enabled():
@@ -88,10 +89,19 @@ def scores(
     found = stored(corpus, owner_id, ids)
     if not found:
         return {}
-    question = query_vectors if query_vectors is not None else query_tokens(query)
+    if query_vectors is None:
+        questions = [query_tokens(query)]
+    elif isinstance(query_vectors, np.ndarray):
+        questions = [query_vectors]
+    else:
+        questions = list(query_vectors)
     order = list(found)
     documents = [found[i] for i in order]
     starts = np.cumsum([0, *(len(d) for d in documents[:-1])])
-    similarity = question @ np.concatenate(documents).T  # query tokens x all row tokens
-    best = np.maximum.reduceat(similarity, starts, axis=1)  # query tokens x rows
-    return dict(zip(order, best.mean(axis=0).astype(float).tolist(), strict=True))
+    rows = np.concatenate(documents).T
+    best = None
+    for question in questions:
+        similarity = question @ rows  # query tokens x all row tokens
+        score = np.maximum.reduceat(similarity, starts, axis=1).mean(axis=0)  # per row
+        best = score if best is None else np.maximum(best, score)
+    return dict(zip(order, best.astype(float).tolist(), strict=True))

@@ -6,18 +6,21 @@ Everything here works on ids and owner-scoped SQL built from the corpus declarat
 callers turn the final ids into model instances with one `for_user` query.
 """
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 
 from django.conf import settings
 
-from retrieval import dates, fusion, judge, keyword, linked, relevance, vocabulary
+from retrieval import dates, decide, fusion, judge, keyword, late, linked, relevance, vocabulary
 from retrieval.candidates import Candidate, finish, ids_in_scope, start
 from retrieval.corpus import Corpus
 from retrieval.filters import Filters, scoped
 from retrieval.generations import Snapshot
 from retrieval.linked import Also, Linked
 
+log = logging.getLogger(__name__)
 CANDIDATES_PER_RESULT = 4  # each stage proposes top_k x 4 (reference: Recall)
 MIN_CANDIDATES = 20
 MAX_PHRASINGS = 4  # the caller's own phrasings of a question (`hybrid`'s `phrasings`)
@@ -277,6 +280,9 @@ def hybrid(
         return judge.Verdict([], True)
     limit = max(MIN_CANDIDATES, top_k * CANDIDATES_PER_RESULT)
     where = scoped(corpus, owner_id, filters)
+    # The question's token vectors are encoded on the other core while the stages run.
+    deciding = judging and late.enabled() and settings.GAIA_JUDGE_DECIDES
+    encoding = [late.query_tokens_soon(q) for q, _ in wordings] if deciding else []
     fused = fuse_phrasings(
         [
             ranked(
@@ -295,20 +301,38 @@ def hybrid(
     question = judged_question([a for _, a in wordings])
     reason = "skipped" if judged is False else "off"
     if judging:
-        verdict = judge.judge(
-            question,
-            fused,
-            documents,
-            top_k=top_k,
-            min_relevance=min_relevance,
-            timed=timed,
-            asked=wordings[0][1],
-        )
-        if verdict.judged:
-            return judge.Verdict(in_order(verdict.hits[: keep or top_k]), True)
+        kwargs = {"top_k": top_k, "min_relevance": min_relevance, "timed": timed}
+        staged = _late_scores(corpus, owner_id, fused, encoding)
+        if staged:  # the late stage orders; the judge reads only the pairs that decide
+            verdict = decide.decided(
+                question, fused, staged, documents, asked=wordings[0][1], **kwargs
+            )
+        else:
+            verdict = judge.judge(question, fused, documents, asked=wordings[0][1], **kwargs)
+        if verdict.judged or verdict.reason == decide.SETTLED:
+            hits = in_order(verdict.hits[: keep or top_k])
+            return judge.Verdict(hits, verdict.judged, verdict.reason)
         reason = verdict.reason
     kept = [f for f in fused if f.relevance >= min_relevance][: keep or top_k]
     return judge.Verdict(in_order(kept), False, reason)
+
+
+def _late_scores(
+    corpus: Corpus, owner_id: int, fused: list[fusion.Fused], encoding: Sequence[Future]
+) -> dict[int, float]:
+    """MaxSim of the first `decide.POOL` fused candidates that hold token vectors of the
+    current model (`retrieval.late`), each at its best over the question's wordings
+    (`encoding`: their token vectors, being encoded); {} when none do or the model cannot
+    run (then the judge reads the candidates as before)."""
+    if not encoding or not fused:
+        return {}
+    try:
+        vectors = [e.result() for e in encoding]
+        ids = [f.id for f in fused[: decide.POOL]]
+        return late.scores(corpus, owner_id, "", ids, query_vectors=vectors)
+    except late.TokensError as error:
+        log.warning("late stage skipped: %s", error)
+        return {}
 
 
 def in_order(hits: list[fusion.Fused]) -> list[fusion.Fused]:

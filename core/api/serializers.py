@@ -75,11 +75,12 @@ class JudgedHitsSerializer(serializers.Serializer):
     judged = serializers.BooleanField(
         help_text="Whether the relevance judge ordered and chose these hits (false: the fused "
         "order, because the caller asked for the fast path or the judge was off, failed or "
-        "ran out of time; judge_note says which)."
+        "ran out of time, or the ranking was settled without it; judge_note says which)."
     )
     judge_note = serializers.CharField(
         help_text='Why not judged: "skipped", "off", "deadline", "unavailable", '
-        '"time range"; empty when judged.'
+        '"time range", "settled" (the ranking decided without the judge: the first hit is '
+        "strongly similar and first by every stage); empty when judged."
     )
 
 

@@ -169,9 +169,10 @@ def test_memory_bench_prints_a_table_for_each_size(capsys, django_user_model):
     wall_cpu = [[float(n) for n in c.split(" (")[0].split(" / ")] for c in parts[1:5]]
     assert all(len(pair) == 2 and pair[0] > 0 and pair[1] >= 0 for pair in wall_cpu)
     assert float(parts[5]) > 0  # the late stage's question encoding
-    item_vector, item_tokens = (float(n) for n in parts[7].split(" / "))
+    assert float(parts[7]) >= 0 and parts[8].endswith("%")  # pairs judged, settled share
+    item_vector, item_tokens = (float(n) for n in parts[9].split(" / "))
     assert item_vector == 384 * 4 and item_tokens > 4 * 128  # a scale and 4+ tokens
-    assert float(parts[9]) > 0  # token vectors encoded a second
+    assert float(parts[11]) > 0  # token vectors encoded a second
     assert not django_user_model.objects.filter(username__startswith="bench-").exists()
 
 

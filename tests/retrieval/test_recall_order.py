@@ -258,7 +258,7 @@ def test_phrasings_add_to_what_the_question_says_and_take_nothing_from_it():
     phrased = judge._scores(question, texts, deadline)
     alone = judge._scores(asked, texts, deadline)
     assert phrased[0] < phrased[1] and alone[0] > alone[1]  # the two readings disagree
-    read = judge._read(question, asked, texts, deadline)
+    read = judge.read_pairs(question, asked, texts, deadline)
     assert read == [max(a, b) for a, b in zip(phrased, alone, strict=True)]
     assert read[0] > phrased[0]  # the daughter keeps what the question alone said of her
-    assert judge._read(asked, asked, texts, deadline) == alone  # no phrasings: one reading
+    assert judge.read_pairs(asked, asked, texts, deadline) == alone  # no phrasings: one reading
