@@ -92,6 +92,9 @@ def _fresh_search_caches(settings, tmp_path):
     # Token vectors are stored in the committing thread, not by a background thread that
     # would write through its own connection into another test's database.
     settings.GAIA_LATE_WRITES = "inline"
+    # The judged path as shipped, whatever the environment says; the tests of the
+    # judge-decides path turn it on themselves.
+    settings.GAIA_JUDGE_DECIDES = False
     yield
     clear_process_caches()
     holder_names.clear_cache()
