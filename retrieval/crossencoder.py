@@ -21,12 +21,11 @@ runs together cost less than the batches did (265 against 320 ms for 20 candidat
 import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from core.lru import Lru
-from retrieval.packaged import ModelFileError, PackagedFile
+from retrieval.packaged import ModelFileError, PackagedFile, onnx_session
 
 MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
 MODEL = PackagedFile(
@@ -71,7 +70,7 @@ class CrossEncoder:
         # The packaged tokenizer pads every pair to 512 tokens: 10x the work for a memory.
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(MAX_TOKENS)  # the longer of the two is cut first
-        self._session = _load(model_path, threads)
+        self._session = onnx_session(model_path, error=JudgeError, fix=MODEL.fix, threads=threads)
         self._slots = threading.BoundedSemaphore(max(1, concurrency))
         self._cache: Lru[tuple[str, str], float] = Lru(CACHE_SIZE)
         self.pairs_read = 0  # pairs the model ran (not found in the cache), for benchmarks
@@ -131,19 +130,6 @@ class CrossEncoder:
         except Exception as error:  # onnxruntime raises its own types
             raise JudgeError(f"the relevance judge failed: {error}") from error
         return np.asarray(logits, dtype=np.float32).reshape(len(encoded), -1)[:, 0]
-
-
-def _load(path: Path, threads: int):
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = max(1, threads)
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    try:
-        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as error:
-        raise JudgeError(f"Cannot load {path}: {error}. Fix: {MODEL.fix}") from error
 
 
 def verify_files() -> None:

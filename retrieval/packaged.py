@@ -13,6 +13,7 @@ import importlib.metadata
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 
 class ModelFileError(RuntimeError):
@@ -69,3 +70,20 @@ def _sha256(path: Path, size: int, mtime: float) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def onnx_session(path: Path, *, error: type[Exception], fix: str, threads: int = 1) -> Any:
+    """A CPU inference session of the ONNX file `path` (checked before by its caller),
+    `threads` for one run; `error` naming the file and `fix` when it cannot be loaded.
+    onnxruntime is imported here, not at the top: only a process that loads a model
+    pays for importing it."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = max(1, threads)
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as failure:  # onnxruntime raises its own Fail/InvalidGraph types
+        raise error(f"Cannot load {path}: {failure}. Fix: {fix}") from failure

@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from core.lru import Lru
-from retrieval.packaged import ModelFileError, PackagedFile
+from retrieval.packaged import ModelFileError, PackagedFile, onnx_session
 
 MODEL_NAME = "answerai-colbert-small-v1"
 DIM = 128  # the first 128 of the encoder's 384 dimensions (measured as good as all 384 at R@10)
@@ -105,7 +105,7 @@ class TokenEncoder:
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self.tokenizer.no_padding()  # each run is padded to its own longest text
         self.tokenizer.enable_truncation(MAX_TOKENS)
-        self._session = _load(model_path)
+        self._session = onnx_session(model_path, error=TokensError, fix=MODEL.fix)
         self._queries: Lru[str, np.ndarray] = Lru(QUERY_CACHE)
 
     def encode(self, texts: list[str]) -> list[np.ndarray]:
@@ -158,19 +158,6 @@ def _runs(lengths: list[int]) -> list[list[int]]:
             runs.append(run := [])
         run.append(i)
     return runs
-
-
-def _load(path):
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    try:
-        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as error:
-        raise TokensError(f"Cannot load {path}: {error}. Fix: {MODEL.fix}") from error
 
 
 _encoder: TokenEncoder | None = None

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.embedding.base import EmbedderError, checked
-from retrieval.packaged import ModelFileError, PackagedFile
+from retrieval.packaged import ModelFileError, PackagedFile, onnx_session
 
 MAX_TOKENS = 256
 MAX_CHARS = 4000  # far beyond 256 tokens; spares the tokenizer a 10 kB query
@@ -167,20 +167,7 @@ class LocalEmbedder:
         self._runs: deque[tuple[Future, list[str]]] = deque()
 
     def _load(self):
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        try:
-            return onnxruntime.InferenceSession(
-                str(self.model_path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # onnxruntime raises its own Fail/InvalidGraph types
-            raise EmbedderError(
-                f"Cannot load {self.model_path}: {error}. Fix: {self.spec.model.fix}"
-            ) from error
+        return onnx_session(self.model_path, error=EmbedderError, fix=self.spec.model.fix)
 
     def _workers(self) -> ThreadPoolExecutor:
         with self._lock:
