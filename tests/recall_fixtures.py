@@ -1,9 +1,10 @@
-"""Fixtures shared by tests/retrieval and tests/retrieval (imported by their conftest.py)."""
+"""Fixtures shared by tests/retrieval and tests/graph (imported by their conftest.py)."""
 
 from contextlib import contextmanager
 
 import pytest
 
+from memory.services import memory_create
 from retrieval import indexes
 from tests.fake_model_server import FakeModelServer
 
@@ -14,6 +15,20 @@ ALICE_FACTS = [
     "Alice drinks oat milk flat whites every morning",
     "The team retro is on Thursdays at 3pm",
     "Alice's laptop is a ThinkPad X1 running Fedora",
+]
+
+# A person's own account as our extraction words it, for the judge's tests.
+ACCOUNT = [
+    "User has a cat named Miso, a grey British shorthair",
+    "User's dog Rex is a border collie",
+    "User's GP is Dr. Marta Sousa at the Boavista health centre",
+    "User is allergic to penicillin",
+    "Prefers oat milk in coffee",
+    "User plays padel on Tuesdays with colleagues",
+    "User's favourite beach is Praia da Ursa",
+    "User's partner Rui works as an architect",
+    "Project Atlas uses Svelte for its frontend",
+    "User's daughter Inês starts primary school in September 2027",
 ]
 
 
@@ -57,3 +72,11 @@ def as_process(cache):
         yield cache
     finally:
         indexes._cache = previous
+
+
+@pytest.fixture
+def account(alice, commit):
+    """ACCOUNT stored as alice's own memories, committed (the token vectors are written
+    after commit): text -> item."""
+    with commit():
+        return {text: memory_create(user=alice, content=text, source="user") for text in ACCOUNT}

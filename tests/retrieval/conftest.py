@@ -1,1 +1,1 @@
-from tests.recall_fixtures import commit, model_server, remote_embedder  # noqa: F401
+from tests.recall_fixtures import account, commit, model_server, remote_embedder  # noqa: F401

@@ -13,32 +13,14 @@ from memory.services import memory_create, memory_session_note
 from retrieval import crossencoder, judge
 from retrieval.crossencoder import CrossEncoder, JudgeTimeout
 from retrieval.packaged import PackagedFile
+from tests.recall_fixtures import ACCOUNT
 
 pytestmark = pytest.mark.django_db
-
-ACCOUNT = [
-    "User has a cat named Miso, a grey British shorthair",
-    "User's dog Rex is a border collie",
-    "User's GP is Dr. Marta Sousa at the Boavista health centre",
-    "User is allergic to penicillin",
-    "Prefers oat milk in coffee",
-    "User plays padel on Tuesdays with colleagues",
-    "User's favourite beach is Praia da Ursa",
-    "User's partner Rui works as an architect",
-    "Project Atlas uses Svelte for its frontend",
-    "User's daughter Inês starts primary school in September 2027",
-]
 
 
 @pytest.fixture(scope="module")
 def cross_encoder():
     return CrossEncoder(threads=1)
-
-
-@pytest.fixture
-def account(alice, commit):
-    with commit():
-        return {text: memory_create(user=alice, content=text, source="user") for text in ACCOUNT}
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from memory.recall import recall
 from memory.services import memory_create
 from retrieval import decide, judge
 from retrieval.fusion import Fused
+from tests.recall_fixtures import ACCOUNT
 
 pytestmark = pytest.mark.django_db
 
@@ -14,26 +15,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _deciding(settings):
     settings.GAIA_JUDGE_DECIDES = True
-
-
-ACCOUNT = [
-    "User has a cat named Miso, a grey British shorthair",
-    "User's dog Rex is a border collie",
-    "User's GP is Dr. Marta Sousa at the Boavista health centre",
-    "User is allergic to penicillin",
-    "Prefers oat milk in coffee",
-    "User plays padel on Tuesdays with colleagues",
-    "User's favourite beach is Praia da Ursa",
-    "User's partner Rui works as an architect",
-    "Project Atlas uses Svelte for its frontend",
-    "User's daughter Inês starts primary school in September 2027",
-]
-
-
-@pytest.fixture
-def account(alice, commit):
-    with commit():  # committed: the token vectors are written after commit
-        return {text: memory_create(user=alice, content=text, source="user") for text in ACCOUNT}
 
 
 @pytest.fixture
