@@ -21,6 +21,8 @@ import socket
 from pathlib import Path
 from types import TracebackType
 
+from bench.loadbench.server import process_tree
+
 HOST = "127.0.0.1"
 TCP_LISTEN = "0A"  # the state column of /proc/net/tcp
 
@@ -85,15 +87,6 @@ def _socket_inodes(pid: int) -> set[str]:
         if target.startswith("socket:["):
             inodes.add(target[len("socket:[") : -1])
     return inodes
-
-
-def process_tree(pid: int) -> list[int]:
-    """`pid` and every process under it (none when it is gone)."""
-    try:
-        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except FileNotFoundError:
-        return []
-    return [pid] + [p for kid in kids for p in process_tree(int(kid))]
 
 
 def serves(port: int, pid: int) -> bool:

@@ -54,6 +54,7 @@ def wait_ready(proc: subprocess.Popen, port: int, timeout: float = 120) -> None:
 
 
 def process_tree(pid: int) -> list[int]:
+    """`pid` and every process under it (none when it is gone)."""
     try:
         kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except FileNotFoundError:
