@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 
 class ModelFileError(RuntimeError):
     """A model file is missing or is not the file its checksum names."""
@@ -87,3 +89,14 @@ def onnx_session(path: Path, *, error: type[Exception], fix: str, threads: int =
         return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as failure:  # onnxruntime raises its own Fail/InvalidGraph types
         raise error(f"Cannot load {path}: {failure}. Fix: {fix}") from failure
+
+
+def bert_feeds(token_ids: list[list[int]]) -> dict[str, np.ndarray]:
+    """The inputs of a BERT-style ONNX encoder for a batch of token id lists, padded to
+    the longest with [PAD] (0) and masked."""
+    ids = np.zeros((len(token_ids), max(map(len, token_ids))), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, tokens in enumerate(token_ids):
+        ids[row, : len(tokens)] = tokens
+        mask[row, : len(tokens)] = 1
+    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}

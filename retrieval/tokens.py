@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from core.lru import Lru
-from retrieval.packaged import ModelFileError, PackagedFile, onnx_session
+from retrieval.packaged import ModelFileError, PackagedFile, bert_feeds, onnx_session
 
 MODEL_NAME = "answerai-colbert-small-v1"
 DIM = 128  # the first 128 of the encoder's 384 dimensions (measured as good as all 384 at R@10)
@@ -136,12 +136,7 @@ class TokenEncoder:
         self._queries.clear()
 
     def _run(self, token_ids: list[list[int]]) -> list[np.ndarray]:
-        ids = np.zeros((len(token_ids), max(map(len, token_ids))), dtype=np.int64)  # [PAD] = 0
-        mask = np.zeros_like(ids)
-        for row, tokens in enumerate(token_ids):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feeds = bert_feeds(token_ids)
         try:
             hidden = self._session.run(None, feeds)[0]
         except Exception as error:  # onnxruntime raises its own types

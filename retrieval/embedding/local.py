@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.embedding.base import EmbedderError, checked
-from retrieval.packaged import ModelFileError, PackagedFile, onnx_session
+from retrieval.packaged import ModelFileError, PackagedFile, bert_feeds, onnx_session
 
 MAX_TOKENS = 256
 MAX_CHARS = 4000  # far beyond 256 tokens; spares the tokenizer a 10 kB query
@@ -248,12 +248,8 @@ class LocalEmbedder:
         return checked(out, count=len(texts), dim=self.dim)
 
     def _run(self, token_ids: list[list[int]]) -> np.ndarray:
-        ids = np.zeros((len(token_ids), max(map(len, token_ids))), dtype=np.int64)  # [PAD] = 0
-        mask = np.zeros_like(ids)
-        for row, tokens in enumerate(token_ids):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feeds = bert_feeds(token_ids)
+        mask = feeds["attention_mask"]
         hidden = self._session.run(None, feeds)[0]
         if self.spec.pooling == "cls":
             return hidden[:, 0]
