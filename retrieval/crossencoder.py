@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from core.lru import Lru
 from retrieval.packaged import ModelFileError, PackagedFile, onnx_session
@@ -59,8 +60,6 @@ class CrossEncoder:
     name = MODEL_NAME
 
     def __init__(self, *, threads: int = 1, concurrency: int = 2) -> None:
-        from tokenizers import Tokenizer
-
         try:
             model_path = MODEL.verified()
             tokenizer_path = TOKENIZER.verified()

@@ -18,6 +18,7 @@ import struct
 import threading
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from core.lru import Lru
 from retrieval.packaged import ModelFileError, PackagedFile, bert_feeds, onnx_session
@@ -96,8 +97,6 @@ class TokenEncoder:
     dim = DIM
 
     def __init__(self) -> None:
-        from tokenizers import Tokenizer
-
         try:
             model_path, tokenizer_path = MODEL.verified(), TOKENIZER.verified()
         except ModelFileError as error:

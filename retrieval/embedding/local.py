@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from retrieval.embedding.base import EmbedderError, checked
 from retrieval.packaged import ModelFileError, PackagedFile, bert_feeds, onnx_session
@@ -146,8 +147,6 @@ class LocalEmbedder:
         batch_size: int = 32,
         threads: int = 2,
     ) -> None:
-        from tokenizers import Tokenizer
-
         self.spec = model
         self.model_id = model.model_id
         self.dim = model.dim

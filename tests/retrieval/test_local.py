@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pytest
 
+from core.server.health import run_all
 from retrieval.embedding import EmbedderError, checked, current_model_id, get_embedder, local
 from retrieval.embedding.local import BGE_SMALL, MINILM, LocalEmbedder
 from retrieval.packaged import PackagedFile
@@ -214,8 +215,6 @@ def test_it_rejects_vectors_of_the_wrong_shape_or_with_bad_values(vectors, messa
 
 
 def test_the_embedder_health_check_is_registered_and_reports_the_local_model():
-    from core.server.health import run_all
-
     assert run_all()["embedder"] == {
         "backend": "local",
         "model": "bge-small-en-v1.5-int8",
