@@ -76,17 +76,18 @@ def evaluate_account(
     settled: bool = False,
     named: bool = False,
     phrased: bool = False,
+    said: bool = True,
 ) -> AccountScore:
     """`settled`: the owner's word counts are read again once every memory is in, as a
     question asked later sees them (not as sampled while the memories were told, which
     depends on how fast they were: retrieval/termstats.py). `named`: the account stored
-    by name (`bench.byname`), also asked naming the person. `phrased`: each question with
+    by name (`bench.byname`), also asked naming the person; with `said=False` nothing
+    declares the person's name (no memory gives it, no account name). `phrased`: each question with
     the phrasings a strong model would give (`queries`, bench/data/phrasings-*.json)."""
-    score = AccountScore(
-        path.stem + (" (by name)" if named else "") + (" + phrasings" if phrased else "")
-    )
+    told = (" (by name)" if said else " (by name, never said)") if named else ""
+    score = AccountScore(path.stem + told + (" + phrasings" if phrased else ""))
     if named:
-        data = by_name(data)
+        data = by_name(data, said=said)
     with throwaway_user("account", keep=keep) as user:
         if data.get("account_name"):
             user.first_name, _, user.last_name = data["account_name"].partition(" ")

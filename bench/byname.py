@@ -6,10 +6,15 @@ prefers oat milk"): the memories name the person, the questions are asked three 
 `by_name(data)` rewrites "User" / "the user" into the person's first name (read from the
 memory that gives their name, else the file's `name`), so the same account is measured
 both ways (`bench.account`): the holder's names should read as the holder.
+`by_name(data, said=False)` is the same account as most apps store it: no memory says
+"Maya's name is Maya" and the account has no name fields, so recall can only learn the
+name from how the memories are told (`memory.holder.name_told_by`).
 """
 
 import re
 from typing import Any
+
+from memory.holder import names_said
 
 _NAME = re.compile(r"^User's (?:full )?name is (?P<full>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+)*)")
 
@@ -55,13 +60,22 @@ def asked_by_name(question: str, first: str) -> str | None:
     return text if text != question else None
 
 
-def by_name(data: dict[str, Any]) -> dict[str, Any]:
+def _names_them(memory: dict[str, Any]) -> bool:
+    """Whether the memory says the person's name ("User's full name is Maya Brennan")."""
+    return bool(names_said([memory.get("content", "")]))
+
+
+def by_name(data: dict[str, Any], *, said: bool = True) -> dict[str, Any]:
     """The account with its memories told by name, its questions asked in the first
-    person (as written) and naming the person, and its nonsense naming the person."""
-    first, full, said = person_name(data)
-    told = {m["content"]: told_by_name(m["content"], first, full) for m in data["memories"]}
-    memories = [{**m, "content": told[m["content"]]} for m in data["memories"]]
-    first_person = [{**q, "answers": [told[a] for a in q["answers"]]} for q in data["questions"]]
+    person (as written) and naming the person, and its nonsense naming the person.
+    `said=False`: without the memory that gives the name (and the questions it answers)
+    and without an account name: nothing declares who the person is."""
+    first, full, given = person_name(data)
+    kept = [m for m in data["memories"] if said or not _names_them(m)]
+    told = {m["content"]: told_by_name(m["content"], first, full) for m in kept}
+    memories = [{**m, "content": told[m["content"]]} for m in kept]
+    asked = [q for q in data["questions"] if all(a in told for a in q["answers"])]
+    first_person = [{**q, "answers": [told[a] for a in q["answers"]]} for q in asked]
     named = []
     for q in first_person:
         asked = asked_by_name(q["question"], first)
@@ -81,5 +95,5 @@ def by_name(data: dict[str, Any]) -> dict[str, Any]:
         "person": first,
         # An account whose memories never name the person: the app gave its person the
         # name (as an account name field), the one place recall can learn it from.
-        "account_name": None if said else full,
+        "account_name": None if given or not said else full,
     }

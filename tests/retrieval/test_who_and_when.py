@@ -179,6 +179,59 @@ def test_names_come_from_the_account_the_app_and_the_memories(alice, commit):
     ]
 
 
+@pytest.mark.parametrize(
+    "memories, name",
+    [
+        # An app's store of one person, never saying "Kim's name is Kim".
+        (["Kim works as a nurse", "Kim's cat is Lena", "Kim lives in Trondheim"], "Kim"),
+        (["Kim works as a nurse", "Kim's cat is Lena", "Kim is 34", "Ola is Kim's brother"], "Kim"),
+        # mem0's way: most memories name no one; the name still leads the rest.
+        (["Kim works as a nurse", "Kim's cat is Lena", "Kim is 34"] + ["Likes tea"] * 20, "Kim"),
+        # Two people's memories of one conversation: neither is the holder.
+        (["Jon dances", "Gina sells clothes", "Jon lost his job", "Gina's store opened"], ""),
+        # Too few to tell, or told as extraction tells them.
+        (["Kim works as a nurse", "Kim lives in Trondheim"], ""),
+        (["User works as a nurse", "User's cat is Lena", "User lives in Trondheim"], ""),
+        # A capitalised word that is a word elsewhere is no name.
+        (
+            [
+                "Painting relaxes her",
+                "Painting is her hobby",
+                "Painting weekly",
+                "she likes painting",
+            ],
+            "",
+        ),
+        (["", "   ", "Kim"], ""),
+    ],
+)
+def test_the_name_memories_are_told_by_stands_for_the_holder(memories, name):
+    assert holder_names.name_told_by(memories) == name
+
+
+KIM = [
+    "Kim works as a nurse at St. Olav's hospital",
+    "Kim has a cat called Lena",
+    "Kim lives in Trondheim",
+    "Kim's brother Ola is a carpenter",
+    "Kim prefers tea to coffee",
+    "Kim's favourite band is Röyksopp",
+]
+
+
+def test_an_app_that_never_says_the_name_still_has_its_person_read_as_me(alice, commit, settings):
+    settings.GAIA_JUDGE_DEADLINE = 120
+    with commit():
+        stored = {t: memory_create(user=alice, content=t, source="tool").pk for t in KIM}
+    keyword.clear_caches()
+    assert holder_names.holder(alice).names == ("Kim",)
+    hits = recall(user=alice, query="what is my job")
+    assert hits and hits[0].item.pk == stored[KIM[0]]
+    # Her name is no topic: a horse she never mentioned finds no row at near certainty.
+    horse = recall(user=alice, query="What is Kim's horse called?")
+    assert len(horse) <= 1 and all(h.relevance < 0.9 for h in horse), horse
+
+
 PEOPLE = [
     "Maya's full name is Maya Brennan",
     "Maya's partner is called Jonas and teaches physics",

@@ -225,6 +225,11 @@ class Command(BaseCommand):
         for path, data in accounts:
             self.stderr.write(f"asking the account {path.name} stored by name ...")
             named.append(evaluate_account(path, data, keep=keep, settled=settled, named=True))
+        for path, data in accounts:
+            self.stderr.write(f"asking the account {path.name} stored by name, never said ...")
+            named.append(
+                evaluate_account(path, data, keep=keep, settled=settled, named=True, said=False)
+            )
         if accounted:
             self.stdout.write("")
             for line in account_table(accounted):
