@@ -30,11 +30,17 @@ Scale = tuple[float, float]  # (cosine of nothing in common, cosine of a certain
 MINILM_SCALE: Scale = (SIMILARITY_NONE, SIMILARITY_FULL)
 COVERAGE_BONUS = 0.25
 _WORD = re.compile(r"\w+", re.UNICODE)
+# What follows an apostrophe in a possessive or a contraction ("Daniel's", "don't",
+# "I'm"): no word of its own. Read as one, the possessive's "s" is in most of a person's
+# memories, so it framed every row that names someone's something ("Who is my boss?" and
+# "Daniel's manager is Pieter": they shared only "s", and the row was set aside as matching
+# the question's frame alone).
+_CLITIC = re.compile(r"(?<=\w)['’](?:s|t|d|m|ll|re|ve)\b", re.IGNORECASE)
 
 
 def terms_of(text: str) -> list[str]:
     """The stems of `text`'s meaningful words, in order, each once."""
-    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    words = [w for w in _WORD.findall(_CLITIC.sub("", text.lower())) if w not in STOPWORDS]
     return list(dict.fromkeys(stem(w) for w in words))
 
 

@@ -66,7 +66,11 @@ def test_one_recall_runs_a_bounded_number_of_statements(alice, commit, sourced):
     they need, the names the person's entities go by, the turns' search, the items', the
     rows only a vector found of each, the candidates' kind and age (diary notes by age),
     the hits); 7 without (no turn search, and the turn search's statements are the ones
-    the linked case saves); the judge reads the candidates' text in one statement more."""
+    the linked case saves); the judge reads the candidates' text in one statement more.
+    These facts are told by a name ("Alice's dog Rex ...") in a store too small to tell
+    which form the person's memories use (`Holder.also`): the question is searched both as
+    "User's" and as "Alice's", one keyword search more, and one more of the turns for
+    linked facts."""
     with commit():
         for n, (said, fact) in enumerate(CHAT * 3):
             turn = turn_append(user=alice, session_id="dog", role="user", content=f"{n} {said}")
@@ -78,10 +82,10 @@ def test_one_recall_runs_a_bounded_number_of_statements(alice, commit, sourced):
     with CaptureQueriesContext(connection) as queries:
         hits = recall(user=alice, query=question, top_k=5)
     assert hits
-    assert len(queries) <= (9 if sourced else 8), "\n".join(q["sql"][:120] for q in queries)
+    assert len(queries) <= (11 if sourced else 9), "\n".join(q["sql"][:120] for q in queries)
     with CaptureQueriesContext(connection) as queries:
         assert recall(user=alice, query=question, top_k=5, judge=False)
-    assert len(queries) <= (8 if sourced else 7), "\n".join(q["sql"][:120] for q in queries)
+    assert len(queries) <= (10 if sourced else 8), "\n".join(q["sql"][:120] for q in queries)
 
 
 def test_first_person_questions_are_read_as_memories_name_the_account_holder():
