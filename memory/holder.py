@@ -49,7 +49,7 @@ _EXTERNAL_NAME = re.compile(r"^[A-Za-zÀ-ÖØ-öø-ÿ]{2,30}(?:[ ._\-][A-Za-zÀ-
 _NOT_NAMES = frozenset("user me i you admin test guest person people anonymous default".split())
 # The name a memory is told by: its first word, capitalised, as subject or owner ("Kim
 # works ...", "Kim's dog ...").
-_TOLD_BY = re.compile(r"^(?P<name>[A-ZÀ-Ö][\w\-]+)(?:'s|’s)?\s")
+_TOLD_BY = re.compile(r"^(?P<name>[^\W\d_][\w\-]+)(?:'s|’s)?\s")
 # Told by one name: at least TOLD_SHARE of the newest memories (and TOLD_MIN of them) start
 # with it, TOLD_LEAD times as many as start with any other capitalised word. A
 # conversation's two people share their memories (LoCoMo: 100 and 79 of 184), so neither
@@ -98,7 +98,7 @@ def name_told_by(texts: list[str]) -> str:
     starts: Counter[str] = Counter()
     for text in texts:
         match = _TOLD_BY.match(text.strip())
-        if match and match["name"].lower() not in _NOT_NAMES:
+        if match and match["name"][0].isupper() and match["name"].lower() not in _NOT_NAMES:
             starts[match["name"]] += 1
     names = [(w, n) for w, n in starts.most_common() if n >= TOLD_MIN and _a_name(w, texts)]
     if not names:

@@ -195,6 +195,10 @@ def test_names_come_from_the_account_the_app_and_the_memories(alice, commit):
         # An app's store of one person, never saying "Kim's name is Kim".
         (["Kim works as a nurse", "Kim's cat is Lena", "Kim lives in Trondheim"], "Kim"),
         (["Kim works as a nurse", "Kim's cat is Lena", "Kim is 34", "Ola is Kim's brother"], "Kim"),
+        # Any alphabet's capitals ("Łukasz", "Έλενα"); lower-case starts are no names.
+        (["Łukasz rows", "Łukasz's boat is red", "Łukasz is 40", "łódź is far"], "Łukasz"),
+        (["Έλενα bakes", "Έλενα's dog is Argo", "Έλενα is 30"], "Έλενα"),
+        (["kim works", "kim's cat is Lena", "kim is 34"], ""),
         # mem0's way: most memories name no one; the name still leads the rest.
         (["Kim works as a nurse", "Kim's cat is Lena", "Kim is 34"] + ["Likes tea"] * 20, "Kim"),
         # Two people's memories of one conversation: neither is the holder.
