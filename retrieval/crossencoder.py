@@ -18,6 +18,7 @@ else was a candidate. Alone, a pair always gets the same logit, and with no padd
 runs together cost less than the batches did (265 against 320 ms for 20 candidates here).
 """
 
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -54,6 +55,29 @@ class JudgeTimeout(JudgeError):
     """The deadline passed before every pair was judged."""
 
 
+# A question's first word when it asks one ("what is my job" asks, "my job" does not).
+_ASKS = re.compile(
+    r"^(?:what|who|whom|whose|which|when|where|why|how|is|are|am|do|does|did|can|could|"
+    r"should|would|will|have|has|had|was|were)\b",
+    re.IGNORECASE,
+)
+
+
+def well_asked(question: str) -> str:
+    """The question as it is written down: a capital first letter and, when it asks, a
+    question mark ("what is my job" -> "What is my job?"). People type questions in lower
+    case and without the mark, and the judge, which reads both, scores answers lower then
+    ("what is my job" and "User works as a nurse": 0.16; "What is my job?": 0.23). A
+    rerank server is sent the question as typed: this is this model's reading."""
+    text = question.strip()
+    if not text:
+        return question
+    text = text[0].upper() + text[1:]
+    if _ASKS.match(text) and text[-1] not in "?!":
+        text = text.rstrip(".") + "?"
+    return text
+
+
 class CrossEncoder:
     """Thread-safe; build through `retrieval.judge.local_judge()` (one per process)."""
 
@@ -79,7 +103,7 @@ class CrossEncoder:
     ) -> np.ndarray:
         """One logit per text (higher is more relevant). JudgeTimeout when `deadline`
         (a time.monotonic() value) passes first, JudgeError when the model fails."""
-        query = (query or " ")[:MAX_CHARS]
+        query = well_asked(query or " ")[:MAX_CHARS]
         keys = [(query, (t or " ")[:MAX_CHARS]) for t in texts]
         out = np.empty(len(keys), dtype=np.float32)
         todo = []

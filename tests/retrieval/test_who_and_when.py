@@ -16,6 +16,7 @@ from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create, memory_session_note
 from retrieval import fusion, keyword, perspective, pipeline, relevance, when
+from retrieval.crossencoder import well_asked
 from retrieval.perspective import Holder
 from retrieval.pipeline import judged_question
 
@@ -147,6 +148,21 @@ def test_recall_reads_the_time_on_memories(alice, diary):
 
 
 # -- a person's names are the person --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed, read",
+    [
+        ("what is my job", "What is my job?"),
+        ("  where does he work.", "Where does he work?"),
+        ("my wedding anniversary", "My wedding anniversary"),
+        ("Is it on?!", "Is it on?!"),
+        ("", ""),
+        ("ñandú facts", "Ñandú facts"),
+    ],
+)
+def test_the_local_judge_reads_a_question_as_it_is_written_down(typed, read):
+    assert well_asked(typed) == read
 
 
 def test_a_possessive_or_a_contraction_adds_no_word_of_its_own():
