@@ -5,6 +5,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import Count, QuerySet
 
+from core.text import check_text
 from discovery.models import STATUSES, Finding
 
 
@@ -18,6 +19,7 @@ def findings_list(*, user: Any, status: str = "pending", scanner: str | None = N
             )
         findings = findings.filter(status=status)
     if scanner:
+        check_text(scanner, field="scanner")  # a NUL in the query string: 400 on every backend
         findings = findings.filter(scanner=scanner)
     return findings.order_by("created_at", "pk")
 

@@ -111,7 +111,7 @@ def turn_search(request: HttpRequest) -> HttpResponse:
 def tool_calls(request: HttpRequest) -> HttpResponse:
     calls = ToolCall.objects.for_user(request.user).select_related("session")
     failed_only = request.GET.get("failed") == "1"
-    tool = request.GET.get("tool", "").strip()[:200]
+    tool = request.GET.get("tool", "").replace("\x00", "").strip()[:200]  # no NUL on PostgreSQL
     if failed_only:
         calls = calls.filter(success=False)
     if tool:

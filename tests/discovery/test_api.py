@@ -110,6 +110,12 @@ def test_a_body_that_is_not_json_is_a_400(alice_on):
     assert response.status_code == 400 and "error" in response.json()
 
 
+def test_a_scanner_filter_that_is_not_text_is_a_400_on_every_backend(alice_on):
+    # PostgreSQL refuses a NUL in a string; it is a bad request, never a server error.
+    response = alice_on.get(FINDINGS, {"scanner": "git\x00x", "status": "approved"})
+    assert response.status_code == 400 and "scanner" in str(response.json())
+
+
 def test_it_lists_findings_by_status_in_pages(alice, alice_on):
     rust, go, zig = alices_findings(alice, "Programs in Rust", "Programs in Go", "Programs in Zig")
     services.finding_reject(user=alice, finding_id=go.pk)

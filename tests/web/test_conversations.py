@@ -178,3 +178,11 @@ def test_a_link_to_a_turn_opens_the_page_that_holds_it(alice_web, alice):
         == 1
     )
     assert alice_web.get(f"/conversations/{session.pk}/?turn=oops").status_code == 200
+
+
+def test_a_tool_filter_with_a_nul_is_read_without_it(alice_web, alice):
+    # PostgreSQL refuses a NUL in a string: the page filters on the rest, never a 500.
+    tool_call_record(user=alice, tool_name="alice.tool")
+    response = alice_web.get("/conversations/tools/", {"tool": "alice.tool\x00"})
+    assert response.status_code == 200
+    assert [c.tool_name for c in response.context["page"].object_list] == ["alice.tool"]
