@@ -79,33 +79,34 @@ def names_said(texts: list[str]) -> list[str]:
     return found
 
 
-def _a_name(word: str, texts: list[str]) -> bool:
-    """Whether `word` (capitalised at the start of a memory) reads as a name in `texts`:
-    never lower-case ("Painting is ..." beside "likes painting"), and somewhere owning
-    something or capitalised inside a sentence ("Kim's cat", "Ola is Kim's brother"),
-    as a verb that starts mem0's memories ("Likes tea") never is."""
-    lower = re.compile(rf"(?<![\w']){re.escape(word.lower())}(?!\w)")
+def _a_name(word: str, texts: list[str], joined: str) -> bool:
+    """Whether `word` (capitalised at the start of a memory) reads as a name in `texts`
+    (`joined`: them, one a line): never lower-case ("Painting is ..." beside "likes
+    painting"), and somewhere owning something or capitalised inside a sentence ("Kim's
+    cat", "Ola is Kim's brother"), as a verb that starts mem0's memories ("Likes tea")
+    never is."""
+    if re.search(rf"(?<![\w']){re.escape(word.lower())}(?!\w)", joined):
+        return False
     inside = re.compile(rf"(?<=\w[\s,;:]){re.escape(word)}(?!\w)|^{re.escape(word)}['’]s\b")
-    joined = "\n".join(t.strip() for t in texts)
-    return not lower.search(joined) and any(inside.search(t.strip()) for t in texts)
+    return any(inside.search(t) for t in texts)
 
 
 def name_told_by(texts: list[str]) -> str:
     """The name these memories (newest first) are told by, or "": of the capitalised
-    words that start them and read as names (`_a_name`), the one that starts at least
-    TOLD_SHARE of them, TOLD_LEAD times as many as any other name; never "User"."""
-    texts = [t or "" for t in texts]
+    words that start them and read as names (`_a_name`), the one that starts most of them,
+    if that is at least TOLD_SHARE of them (and TOLD_MIN) and TOLD_LEAD times as many as
+    the next name; never "User"."""
+    texts = [(t or "").strip() for t in texts]
     starts: Counter[str] = Counter()
     for text in texts:
-        match = _TOLD_BY.match(text.strip())
+        match = _TOLD_BY.match(text)
         if match and match["name"][0].isupper() and match["name"].lower() not in _NOT_NAMES:
             starts[match["name"]] += 1
-    names = [(w, n) for w, n in starts.most_common() if n >= TOLD_MIN and _a_name(w, texts)]
-    if not names:
-        return ""
-    name, count = names[0]
-    runner_up = next((n for w, n in starts.most_common() if w != name and _a_name(w, texts)), 0)
-    if count < TOLD_SHARE * len(texts) or count < TOLD_LEAD * runner_up:
+    joined = "\n".join(texts)
+    names = (w for w, _ in starts.most_common() if _a_name(w, texts, joined))
+    name, runner_up = next(names, ""), next(names, "")
+    count = starts[name] if name else 0
+    if count < max(TOLD_MIN, TOLD_SHARE * len(texts)) or count < TOLD_LEAD * starts[runner_up]:
         return ""
     return name
 
