@@ -74,8 +74,8 @@ def by_name(data: dict[str, Any], *, said: bool = True) -> dict[str, Any]:
     kept = [m for m in data["memories"] if said or not _names_them(m)]
     told = {m["content"]: told_by_name(m["content"], first, full) for m in kept}
     memories = [{**m, "content": told[m["content"]]} for m in kept]
-    asked = [q for q in data["questions"] if all(a in told for a in q["answers"])]
-    first_person = [{**q, "answers": [told[a] for a in q["answers"]]} for q in asked]
+    answerable = [q for q in data["questions"] if all(a in told for a in q["answers"])]
+    first_person = [{**q, "answers": [told[a] for a in q["answers"]]} for q in answerable]
     named = []
     for q in first_person:
         asked = asked_by_name(q["question"], first)
