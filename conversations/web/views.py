@@ -15,6 +15,7 @@ from conversations import selectors
 from conversations.models import ROLES, Session, ToolCall, Turn
 from conversations.search import search_turns
 from conversations.services.extraction import turn_extraction_retry
+from core.validation import clean_text
 from memory.models import KnowledgeItem
 
 SESSIONS_PER_PAGE = 25
@@ -111,7 +112,7 @@ def turn_search(request: HttpRequest) -> HttpResponse:
 def tool_calls(request: HttpRequest) -> HttpResponse:
     calls = ToolCall.objects.for_user(request.user).select_related("session")
     failed_only = request.GET.get("failed") == "1"
-    tool = request.GET.get("tool", "").replace("\x00", "").strip()[:200]  # no NUL on PostgreSQL
+    tool = clean_text(request.GET.get("tool"), field="tool", limit=200, required=False)
     if failed_only:
         calls = calls.filter(success=False)
     if tool:
