@@ -77,17 +77,21 @@ def evaluate_account(
     named: bool = False,
     phrased: bool = False,
     said: bool = True,
+    mem0: bool = False,
 ) -> AccountScore:
     """`settled`: the owner's word counts are read again once every memory is in, as a
     question asked later sees them (not as sampled while the memories were told, which
     depends on how fast they were: retrieval/termstats.py). `named`: the account stored
     by name (`bench.byname`), also asked naming the person; with `said=False` nothing
-    declares the person's name (no memory gives it, no account name). `phrased`: each question with
-    the phrasings a strong model would give (`queries`, bench/data/phrasings-*.json)."""
+    declares the person's name (no memory gives it, no account name); with `mem0` the
+    memories are written as mem0's SDK writes them (`bench.byname.told_as_mem0`).
+    `phrased`: each question with the phrasings a strong model would give (`queries`,
+    bench/data/phrasings-*.json)."""
     told = (" (by name)" if said else " (by name, never said)") if named else ""
+    told = " (mem0's style)" if named and mem0 else told
     score = AccountScore(path.stem + told + (" + phrasings" if phrased else ""))
     if named:
-        data = by_name(data, said=said)
+        data = by_name(data, said=said, mem0=mem0)
     with throwaway_user("account", keep=keep) as user:
         if data.get("account_name"):
             user.first_name, _, user.last_name = data["account_name"].partition(" ")

@@ -8,7 +8,9 @@ memory that gives their name, else the file's `name`), so the same account is me
 both ways (`bench.account`): the holder's names should read as the holder.
 `by_name(data, said=False)` is the same account as most apps store it: no memory says
 "Maya's name is Maya" and the account has no name fields, so recall can only learn the
-name from how the memories are told (`memory.holder.name_told_by`).
+name from how the memories are told (`memory.holder.name_told_by`). `by_name(data,
+mem0=True)` is the account as mem0's SDK writes it: no subject where it is the person
+("Name is Maya Brennan", "Prefers oat milk"), the name only where a memory mentions them.
 """
 
 import re
@@ -39,6 +41,19 @@ def told_by_name(text: str, first: str, full: str) -> str:
     return re.sub(r"\bUser\b", first, text)
 
 
+_LEADING_USER = re.compile(r"^(?:[Tt]he user|User)(?:'s)?\s+(?P<rest>\S.*)$", re.DOTALL)
+
+
+def told_as_mem0(text: str, first: str, full: str) -> str:
+    """A memory as mem0's SDK writes it: no subject when it is the person ("User lives in
+    Porto" -> "Lives in Porto", "User's name is Maya Brennan" -> "Name is Maya Brennan"),
+    the person's name where they are mentioned inside it."""
+    match = _LEADING_USER.match(text)
+    if match:
+        text = match["rest"][:1].upper() + match["rest"][1:]
+    return told_by_name(text, first, full)
+
+
 # A question in the first person (or about "the user") asked naming the person.
 _ASKED = [
     (r"\bam I\b", "is {n}"), (r"\bI am\b", "{n} is"), (r"\bI'm\b", "{n} is"),
@@ -65,14 +80,17 @@ def _names_them(memory: dict[str, Any]) -> bool:
     return bool(names_said([memory.get("content", "")]))
 
 
-def by_name(data: dict[str, Any], *, said: bool = True) -> dict[str, Any]:
+def by_name(data: dict[str, Any], *, said: bool = True, mem0: bool = False) -> dict[str, Any]:
     """The account with its memories told by name, its questions asked in the first
     person (as written) and naming the person, and its nonsense naming the person.
     `said=False`: without the memory that gives the name (and the questions it answers)
-    and without an account name: nothing declares who the person is."""
+    and without an account name: nothing declares who the person is. `mem0`: the
+    memories as mem0's SDK writes them (`told_as_mem0`: "Name is Maya Brennan", "Lives in
+    Bristol"), the person named only inside a memory."""
     first, full, given = person_name(data)
     kept = [m for m in data["memories"] if said or not _names_them(m)]
-    told = {m["content"]: told_by_name(m["content"], first, full) for m in kept}
+    tell = told_as_mem0 if mem0 else told_by_name
+    told = {m["content"]: tell(m["content"], first, full) for m in kept}
     memories = [{**m, "content": told[m["content"]]} for m in kept]
     answerable = [q for q in data["questions"] if all(a in told for a in q["answers"])]
     first_person = [{**q, "answers": [told[a] for a in q["answers"]]} for q in answerable]

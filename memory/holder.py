@@ -36,6 +36,8 @@ _NAME = rf"(?P<name>{_WORD}(?:\s+(?:{_WORD}|{_PARTICLE})){{0,3}})"
 _KIND = r"(?:full\s+|first\s+|given\s+|real\s+|legal\s+|preferred\s+)?name"
 _SAYS_NAME = [
     re.compile(rf"^(?:the\s+)?(?:user|my|i)(?:'s)?\s+{_KIND}\s+is\s+{_NAME}", re.IGNORECASE),
+    # With no subject, as mem0 writes it ("Name is Ana Ferreira"): the name capitalised.
+    re.compile(rf"^(?i:{_KIND}\s+is)\s+{_NAME}"),
     re.compile(
         rf"^(?:the\s+)?user\s+(?:is\s+called|is\s+named|goes\s+by)\s+{_NAME}", re.IGNORECASE
     ),
@@ -152,6 +154,8 @@ def _form(owner_id: int, holder: Holder) -> Holder:
         if " " in name:
             continue
         held = counts[name.lower()]
+        if held < TOLD_SHARE * sampled:  # a name a few rows give ("Name is Ana Ferreira")
+            continue
         if held > count:
             best, count = name, held
     first = next((n for n in holder.names if " " not in n), HOLDER)

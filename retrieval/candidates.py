@@ -105,7 +105,7 @@ class Started:
     rows: dict[int, tuple]  # id -> (text, time, speaker) of the rows read so far
     weights: dict[str, float]  # the query's words' idf among the owner's rows
     covered: dict[int, float]
-    absent: str  # the query's words that none of the owner's rows hold ("" if none)
+    absent: str  # the query's words no row of the owner holds that name something ("" if none)
     less: str  # `text` without those of them that name something (`unsaid.topical`; "" if none)
     said: frozenset[str]  # the stems of the query's other words (the holder's names left out)
     frames: frozenset[str]  # those of them that many of the owner's rows hold
@@ -148,7 +148,10 @@ def start(
         for w in dict.fromkeys(re.findall(r"\w+", query))
         if keyword.stem(w.lower()) in absent_stems
     )
+    # Only words that can name something are absent in the sense that matters: "anything"
+    # or "happened" in no memory says nothing about what a row is about.
     topical = unsaid.topical(absent)
+    absent = " ".join(topical)
     less = vocabulary.vector_text(owner_id, unsaid.without(query, topical)) if topical else ""
     less = "" if less == text or not less.strip() else less
     if absent and embedding:

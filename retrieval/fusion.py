@@ -17,8 +17,9 @@ class Fused:
     relevance: float = 0.0  # in [0, 1], comparable across queries (`retrieval.relevance`)
     similarity: float = 0.0  # the part of it the row's own embedding gives (0: none)
     # How near the row is, by meaning, to the words of the question that none of the
-    # owner's rows hold ("horse" asked of someone who never mentioned one), 0..1 on the
-    # similarity scale; 1 when the question has no such words.
+    # owner's rows hold and that can name something ("horse" asked of someone who never
+    # mentioned one; not "anything": `retrieval.unsaid.topical`), 0..1 on the similarity
+    # scale; 1 when the question has no such words.
     topic: float = 1.0
     # Whether the question's words the row holds (the holder's names aside) are all words
     # that many of the owner's rows hold ("favourite", "team": `relevance.FRAME_SHARE`):

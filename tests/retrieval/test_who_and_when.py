@@ -338,6 +338,78 @@ def test_nonsense_naming_the_person_finds_nothing_on_their_shared_words(
     assert all(h.relevance < 0.9 for h in hits), hits
 
 
+# mem0's SDK writes a person's memories with no subject, and their name once.
+MEM0 = [
+    "Name is Ana Ferreira",
+    "Lives in Lisbon, in the Alvalade neighbourhood",
+    "Works as a physiotherapist at a sports clinic in Belém",
+    "Is vegetarian since 2019",
+    "Likes hiking in Sintra on weekends",
+    "Has a cat named Bolacha",
+    "Allergic to penicillin",
+    "Partner is Miguel, a software engineer",
+    "Sister Joana lives in Porto and has two kids",
+    "Training for the Lisbon half marathon in March",
+    "Prefers short answers without emojis",
+    "Is learning German on Duolingo for a move to Berlin next year",
+    "Mother's birthday is 14 February",
+    "Drives a 2015 Renault Clio",
+    "Plays the ukulele badly",
+    "Dislikes horror films",
+    "Favourite book is The Left Hand of Darkness",
+    "Has a dentist appointment on 3 June 2026 at 10:00",
+    "Went to Japan in April 2025 with Miguel",
+    "Drinks oat milk flat whites",
+]
+
+
+def test_mem0s_name_memory_names_the_holder():
+    assert holder_names.names_said(["Name is Ana Ferreira"]) == ["Ana Ferreira"]
+    assert holder_names.names_said(["name is ana"]) == []  # a name is capitalised
+    assert holder_names.names_said(["Dog's name is Rex", "Name is hard to spell"]) == []
+
+
+@pytest.fixture
+def mem0_store(alice, commit, settings):
+    settings.GAIA_JUDGE_DEADLINE = 120
+    with commit():
+        stored = {t: memory_create(user=alice, content=t, source="tool").pk for t in MEM0}
+    keyword.clear_caches()
+    holder_names.clear_cache()
+    return stored
+
+
+def test_a_name_one_memory_gives_is_not_the_form_the_rest_are_told_in(alice, mem0_store):
+    found = holder_names.holder(alice)
+    assert "Ana" in found.names
+    # One row of twenty holds "Ana": the rest name no one, so questions are searched as
+    # "User ..." (matching no row by the name), not as "Ana ...".
+    assert found.form == "User"
+
+
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        ("Where does Ana live?", "Lives in Lisbon, in the Alvalade neighbourhood"),
+        ("Who is Ana's partner?", "Partner is Miguel, a software engineer"),
+        ("What does Ana do for work?", "Works as a physiotherapist at a sports clinic in Belém"),
+        # "anything" and "answer" name no topic: no row is set aside for not meeting them.
+        ("Am I allergic to anything?", "Allergic to penicillin"),
+        ("How should you answer me?", "Prefers short answers without emojis"),
+    ],
+)
+def test_a_store_written_as_mem0_writes_answers_by_name_and_in_the_first_person(
+    alice, mem0_store, question, answer
+):
+    hits = recall(user=alice, query=question)
+    assert hits and hits[0].item.pk == mem0_store[answer], hits
+
+
+def test_the_memory_that_gives_the_name_answers_no_question_about_her(alice, mem0_store):
+    assert not recall(user=alice, query="What's Ana's horse called?")
+    assert not recall(user=alice, query="Which football team does Ana support?")
+
+
 # -- fresh over stale -----------------------------------------------------------------
 
 

@@ -230,6 +230,11 @@ class Command(BaseCommand):
             named.append(
                 evaluate_account(path, data, keep=keep, settled=settled, named=True, said=False)
             )
+        for path, data in accounts:
+            self.stderr.write(f"asking the account {path.name} in mem0's style ...")
+            named.append(
+                evaluate_account(path, data, keep=keep, settled=settled, named=True, mem0=True)
+            )
         if accounted:
             self.stdout.write("")
             for line in account_table(accounted):
