@@ -81,13 +81,40 @@ def names_said(texts: list[str]) -> list[str]:
     return found
 
 
+# Words that introduce someone as the holder's relation or animal: a name they introduce
+# ("Has a son named Theo", "Kim's son Theo", "Dog is called Rex") is not the holder's, however
+# many memories it starts (a parent's store is often mostly about the child).
+_RELATIONS = (
+    "son|daughter|child|kid|baby|boy|girl|wife|husband|partner|spouse|fianc[ée]e?|girlfriend|"
+    "boyfriend|mother|mom|mum|father|dad|brother|sister|sibling|twin|grandson|granddaughter|"
+    "grandchild|niece|nephew|cousin|aunt|uncle|grandmother|grandfather|grandma|grandpa|"
+    "friend|colleague|boss|manager|flatmate|roommate|neighbour|neighbor|dog|cat|pet|puppy|"
+    "kitten|horse|rabbit|bird|parrot"
+)
+
+
+def _introduced(word: str, joined: str) -> bool:
+    """Whether the memories introduce `word` as someone's relation ("son Theo", "son is
+    called Theo", "a dog named Rex")."""
+    return bool(
+        re.search(
+            rf"\b(?:{_RELATIONS})(?:['’]s)?,?[ \t]+(?:(?:is|was)[ \t]+)?(?:(?:called|named)[ \t]+)?"
+            rf"{re.escape(word)}(?!\w)",  # within one memory (`joined` has one a line)
+            joined,
+            re.IGNORECASE,
+        )
+    )
+
+
 def _a_name(word: str, texts: list[str], joined: str) -> bool:
     """Whether `word` (capitalised at the start of a memory) reads as a name in `texts`
     (`joined`: them, one a line): never lower-case ("Painting is ..." beside "likes
     painting"), and somewhere owning something or capitalised inside a sentence ("Kim's
     cat", "Ola is Kim's brother"), as a verb that starts mem0's memories ("Likes tea")
-    never is."""
+    never is; and not a name they introduce as a relation's (`_introduced`)."""
     if re.search(rf"(?<![\w']){re.escape(word.lower())}(?!\w)", joined):
+        return False
+    if _introduced(word, joined):
         return False
     inside = re.compile(rf"(?<=\w[\s,;:]){re.escape(word)}(?!\w)|^{re.escape(word)}['’]s\b")
     return any(inside.search(t) for t in texts)

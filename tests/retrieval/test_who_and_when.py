@@ -233,6 +233,16 @@ def test_names_come_from_the_account_the_app_and_the_memories(alice, commit):
             "",
         ),
         (["", "   ", "Kim"], ""),
+        # A parent's store is mostly about the child, a dog owner's about the dog: a name
+        # the memories introduce as a relation's is not the holder's ...
+        (
+            ["Theo is 6", "Theo's school is Ashley Down", "Theo likes dinosaurs"]
+            + ["Has a son named Theo", "Works as a nurse", "Theo's birthday is 14 March"],
+            "",
+        ),
+        (["Rex is a beagle", "Rex's vet is Dr Hall", "Rex is 4", "Dog is called Rex"], ""),
+        # ... within one memory: a dog at the end of one is not introducing the next's name.
+        (["Kim works as a nurse", "Kim's cat is Lena", "Has a water dog", "Kim surfs"], "Kim"),
     ],
 )
 def test_the_name_memories_are_told_by_stands_for_the_holder(memories, name):
