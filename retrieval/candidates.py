@@ -149,7 +149,7 @@ def start(
         if keyword.stem(w.lower()) in absent_stems
     )
     # Only words that can name something are absent in the sense that matters: "anything"
-    # or "happened" in no memory says nothing about what a row is about.
+    # or "should" in no memory says nothing about what a row is about.
     topical = unsaid.topical(absent)
     absent = " ".join(topical)
     less = vocabulary.vector_text(owner_id, unsaid.without(query, topical)) if topical else ""

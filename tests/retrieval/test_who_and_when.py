@@ -403,7 +403,7 @@ def test_a_name_one_memory_gives_is_not_the_form_the_rest_are_told_in(alice, mem
         ("Where does Ana live?", "Lives in Lisbon, in the Alvalade neighbourhood"),
         ("Who is Ana's partner?", "Partner is Miguel, a software engineer"),
         ("What does Ana do for work?", "Works as a physiotherapist at a sports clinic in Belém"),
-        # "anything" and "answer" name no topic: no row is set aside for not meeting them.
+        # "anything" and "should" name no topic: no row is set aside for not meeting them.
         ("Am I allergic to anything?", "Allergic to penicillin"),
         ("How should you answer me?", "Prefers short answers without emojis"),
     ],
