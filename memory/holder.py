@@ -22,6 +22,7 @@ from django.db.models import Q
 
 from core.lru import Lru
 from graph.models import Alias
+from graph.vocabulary import ROLES
 from memory.corpus import ITEMS
 from memory.models import KnowledgeItem
 from retrieval import pipeline
@@ -81,25 +82,19 @@ def names_said(texts: list[str]) -> list[str]:
     return found
 
 
-# Words that introduce someone as the holder's relation or animal: a name they introduce
-# ("Has a son named Theo", "Kim's son Theo", "Dog is called Rex") is not the holder's, however
-# many memories it starts (a parent's store is often mostly about the child).
-_RELATIONS = (
-    "son|daughter|child|kid|baby|boy|girl|wife|husband|partner|spouse|fianc[ée]e?|girlfriend|"
-    "boyfriend|mother|mom|mum|father|dad|brother|sister|sibling|twin|grandson|granddaughter|"
-    "grandchild|niece|nephew|cousin|aunt|uncle|grandmother|grandfather|grandma|grandpa|"
-    "friend|colleague|boss|manager|flatmate|roommate|neighbour|neighbor|dog|cat|pet|puppy|"
-    "kitten|horse|rabbit|bird|parrot"
-)
+# A name introduced by a word that names someone by their role to the holder ("Has a son
+# named Theo", "Kim's son Theo", "Dog is called Rex": the graph's role words) is not the
+# holder's, however many memories it starts (a parent's store is often mostly about the child).
+_ROLE_WORDS = "|".join(sorted(ROLES, key=len, reverse=True))
 
 
 def _introduced(word: str, joined: str) -> bool:
     """Whether the memories introduce `word` as someone's relation ("son Theo", "son is
-    called Theo", "a dog named Rex")."""
+    called Theo", "a dog named Rex"), within one memory (`joined` has one a line)."""
     return bool(
         re.search(
-            rf"\b(?:{_RELATIONS})(?:['’]s)?,?[ \t]+(?:(?:is|was)[ \t]+)?(?:(?:called|named)[ \t]+)?"
-            rf"{re.escape(word)}(?!\w)",  # within one memory (`joined` has one a line)
+            rf"\b(?:{_ROLE_WORDS})(?:['’]s)?,?[ \t]+(?:(?:is|was)[ \t]+)?"
+            rf"(?:(?:called|named)[ \t]+)?{re.escape(word)}(?!\w)",
             joined,
             re.IGNORECASE,
         )

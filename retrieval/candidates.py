@@ -143,14 +143,15 @@ def start(
     absent_stems, said, frames = relevance.absent_and_said(
         weights, shares if unspoken else {}, unspoken
     )
-    absent = " ".join(
-        w
-        for w in dict.fromkeys(re.findall(r"\w+", query))
-        if keyword.stem(w.lower()) in absent_stems
-    )
     # Only words that can name something are absent in the sense that matters: "anything"
     # or "should" in no memory says nothing about what a row is about.
-    topical = unsaid.topical(absent)
+    topical = unsaid.topical(
+        " ".join(
+            w
+            for w in dict.fromkeys(re.findall(r"\w+", query))
+            if keyword.stem(w.lower()) in absent_stems
+        )
+    )
     absent = " ".join(topical)
     less = vocabulary.vector_text(owner_id, unsaid.without(query, topical)) if topical else ""
     less = "" if less == text or not less.strip() else less
