@@ -4,7 +4,9 @@ with "yesterday", "about a week ago", "two months ago" (bench/data/time-*.json).
 A time scenario holds sessions (each `days_ago` at a local `hour`, or `hours_ago`, in the
 scenario's `timezone`), memories dated the same way, questions over the conversations
 (right when the first turn found is one of the named `sessions`) and questions over the
-memories (right when the first item is one of the `answers`). The same topic comes up at
+memories (right when the first item is one of the `answers`), and questions placed in a time
+that holds nothing they ask about (`nonsense_questions`, over the memories: right when
+nothing comes back). The same topic comes up at
 several times (the dentist in four sessions), so only the time the question names tells
 the answers apart. Everything is stored in a throwaway user whose time zone is the
 scenario's, and asked with the default settings through `search_turns` and `recall`.
@@ -39,6 +41,8 @@ class TimeScore:
     memories: int = 0
     memories_top1: int = 0
     read: int = 0  # questions whose time was read (time_read in the answer)
+    nonsense: int = 0
+    nonsense_answered: int = 0  # of them, those that got a hit
     misses: list[str] = field(default_factory=list)
 
 
@@ -111,12 +115,17 @@ def evaluate_time(path: Path, data: dict[str, Any], *, keep: bool = False) -> Ti
             score.memories_top1 += right
             if not right:
                 score.misses.append(f"memories: {question['question']}")
+        for question in data.get("nonsense_questions", []):
+            score.nonsense += 1
+            if recall(user=user, query=question):
+                score.nonsense_answered += 1
+                score.misses.append(f"nonsense: {question}")
     return score
 
 
 TIME_HEAD = [
     "time scenario", "conversation questions", "right at rank 1", "memory questions",
-    "right at rank 1", "all, right at rank 1", "time read",
+    "right at rank 1", "all, right at rank 1", "time read", "nonsense with hits",
 ]  # fmt: skip
 
 
@@ -130,4 +139,5 @@ def _row(s: TimeScore) -> list[Any]:
         s.name, s.turns, f"{s.turns_top1 / max(1, s.turns):.3f}", s.memories,
         f"{s.memories_top1 / max(1, s.memories):.3f}",
         f"{(s.turns_top1 + s.memories_top1) / asked:.3f}", f"{s.read} of {s.turns + s.memories}",
+        f"{s.nonsense_answered} of {s.nonsense}",
     ]  # fmt: skip

@@ -7,7 +7,10 @@ parameters, always scoped to one owner; a field the corpus did not declare is re
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+from django.db import connection
 
 from retrieval.corpus import Corpus
 from retrieval.keyword import Where
@@ -87,8 +90,17 @@ def _condition(corpus: Corpus, f: Filter) -> tuple[str, list]:
     if f.op == "in rows" and isinstance(f.value, Rows):
         return f"t.{column} IN ({f.value.sql})", list(f.value.params)
     if f.op in ("=", ">=", "<="):
-        return f"t.{column} {f.op} %s", [f.value]
+        return f"t.{column} {f.op} %s", [_param(f.value)]
     raise ValueError(f"unknown filter operation {f.op!r}")
+
+
+def _param(value: Any) -> Any:
+    """A moment as the database stores it: SQLite compares datetimes as text, so a moment
+    in the person's zone ("06:09+01:00") must become the UTC text the rows hold ("05:09"),
+    or a window is off by the zone's offset."""
+    if isinstance(value, datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    return value
 
 
 def scoped(corpus: Corpus, owner_id: int, filters: Filters = ()) -> Where:

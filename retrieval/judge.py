@@ -150,10 +150,14 @@ def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> t
     it; the score orders by the judge, kept near the fused order. A match on the account's
     shared words alone (`framed_only`) keeps neither. `timed`: the question named a time
     and the candidate is of that time (the search was narrowed to it): the judge, which
-    reads "what did I book?" without the "yesterday" that chose the rows, vetoes nothing."""
+    reads "what did I book?" without the "yesterday" that chose the rows, vetoes nothing,
+    and what it does not rule out gains NAMED_WEIGHT logits, as a row of a named day does
+    ("What did I buy yesterday?" -> "ordered a climbing harness", 0.032 -> 0.11)."""
     if framed_only(p, fused) or unmet(p, fused):
         p = min(p, VETO / 2)
     vetoed = p < VETO and fused.similarity < STRONG and not timed
+    if timed and p >= VETO:  # of the time named: that is what the judge did not read
+        p = 1.0 / (1.0 + math.exp(-(_odds(p) + NAMED_WEIGHT / LOGIT_SCALE)))
     vouched = 0.0 if vetoed else fused.relevance
     named = len(fused.stages & {"date", "speaker"})
     key = _odds(p) + (NAMED_WEIGHT * named - RANK_WEIGHT * math.log1p(rank)) / LOGIT_SCALE

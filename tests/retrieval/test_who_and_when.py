@@ -91,9 +91,14 @@ def test_odd_inputs_read_no_window_or_a_sane_one(text):
 
 def test_a_window_near_year_one_does_not_overflow():
     early = datetime(1, 1, 3, 12, tzinfo=UTC)
-    assert when.read("two years ago", early) is None or when.read("two years ago", early)
-    assert when.read("in December", early) is None or True
+    assert when.read("two years ago", early) is None  # before year 1: no window
+    assert when.read("in December", early) is None  # December of year 0
+    assert when.read("last summer", early) is None
+    assert when.read("the week before last", early) is None
     assert when.read("yesterday", early).start == datetime(1, 1, 2, tzinfo=UTC)
+    assert when.read("a few hours ago", early).start == datetime(1, 1, 3, 1, 45, tzinfo=UTC)
+    late = datetime(9999, 12, 31, 12, tzinfo=UTC)
+    assert when.read("in the last 3 days", late).end == late
 
 
 @pytest.fixture

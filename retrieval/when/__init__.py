@@ -1,0 +1,100 @@
+"""Time as people say it: "yesterday", "about a week ago", "in the last 5 days", "in March".
+
+A question placed in time ("What did the dentist say about a week ago?") asks about what
+happened then; read as words, "week" and "ago" are one more topic and match nothing.
+`read` finds the expression, turns it into a window [from, to) in the person's time zone,
+counted from `now`, and gives the question back without it: the window narrows the search
+(`memory.recall`, `conversations.search`), the rest is the topic, and the answer says what
+was read (`time_read`).
+
+What is read (case does not matter; the patterns are in `_grammar`, the windows in
+`_windows`):
+- a day: today, yesterday, the day before yesterday, this morning / afternoon / evening,
+  tonight, last night, yesterday morning, the night before last ...;
+- a moment: just now, a moment ago, N minutes / hours ago (anything since twice as long
+  ago: people round), in the last N hours, the last half hour;
+- a weekday: (last | on | this past) Tuesday, with a part ("on Monday morning"): its most
+  recent day before today;
+- a distance: N days / weeks / months / years ago ("3 days ago", "two weeks back", "a
+  week or so ago"), a window around the point (a fifth of the distance either side, whole
+  days, at least one day; "about", "around", "or so" widen it to a third);
+- a span up to now: in / over / during the last / past N days (weeks, months, a few
+  days), this past week, since Monday, since March, earlier this week, the other day;
+- a calendar period: this / last / the previous week, month, year, the week (month,
+  weekend) before last, last weekend, over the weekend; in March, last March (the most
+  recent March that has begun; "in March 2023" is a date, `retrieval.dates`); a season
+  (last summer, over the winter: meteorological, six months later south of the equator,
+  from the person's time zone); the part of one ("early March", "mid-July", "at the end
+  of last month": its first, middle or last third).
+
+Nothing else: "may", "second", "we" and a bare number are no time (a general date parser
+reads "we" and "may" as dates: docs/recall.md says why none is used). At most one
+expression is read, the first; dates with a year stay with `retrieval.dates` (a weight,
+as before). A window never starts before year 1 or ends after year 9999.
+"""
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from retrieval.when._grammar import PATTERNS
+from retrieval.when._windows import window as _window
+
+__all__ = ["TimeRead", "read"]
+
+
+@dataclass(frozen=True)
+class TimeRead:
+    """A time expression read from a question."""
+
+    start: datetime  # aware, in the person's time zone; the window is [start, end)
+    end: datetime
+    said: str  # the words read ("about a week ago")
+    rest: str  # the question without them
+
+    def answer(self, *, used: bool = True) -> dict[str, str | bool]:
+        """What the answer says was read: {"from", "to" (ISO 8601), "said", "used"};
+        `used` is False when nothing of the person's fell in the window, so the search
+        was not narrowed (a conversation imported from years ago, asked "last year")."""
+        return {
+            "from": self.start.isoformat(),
+            "to": self.end.isoformat(),
+            "said": self.said,
+            "used": used,
+        }
+
+
+_TRAILING = re.compile(r"\s+(?:from|on|in|during|at|of|since|over|ago)\s*([?.!]*)$", re.I)
+
+
+def _without(text: str, start: int, end: int) -> str:
+    """`text` without the span, its dangling preposition, and with tidy spaces."""
+    rest = (text[:start] + " " + text[end:]).strip()
+    rest = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", rest))
+    rest = re.sub(r"[,;:]+([?.!])", r"\1", rest)
+    rest = _TRAILING.sub(r"\1", rest)
+    return rest.strip(" ,")
+
+
+def read(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | None:
+    """The first time expression of `text` as a window counted from `now` (in `zone`,
+    default `now`'s own), or None when it names none."""
+    if not text or not text.strip():
+        return None
+    if zone is not None:
+        now = now.astimezone(zone)
+    found = []
+    for kind, pattern in PATTERNS:
+        match = pattern.search(text)
+        if match:
+            found.append((match.start(), -(match.end() - match.start()), kind, match))
+    for _, _, kind, match in sorted(found, key=lambda f: f[:2]):
+        try:
+            window = _window(kind, match, now)
+        except (OverflowError, ValueError):
+            window = None
+        if window is None or not window[0] < window[1]:
+            continue
+        said = " ".join(match.group(0).split())
+        return TimeRead(window[0], window[1], said, _without(text, match.start(), match.end()))
+    return None
