@@ -49,7 +49,8 @@ def search_turns(
     `queries`: up to four other phrasings, fused with `query` into one ranking. A time
     the query names as people say it ("yesterday", in the user's time zone, from `now`)
     narrows the search and is no topic (`Hits.time_read` says what was read); a query that
-    names a time and nothing else lists that time's turns, newest first.
+    names a time and nothing else lists that time's turns, newest first. Words that ask
+    for the newest ("lately", "last time") are no topic: the newest session comes first.
     """
     if not (query and query.strip()) and not time_from and not time_to:
         raise ValidationError("Give a query or a time range.", code="empty")
@@ -68,6 +69,8 @@ def search_turns(
             query, time_from, time_to = read.rest, start, end
         else:  # nothing of theirs then: the window narrows nothing, the words stay
             read = None
+    newest = when.recent(query) if read is None and query else None
+    query = newest[0] if newest else query
     phrasings = []
     for text in list(queries or [])[: pipeline.MAX_PHRASINGS]:
         if isinstance(text, str) and text.strip():
@@ -104,12 +107,15 @@ def search_turns(
         timed=read is not None,
     )
     found = turns.in_bulk([r.id for r in verdict.hits])
+    hits = [
+        TurnHit(found[r.id], r.score, r.matched_by, round(r.relevance, 4))
+        for r in verdict.hits
+        if r.id in found
+    ]
+    if newest:  # "lately": of what answers about as well as the best, the newest first
+        hits = pipeline.newest_first(hits, lambda h: h.relevance, lambda h: h.turn.timestamp)
     return Hits(
-        [
-            TurnHit(found[r.id], r.score, r.matched_by, round(r.relevance, 4))
-            for r in verdict.hits
-            if r.id in found
-        ],
+        hits,
         judged=verdict.judged,
         reason=verdict.reason,
         time_read=said,

@@ -180,7 +180,9 @@ def recall(
     a hypothetical answer): searched with it, fused into one ranking, judged once with
     the question. A time the question names as people say it ("yesterday", "about a
     week ago", in the person's time zone, counted from `now`) narrows the search to that
-    window and is no topic; the answer says what was read (`Hits.time_read`).
+    window and is no topic; the answer says what was read (`Hits.time_read`). Words
+    that ask for the newest ("lately", "the latest", "last time") are no topic either:
+    of the hits that answer, the newest come first.
 
     A pure read: the caller that hands hits to an agent marks them used (`memory_touch`).
     With memory off for `user` (session-only) nothing is recalled.
@@ -198,6 +200,8 @@ def recall(
         query or "", user=user, now=now, time_from=time_from, time_to=time_to
     )
     read = said if said and said["used"] else None
+    newest = when.recent(topic) if read is None else None
+    topic = newest[0] if newest else topic
     scope = item_scope(
         category=category,
         context=context,
@@ -237,8 +241,11 @@ def recall(
         unspoken=perspective.holder_words(holder),
         timed=read is not None,
     )
+    hits = _hits(owned, verdict.hits, related, top_k=top_k, moment=now)
+    if newest:  # "lately": of what answers about as well as the best, the newest first
+        hits = pipeline.newest_first(hits, lambda h: h.relevance, lambda h: h.item.created_at)
     return Hits(
-        _hits(owned, verdict.hits, related, top_k=top_k, moment=now),
+        hits,
         judged=verdict.judged,
         reason=verdict.reason,
         time_read=said,

@@ -91,7 +91,8 @@ MEMORY_TOOLS: list[dict] = [
         "Search long-term memory. Returns matching items, best first, with their ids (use "
         "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
         'means nothing stored matches. Say times as the user does ("yesterday", "about '
-        'a week ago"): they narrow the search, and `time_read` says the window read.',
+        'a week ago"): they narrow the search, and `time_read` says the window read; '
+        '"lately" or "last time" puts the newest of the matching items first.',
         {
             "query": {
                 "type": "string",
@@ -197,7 +198,8 @@ MEMORY_TOOLS: list[dict] = [
         "search_past_conversations",
         "Search earlier conversation turns by keywords, a time range, or both. Returns "
         "turns with their time and session id. Times said as people say them "
-        '("yesterday", "last Tuesday") narrow the search; `time_read` says the window.',
+        '("yesterday", "last Tuesday") narrow the search; `time_read` says the window; '
+        '"lately" puts the newest matching turns first.',
         {
             "query": {"type": "string", "description": "What to look for."},
             "queries": _QUERIES,

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
+from typing import Any, TypeVar
 
 from django.conf import settings
 
@@ -74,6 +75,26 @@ def score(candidate: Candidate, depth: int) -> float:
     return settings.GAIA_RRF_VECTOR_WEIGHT * by_vector / (
         k + vector_rank
     ) + settings.GAIA_RRF_KEYWORD_WEIGHT * by_keyword / (k + keyword_rank)
+
+
+# Hits at least this share of the best one's relevance answer "about as well as it" when
+# a question asks for the newest ("lately"): among them time orders, the rest follow.
+RECENT_BAND = 0.5
+T = TypeVar("T")
+
+
+def newest_first(
+    hits: list[T], relevance: Callable[[T], float], moment: Callable[[T], Any]
+) -> list[T]:
+    """`hits` (best first) with those about as relevant as the best (RECENT_BAND of its
+    relevance) newest first, the rest after them in their order: "What has the physio said
+    lately?" is answered by the newest of what the physio said, not by the best worded."""
+    if not hits:
+        return hits
+    best = max(relevance(h) for h in hits)
+    band = [h for h in hits if relevance(h) >= best * RECENT_BAND]
+    rest = [h for h in hits if relevance(h) < best * RECENT_BAND]
+    return sorted(band, key=moment, reverse=True) + rest
 
 
 def in_named_days(query: str, found: Mapping[int, Candidate]) -> set[int]:

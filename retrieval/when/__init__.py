@@ -37,10 +37,22 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
+from retrieval import dates
 from retrieval.when._grammar import PATTERNS
 from retrieval.when._windows import window as _window
 
-__all__ = ["TimeRead", "read"]
+__all__ = ["TimeRead", "read", "recent"]
+
+# Words that ask for the newest of what answers, and name no window: "What did the physio
+# say lately?", "the latest on my knee", "last time", "these days". Not "recently": it
+# places an event not long ago ("What workshop did Caroline attend recently?"), it does
+# not ask for the newest one.
+_RECENT = re.compile(
+    r"\b(?P<news>the\s+latest(?:\s+(?:news|update))?(?=\s+(?:on|with|about|from|for)\b))|"
+    r"\b(?:lately|of\s+late|these\s+days|nowadays|"
+    r"(?:the\s+)?last\s+time|latest|most\s+recent)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -98,3 +110,15 @@ def read(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | Non
         said = " ".join(match.group(0).split())
         return TimeRead(window[0], window[1], said, _without(text, match.start(), match.end()))
     return None
+
+
+def recent(text: str) -> tuple[str, str] | None:
+    """(the question without its words of recency, those words) when it asks for the
+    newest of what answers ("What has the physio said lately?"), else None."""
+    match = _RECENT.search(text or "")
+    if match is None or dates.mentioned_windows(text):  # "latest project in July 2023"
+        return None
+    said = " ".join(match.group(0).split())
+    if match.group("news"):  # "What's the latest with my knee?" -> "What's new with my knee?"
+        return text[: match.start()] + "new" + text[match.end() :], said
+    return _without(text, match.start(), match.end()), said

@@ -8,6 +8,8 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import user_settings_update
+from conversations.search import search_turns
+from conversations.services.recording import turns_append_many
 from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create
@@ -152,3 +154,58 @@ def test_what_the_judge_does_not_rule_out_in_the_named_time_is_kept(alice):
     bought = recall(user=alice, query="What did I buy yesterday?")
     assert [h.item.pk for h in bought] == [ids[harness]]
     assert recall(user=alice, query="What did the dentist say yesterday?") == []
+
+
+@pytest.mark.parametrize(
+    "text, rest, said",
+    [
+        ("What has the physio said lately?", "What has the physio said?", "lately"),
+        ("What's the latest with my knee?", "What's new with my knee?", "the latest"),
+        ("what did the dentist say last time", "what did the dentist say", "last time"),
+        ("What was my most recent blood test?", "What was my blood test?", "most recent"),
+        ("What am I reading these days?", "What am I reading?", "these days"),
+    ],
+)
+def test_words_asking_for_the_newest_are_no_topic(text, rest, said):
+    assert when.recent(text) == (rest, said)
+    assert when.recent("What's my cat called?") is None
+    assert when.recent("What workshop did I attend recently?") is None  # not the newest
+    assert when.recent("What was our latest project in July 2023?") is None  # a date
+
+
+@pytest.mark.django_db(transaction=True)
+def test_lately_puts_the_newest_of_what_answers_first(alice):
+    physio = {
+        "User's physio said his knee is stable enough to run 5 km at a time": timedelta(days=45),
+        "User's physio told him not to cycle for two weeks after his knee swelled": timedelta(
+            days=12
+        ),
+        "User's physio cleared him to get back on the bike next week": timedelta(days=2),
+        "User's daughter won a bronze medal at judo": timedelta(days=1),
+    }
+    ids = _told(alice, physio)
+    hits = recall(user=alice, query="What has the physio said lately?")
+    assert [h.item.pk for h in hits][:1] == [
+        ids["User's physio cleared him to get back on the bike next week"]
+    ]
+    assert ids["User's daughter won a bronze medal at judo"] not in [h.item.pk for h in hits]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_lately_puts_the_newest_conversation_first(alice):
+    now = timezone.now()
+    said = [
+        (70, "The dentist found a small cavity and wants to do a filling."),
+        (9, "Filling done, the dentist said no hot drinks until tomorrow."),
+        (3, "My tooth still aches; the dentist said to take ibuprofen."),
+    ]
+    turns = turns_append_many(
+        user=alice,
+        turns=[
+            {"session_id": f"d{days}", "role": "user", "content": text,
+             "timestamp": now - timedelta(days=days)}
+            for days, text in said
+        ],
+    )  # fmt: skip
+    hits = search_turns(user=alice, query="What did the dentist say lately?")
+    assert [h.turn.pk for h in hits][:1] == [turns[2].pk]
