@@ -27,6 +27,9 @@ What is read (case does not matter; the patterns are in `_grammar`, the windows 
   from the person's time zone); the part of one ("early March", "mid-July", "at the end
   of last month": its first, middle or last third).
 
+A weekday, a weekend, a month or a season said without "last" in a question that speaks
+of what is to come ("What do I have on Tuesday?") is no window (`_ahead`).
+
 Nothing else: "may", "second", "we" and a bare number are no time (a general date parser
 reads "we" and "may" as dates: docs/recall.md says why none is used). At most one
 expression is read, the first; dates with a year stay with `retrieval.dates` (a weight,
@@ -105,11 +108,36 @@ def read(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | Non
             window = _window(kind, match, now)
         except (OverflowError, ValueError):
             window = None
-        if window is None or not window[0] < window[1]:
+        if window is None or not window[0] < window[1] or _ahead(kind, match, text):
             continue
         said = " ".join(match.group(0).split())
         return TimeRead(window[0], window[1], said, _without(text, match.start(), match.end()))
     return None
+
+
+# A calendar name said without "last" may be the one to come: "What do I have on Tuesday?",
+# "What are we doing at the weekend?", "Where am I going in March?". Read as the one past
+# only when the question speaks of the past, or of nothing to come.
+_CALENDAR = {"weekday", "weekend", "month", "season"}
+_PAST_WHICH = re.compile(r"\b(?:last|past|previous|since)\b", re.IGNORECASE)
+_PAST = re.compile(
+    r"\b(?:did|didn't|was|wasn't|were|weren't|had|went|said|told|got|made|bought|saw|met|"
+    r"ate|gave|took|came|began|wrote|paid|left|felt|thought|spent|\w{2,}ed)\b",
+    re.IGNORECASE,
+)
+_TO_COME = re.compile(
+    r"\b(?:will|won't|shall|going\s+to|gonna|am|are|is|do|does|have|has|coming|upcoming|"
+    r"next|planned|plan|need|must|should)\b|'ll\b|'re\b|'m\b",
+    re.IGNORECASE,
+)
+
+
+def _ahead(kind: str, match: re.Match, text: str) -> bool:
+    """Whether a calendar name ("on Tuesday", "in March", "at the weekend") is, by the
+    question's tense, the one to come: then it names no time past."""
+    if kind not in _CALENDAR or _PAST_WHICH.search(match.group(0)):
+        return False
+    return bool(_TO_COME.search(text)) and not _PAST.search(text)
 
 
 def recent(text: str) -> tuple[str, str] | None:

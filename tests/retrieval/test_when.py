@@ -209,3 +209,22 @@ def test_lately_puts_the_newest_conversation_first(alice):
     )  # fmt: skip
     hits = search_turns(user=alice, query="What did the dentist say lately?")
     assert [h.turn.pk for h in hits][:1] == [turns[2].pk]
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("What do I have on Tuesday?", None),
+        ("What are we doing at the weekend?", None),
+        ("Where am I going in March?", None),
+        ("Who is coming over the weekend?", None),
+        ("What did I do on Tuesday?", "on Tuesday"),
+        ("What happened at the weekend?", "at the weekend"),
+        ("What did I start in March?", "in March"),
+        ("What do I remember from last Tuesday?", "last Tuesday"),
+        ("dentist on Tuesday", "on Tuesday"),
+    ],
+)
+def test_a_calendar_name_still_to_come_by_the_questions_tense_is_no_window(text, said):
+    read = when.read(text, NOW)
+    assert (read.said if read else None) == said
