@@ -14,7 +14,8 @@ What is read (case does not matter; the patterns are in `_grammar`, the windows 
 - a moment: just now, a moment ago, N minutes / hours ago (anything since twice as long
   ago: people round), in the last N hours, the last half hour;
 - a weekday: (last | on | this past) Tuesday, with a part ("on Monday morning"): its most
-  recent day before today;
+  recent day before today; a bare "Tuesday" only in a question of the past;
+- a holiday: over Christmas, on New Year's Eve, at Halloween, last Valentine's Day;
 - a distance: N days / weeks / months / years ago ("3 days ago", "two weeks back", "a
   week or so ago"), a window around the point (a fifth of the distance either side, whole
   days, at least one day; "about", "around", "or so" widen it to a third);
@@ -110,6 +111,8 @@ def read(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | Non
             window = None
         if window is None or not window[0] < window[1] or _ahead(kind, match, text):
             continue
+        if kind == "bare_weekday" and not _PAST.search(text):  # "What is Tuesday for?"
+            continue
         said = " ".join(match.group(0).split())
         return TimeRead(window[0], window[1], said, _without(text, match.start(), match.end()))
     return None
@@ -118,7 +121,7 @@ def read(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | Non
 # A calendar name said without "last" may be the one to come: "What do I have on Tuesday?",
 # "What are we doing at the weekend?", "Where am I going in March?". Read as the one past
 # only when the question speaks of the past, or of nothing to come.
-_CALENDAR = {"weekday", "weekend", "month", "season"}
+_CALENDAR = {"weekday", "bare_weekday", "weekend", "month", "season", "holiday"}
 _PAST_WHICH = re.compile(r"\b(?:last|past|previous|since)\b", re.IGNORECASE)
 _PAST = re.compile(
     r"\b(?:did|didn't|was|wasn't|were|weren't|had|went|said|told|got|made|bought|saw|met|"

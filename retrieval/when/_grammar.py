@@ -28,6 +28,12 @@ PARTS = {  # part of a day: (start hour, end hour; past 24 is the next day)
     "morning": (0, 12), "afternoon": (12, 18), "evening": (17, 24), "night": (18, 30),
     "tonight": (17, 30),
 }  # fmt: skip
+# Days people name ("over Christmas"): (month, day, days long), by their first words.
+HOLIDAYS = {
+    "christmas eve": (12, 24, 1), "christmas day": (12, 25, 1), "christmas": (12, 24, 3),
+    "xmas": (12, 24, 3), "new year's eve": (12, 31, 1), "new year's day": (1, 1, 1),
+    "new year": (12, 31, 2), "halloween": (10, 31, 1), "valentine": (2, 14, 1),
+}  # fmt: skip
 # The first month of each season where the person lives north of the equator; south of it
 # the same names fall six months later.
 SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
@@ -84,6 +90,16 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         (
             "weekday",
             rf"(?:(?:on\s+)?last|this\s+past|on|since)\s+{_WEEKDAY}(?:\s+{_PART})?",
+        ),
+        (  # "What did I eat Tuesday?": read only in a question of the past (`read`)
+            "bare_weekday",
+            rf"(?<!every\s)(?<!each\s)(?<!next\s)(?<!this\s){_WEEKDAY}(?:\s+{_PART})?",
+        ),
+        (
+            "holiday",
+            r"(?:(?P<which>last|this\s+past)\s+|(?:at|over|on|during|around|for)\s+)"
+            r"(?P<holiday>christmas(?:\s+(?:eve|day))?|xmas|new\s+year(?:['’]?s)?(?:\s+(?:eve|day))?|"
+            r"halloween|valentine(?:['’]?s)?(?:\s+day)?)",
         ),
         (
             "weekend",

@@ -3,7 +3,16 @@
 import re
 from datetime import datetime, time, timedelta
 
-from retrieval.when._grammar import MONTHS, NUMBERS, PARTS, SEASONS, UNIT_DAYS, VAGUE, WEEKDAYS
+from retrieval.when._grammar import (
+    HOLIDAYS,
+    MONTHS,
+    NUMBERS,
+    PARTS,
+    SEASONS,
+    UNIT_DAYS,
+    VAGUE,
+    WEEKDAYS,
+)
 
 Window = tuple[datetime, datetime]
 DAY = timedelta(days=1)
@@ -94,7 +103,7 @@ def _distance(kind: str, groups: dict, now: datetime) -> Window | None:
 
 
 def _weekdays(kind: str, groups: dict, now: datetime, today: datetime, said: str) -> Window | None:
-    if kind == "weekday":
+    if kind in {"weekday", "bare_weekday"}:
         back = (now.weekday() - WEEKDAYS[groups["weekday"].lower()]) % 7 or 7
         start = today - back * DAY
         if said.lower().startswith("since"):
@@ -183,14 +192,35 @@ def _season(groups: dict, now: datetime) -> Window | None:
     return start, min(end, now)
 
 
+def _holiday(groups: dict, now: datetime) -> Window | None:
+    """The most recent such day that has begun ("over Christmas"), or ended ("last
+    Christmas" said on Christmas Day is a year ago)."""
+    said = re.sub(r"['’]", "", " ".join(groups["holiday"].lower().split()))
+    said = said.replace("new years", "new year's").replace("valentines", "valentine")
+    key = next((n for n in HOLIDAYS if said == n or said.startswith(n.replace("'s", ""))), None)
+    if key is None:
+        return None
+    month, day, length = HOLIDAYS[key]
+    year = now.year + 1
+    while (start := datetime(year, month, day, tzinfo=now.tzinfo)) > now:
+        year -= 1
+    end = start + length * DAY
+    if (groups.get("which") or "") and end > now:  # "last Christmas", said at Christmas
+        start = start.replace(year=start.year - 1)
+        end = start + length * DAY
+    return start, min(end, now)
+
+
 def window(kind: str, match: re.Match, now: datetime) -> Window | None:
     """The window of one match of `_grammar.PATTERNS`, or None when it names none."""
     today = _midnight(now)
     groups = match.groupdict()
     if kind in {"span", "ago"}:
         return _distance(kind, groups, now)
-    if kind in {"weekday", "weekend"}:
+    if kind in {"weekday", "bare_weekday", "weekend"}:
         return _weekdays(kind, groups, now, today, match.group(0))
+    if kind == "holiday":
+        return _holiday(groups, now)
     if kind in {"period", "earlier_period", "before_last"}:
         found = _calendar(kind, groups, now, today)
     elif kind == "month":

@@ -228,3 +228,28 @@ def test_lately_puts_the_newest_conversation_first(alice):
 def test_a_calendar_name_still_to_come_by_the_questions_tense_is_no_window(text, said):
     read = when.read(text, NOW)
     assert (read.said if read else None) == said
+
+
+@pytest.mark.parametrize(
+    "text, start, end",
+    [
+        ("What did I eat Tuesday?", day(24, 11), day(25, 11)),
+        ("What happened Monday night?", day(30, 11) + timedelta(hours=18),
+         day(1) + timedelta(hours=6)),
+        ("What did I get for Christmas?", day(24, 12, 2025), day(27, 12, 2025)),
+        ("Where were we on New Year's Eve?", day(31, 12, 2025), day(1, 1, 2026)),
+        ("What did I wear at Halloween?", day(31, 10), day(1, 11)),
+    ],
+)  # fmt: skip
+def test_a_bare_weekday_in_a_question_of_the_past_and_a_holiday_are_windows(text, start, end):
+    read = when.read(text, NOW)
+    assert (read.start, read.end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What is Tuesday for?", "What do I want for Christmas?", "Halloween costume ideas",
+     "What did I say on Tuesdays?"],
+)  # fmt: skip
+def test_a_weekday_or_holiday_that_places_nothing_past_is_no_window(text):
+    assert when.read(text, NOW) is None
