@@ -125,7 +125,7 @@ _CALENDAR = {"weekday", "bare_weekday", "weekend", "month", "season", "holiday"}
 _PAST_WHICH = re.compile(r"\b(?:last|past|previous|since)\b", re.IGNORECASE)
 _PAST = re.compile(
     r"\b(?:did|didn't|was|wasn't|were|weren't|had|went|said|told|got|made|bought|saw|met|"
-    r"ate|gave|took|came|began|wrote|paid|left|felt|thought|spent|\w{2,}ed)\b",
+    r"ate|gave|took|came|began|wrote|paid|left|felt|thought|spent|\w{2,}(?<!e)ed)\b",
     re.IGNORECASE,
 )
 _TO_COME = re.compile(

@@ -218,6 +218,8 @@ def test_lately_puts_the_newest_conversation_first(alice):
         ("What are we doing at the weekend?", None),
         ("Where am I going in March?", None),
         ("Who is coming over the weekend?", None),
+        ("What do I need on Tuesday?", None),  # "need" is no past tense
+        ("What should I feed the dog at the weekend?", None),
         ("What did I do on Tuesday?", "on Tuesday"),
         ("What happened at the weekend?", "at the weekend"),
         ("What did I start in March?", "in March"),
