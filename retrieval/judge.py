@@ -116,6 +116,10 @@ NAMED_WEIGHT = 2.0
 TIMED_FLOOR = 0.5
 
 
+def _logistic(odds: float) -> float:
+    return 1.0 / (1.0 + math.exp(-odds))
+
+
 def _odds(p: float) -> float:
     p = min(max(p, 1e-6), 1 - 1e-6)
     return math.log(p / (1 - p))
@@ -157,11 +161,11 @@ def blend(p: float, fused: fusion.Fused, rank: int, *, timed: bool = False) -> t
         p = min(p, VETO / 2)
     vetoed = p < VETO and fused.similarity < STRONG and not timed
     if timed and p >= VETO:  # of the time named: that is what the judge did not read
-        p = 1.0 / (1.0 + math.exp(-(_odds(p) + NAMED_WEIGHT / LOGIT_SCALE)))
+        p = _logistic(_odds(p) + NAMED_WEIGHT / LOGIT_SCALE)
     vouched = 0.0 if vetoed else fused.relevance
     named = len(fused.stages & {"date", "speaker"})
     key = _odds(p) + (NAMED_WEIGHT * named - RANK_WEIGHT * math.log1p(rank)) / LOGIT_SCALE
-    return 1.0 / (1.0 + math.exp(-key)), max(p, vouched)
+    return _logistic(key), max(p, vouched)
 
 
 def _scores(query: str, texts: Sequence[str], deadline: float) -> list[float]:

@@ -28,10 +28,11 @@ PARTS = {  # part of a day: (start hour, end hour; past 24 is the next day)
     "morning": (0, 12), "afternoon": (12, 18), "evening": (17, 24), "night": (18, 30),
     "tonight": (17, 30),
 }  # fmt: skip
-# Days people name ("over Christmas"): (month, day, days long), by their first words.
+# Days people name ("over Christmas"): (month, day, days long), by the words they start
+# with (lower case, no apostrophes), the longer first.
 HOLIDAYS = {
     "christmas eve": (12, 24, 1), "christmas day": (12, 25, 1), "christmas": (12, 24, 3),
-    "xmas": (12, 24, 3), "new year's eve": (12, 31, 1), "new year's day": (1, 1, 1),
+    "xmas": (12, 24, 3), "new years eve": (12, 31, 1), "new years day": (1, 1, 1),
     "new year": (12, 31, 2), "halloween": (10, 31, 1), "valentine": (2, 14, 1),
 }  # fmt: skip
 # The first month of each season where the person lives north of the equator; south of it

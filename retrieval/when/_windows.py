@@ -1,6 +1,7 @@
 """The window [start, end) an expression read by `_grammar` names, counted from `now`."""
 
 import re
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
 
 from retrieval.when._grammar import (
@@ -173,6 +174,14 @@ def _month(groups: dict, now: datetime) -> Window | None:
     return start, min(_month_start(year, month + 1, now), now)
 
 
+def _latest(of_year: Callable[[int], datetime], now: datetime) -> int:
+    """The latest year whose moment (`of_year`) is not after `now`."""
+    year = now.year + 1
+    while of_year(year) > now:
+        year -= 1
+    return year
+
+
 def _season(groups: dict, now: datetime) -> Window | None:
     """The most recent such season that has begun ("this summer", "over the summer"), or
     ended ("last summer"), in the person's hemisphere; meteorological seasons."""
@@ -181,10 +190,8 @@ def _season(groups: dict, now: datetime) -> Window | None:
     if key.startswith(_SOUTH):
         first += 6
     which = " ".join((groups.get("which2") or groups.get("which") or "").lower().split())
-    year = now.year + 1
-    while (start := _month_start(year, first, now)) > now:
-        year -= 1
-    end = _month_start(year, first + 3, now)
+    year = _latest(lambda y: _month_start(y, first, now), now)
+    start, end = _month_start(year, first, now), _month_start(year, first + 3, now)
     if which == "this" and end <= now and _month_start(year + 1, first, now).year == now.year:
         return None  # "this summer" said in April: the one to come, no time past
     if which in {"last", "this past"} and end > now:  # under way: last year's
@@ -196,14 +203,12 @@ def _holiday(groups: dict, now: datetime) -> Window | None:
     """The most recent such day that has begun ("over Christmas"), or ended ("last
     Christmas" said on Christmas Day is a year ago)."""
     said = re.sub(r"['’]", "", " ".join(groups["holiday"].lower().split()))
-    said = said.replace("new years", "new year's").replace("valentines", "valentine")
-    key = next((n for n in HOLIDAYS if said == n or said.startswith(n.replace("'s", ""))), None)
+    key = next((name for name in HOLIDAYS if said.startswith(name)), None)
     if key is None:
         return None
     month, day, length = HOLIDAYS[key]
-    year = now.year + 1
-    while (start := datetime(year, month, day, tzinfo=now.tzinfo)) > now:
-        year -= 1
+    year = _latest(lambda y: datetime(y, month, day, tzinfo=now.tzinfo), now)
+    start = datetime(year, month, day, tzinfo=now.tzinfo)
     end = start + length * DAY
     if (groups.get("which") or "") and end > now:  # "last Christmas", said at Christmas
         start = start.replace(year=start.year - 1)

@@ -95,6 +95,7 @@ def test_a_window_near_year_one_does_not_overflow():
     assert when.read("in December", early) is None  # December of year 0
     assert when.read("last summer", early) is None
     assert when.read("the week before last", early) is None
+    assert when.read("what did we eat over Christmas", early) is None  # Christmas of year 0
     assert when.read("yesterday", early).start == datetime(1, 1, 2, tzinfo=UTC)
     assert when.read("a few hours ago", early).start == datetime(1, 1, 3, 1, 45, tzinfo=UTC)
     late = datetime(9999, 12, 31, 12, tzinfo=UTC)
