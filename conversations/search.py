@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.services import user_tz
 from conversations.corpus import TURNS
 from conversations.models import Session, Turn
-from retrieval import perspective, pipeline, when
+from retrieval import aliases, perspective, pipeline, when
 from retrieval.documents import texts_for
 from retrieval.filters import Filter, among, eq, since, until
 from retrieval.judge import Hits
@@ -51,6 +51,8 @@ def search_turns(
     narrows the search and is no topic (`Hits.time_read` says what was read); a query that
     names a time and nothing else lists that time's turns, newest first. Words that ask
     for the newest ("lately", "last time") are no topic: the newest session comes first.
+    A question that names someone by role ("the physio") is also asked with the name the
+    person's turns give that role ("Anouk": `retrieval.aliases`).
     """
     if not (query and query.strip()) and not time_from and not time_to:
         raise ValidationError("Give a query or a time range.", code="empty")
@@ -84,6 +86,9 @@ def search_turns(
         newest = newest.order_by("-timestamp")[:top_k]
         hits = [TurnHit(t, 0.0, "time", 1.0) for t in newest]
         return Hits(hits, reason="time range", time_read=said)
+    for text in aliases.named_phrasings(TURNS, user.pk, query):  # "the physio" is Anouk
+        if len(phrasings) < pipeline.MAX_PHRASINGS and (text, text) not in phrasings:
+            phrasings.append((text, text))
     scope: list[Filter] = []
     if session_id:
         sessions = Session.objects.for_user(user).filter(session_id=session_id)

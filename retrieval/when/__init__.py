@@ -18,15 +18,19 @@ What is read (case does not matter; the patterns are in `_grammar`, the windows 
 - a holiday: over Christmas, on New Year's Eve, at Halloween, last Valentine's Day;
 - a distance: N days / weeks / months / years ago ("3 days ago", "two weeks back", "a
   week or so ago"), a window around the point (a fifth of the distance either side, whole
-  days, at least one day; "about", "around", "or so" widen it to a third);
+  days, at least one day; "about", "around", "or so" widen it to a third); this time last
+  year (month, week): the same moment then, give or take a twenty-fourth of it;
 - a span up to now: in / over / during the last / past N days (weeks, months, a few
   days), this past week, since Monday, since March, earlier this week, the other day;
+  "since" before any of them ("since last week", "since Christmas") reaches up to now;
 - a calendar period: this / last / the previous week, month, year, the week (month,
   weekend) before last, last weekend, over the weekend; in March, last March (the most
   recent March that has begun; "in March 2023" is a date, `retrieval.dates`); a season
   (last summer, over the winter: meteorological, six months later south of the equator,
   from the person's time zone); the part of one ("early March", "mid-July", "at the end
-  of last month": its first, middle or last third).
+  of last month", "at the start of the month": its first, middle or last third);
+- a day of the month without a year: on 28 November, Nov 30th, on the 3rd (the latest
+  such day; with a year it is a date, `retrieval.dates`).
 
 A weekday, a weekend, a month or a season said without "last" in a question that speaks
 of what is to come ("What do I have on Tuesday?") is no window (`_ahead`).
@@ -80,6 +84,7 @@ class TimeRead:
         }
 
 
+_SINCE = re.compile(r"\b(?:ever\s+)?since\s+$", re.IGNORECASE)
 _TRAILING = re.compile(r"\s+(?:from|on|in|during|at|of|since|over|ago)\s*([?.!]*)$", re.I)
 
 
@@ -113,15 +118,19 @@ def read(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | Non
             continue
         if kind == "bare_weekday" and not _PAST.search(text):  # "What is Tuesday for?"
             continue
-        said = " ".join(match.group(0).split())
-        return TimeRead(window[0], window[1], said, _without(text, match.start(), match.end()))
+        begin = match.start()
+        since = _SINCE.search(text[:begin])
+        if since or match.group(0).lower().startswith("since"):  # "since last week": up to now
+            window, begin = (window[0], now), since.start() if since else begin
+        said = " ".join(text[begin : match.end()].split())
+        return TimeRead(window[0], window[1], said, _without(text, begin, match.end()))
     return None
 
 
 # A calendar name said without "last" may be the one to come: "What do I have on Tuesday?",
 # "What are we doing at the weekend?", "Where am I going in March?". Read as the one past
 # only when the question speaks of the past, or of nothing to come.
-_CALENDAR = {"weekday", "bare_weekday", "weekend", "month", "season", "holiday"}
+_CALENDAR = {"weekday", "bare_weekday", "weekend", "month", "season", "holiday", "day_of_month"}
 _PAST_WHICH = re.compile(r"\b(?:last|past|previous|since)\b", re.IGNORECASE)
 _PAST = re.compile(
     r"\b(?:did|didn't|was|wasn't|were|weren't|had|went|said|told|got|made|bought|saw|met|"

@@ -18,7 +18,7 @@ NUMBERS = {
 }  # fmt: skip
 UNIT_DAYS = {
     "minute": 1 / 1440, "min": 1 / 1440, "hour": 1 / 24, "hr": 1 / 24, "day": 1, "week": 7,
-    "fortnight": 14, "month": 30.44, "year": 365.25,
+    "night": 1, "fortnight": 14, "month": 30.44, "year": 365.25,
 }  # fmt: skip
 WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
 MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
@@ -40,7 +40,7 @@ HOLIDAYS = {
 SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 _NUM = r"(?P<n>\d{1,4}|" + "|".join(sorted(map(re.escape, NUMBERS), key=len, reverse=True)) + ")"
-_UNIT = r"(?P<unit>minute|min|hour|hr|day|week|fortnight|month|year)s?"
+_UNIT = r"(?P<unit>minute|min|hour|hr|day|night|week|fortnight|month|year)s?"
 _HEDGE = (
     r"(?P<hedge>(?:about|around|roughly|approximately|some|almost|nearly|maybe|like|"
     r"(?:just\s+|a\s+little\s+|a\s+bit\s+)?(?:over|under)|more\s+than|less\s+than)\s+)?"
@@ -54,7 +54,7 @@ VAGUE = {
 _WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")"
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _PART = r"(?P<part>morning|afternoon|evening|night)"
-_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
+_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)(?:\s+(?:holidays?|break|vacation))?"
 # Which part of a period: "early March", "the end of last month", "mid-July".
 _POS = (
     r"(?:(?:in|at|by|around|towards?|from)\s+)?(?:the\s+)?"
@@ -63,6 +63,13 @@ _POS = (
 # A month, a season or a year named with a date after it is an absolute date
 # (`retrieval.dates`): "in March 2023", "the summer of 2019".
 _NO_DATE_AFTER = r"(?!\s*,?\s*(?:\d|of\s+\d))"
+_NO_YEAR = r"(?!\s*,?\s*\d)"
+_MONTH2 = _MONTH.replace("<month>", "<month2>")  # a pattern names each group once
+# What "the 3rd" counts when it is no day: "on the 3rd floor", "on the 2nd attempt".
+_NOT_A_DAY = (
+    r"(?:of|floor|place|time|attempt|try|round|page|line|step|row|grade|level|quarter|day|"
+    r"week|month|year|person|one|edition|lap|set|go)\b"
+)
 
 PATTERNS: list[tuple[str, re.Pattern]] = [
     (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
@@ -76,6 +83,11 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         ("today", r"(?:earlier\s+)?today"),
         ("just_now", r"just\s+now|(?:a\s+)?(?:moment|second|minute)s?\s+ago"),
         ("other_day", r"the\s+other\s+day"),
+        (  # "this time last year": the same moment a week, month or year ago
+            "same_time",
+            r"(?:(?:around|about|at)\s+)?this\s+time\s+(?:last\s+(?P<unit>week|month|year)|"
+            r"a\s+(?P<unit_ago>week|month|year)\s+ago)",
+        ),
         (
             "span",
             rf"(?:in|over|during|within|for)?\s*(?:the|this)\s+(?:last|past)\s+{_HEDGE}"
@@ -90,7 +102,8 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         ),
         (
             "weekday",
-            rf"(?:(?:on\s+)?last|this\s+past|on|since)\s+{_WEEKDAY}(?:\s+{_PART})?",
+            rf"(?:since(?:\s+last)?|(?:on\s+)?last|this\s+past|on)\s+{_WEEKDAY}"
+            rf"(?:\s+{_PART})?(?:\s+just\s+gone)?",
         ),
         (  # "What did I eat Tuesday?": read only in a question of the past (`read`)
             "bare_weekday",
@@ -98,13 +111,24 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         ),
         (
             "holiday",
-            r"(?:(?P<which>last|this\s+past)\s+|(?:at|over|on|during|around|for)\s+)"
+            r"(?:(?P<which>last|this\s+past)\s+|(?:at|over|on|during|around|for|since)\s+)"
             r"(?P<holiday>christmas(?:\s+(?:eve|day))?|xmas|new\s+year(?:['’]?s)?(?:\s+(?:eve|day))?|"
             r"halloween|valentine(?:['’]?s)?(?:\s+day)?)",
         ),
         (
             "weekend",
             r"(?P<which>last|this|past|over\s+the|at\s+the|on\s+the|during\s+the)\s+weekend",
+        ),
+        (  # "on 28 November", "Nov 30th", "on the 3rd": the latest such day; with a year,
+            # a date (`retrieval.dates`)
+            "day_of_month",
+            rf"(?:(?:on\s+)?(?:the\s+)?(?P<dom>[0-3]?\d)(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}"
+            rf"{_NO_YEAR}|(?:on\s+)?{_MONTH2}\s+(?:the\s+)?(?P<dom2>[0-3]?\d)(?:st|nd|rd|th)?"
+            rf"(?!\d){_NO_YEAR}|on\s+the\s+(?P<dom3>[0-3]?\d)(?:st|nd|rd|th)(?!\w|\s+{_NOT_A_DAY}))",
+        ),
+        (
+            "pos_period",
+            rf"{_POS}the\s+(?P<unit>week|month|year)",
         ),
         (
             "period",
@@ -113,12 +137,12 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         ("earlier_period", r"earlier\s+this\s+(?P<unit>week|month|year)"),
         (
             "month",
-            rf"(?:(?P<which>in|during|last|since|this|this\s+past)\s+|{_POS})"
+            rf"(?:(?:back\s+)?(?P<which>in|during|last|since|this|this\s+past)\s+|{_POS})"
             rf"(?:(?P<which2>last|this)\s+)?{_MONTH}{_NO_DATE_AFTER}",
         ),
         (
             "season",
-            rf"(?:(?P<which>in|during|over|last|this|this\s+past)\s+(?:the\s+)?|{_POS})"
+            rf"(?:(?:back\s+)?(?P<which>in|during|over|last|this|this\s+past)\s+(?:the\s+)?|{_POS})"
             rf"(?:(?P<which2>last|this)\s+)?{_SEASON}{_NO_DATE_AFTER}",
         ),
     ]

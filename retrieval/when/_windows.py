@@ -72,6 +72,10 @@ def _days(kind: str, groups: dict, now: datetime, today: datetime) -> Window | N
         return now - timedelta(hours=1), now
     if kind == "other_day":
         return today - 8 * DAY, today
+    if kind == "same_time":  # a year ago give or take a fortnight, a month ago a day or so
+        days = UNIT_DAYS[(groups.get("unit") or groups["unit_ago"]).lower()]
+        then, wide = now - timedelta(days=days), timedelta(days=max(1.0, days / 24))
+        return _midnight(then - wide), _midnight(then + wide) + DAY
     return None
 
 
@@ -145,6 +149,16 @@ def _calendar(kind: str, groups: dict, now: datetime, today: datetime) -> Window
     return (start.replace(year=start.year - 1), start) if last else (start, now)
 
 
+def _whole(unit: str, now: datetime, today: datetime) -> Window:
+    """This whole week, month or year, to come included."""
+    if unit == "week":
+        start = today - now.weekday() * DAY
+        return start, start + 7 * DAY
+    if unit == "month":
+        return today.replace(day=1), _month_start(now.year, now.month + 1, now)
+    return today.replace(month=1, day=1), today.replace(year=now.year + 1, month=1, day=1)
+
+
 def _before_last(unit: str, now: datetime, today: datetime) -> Window:
     if unit == "night":
         return _of_day(today - 2 * DAY, "night")
@@ -172,6 +186,23 @@ def _month(groups: dict, now: datetime) -> Window | None:
     if which == "since":
         return start, now
     return start, min(_month_start(year, month + 1, now), now)
+
+
+def _day_of_month(groups: dict, now: datetime, today: datetime) -> Window | None:
+    """The latest such day that has begun: "on the 3rd" of this month or the last, "on 28
+    November" of this year or the last."""
+    day = int(groups.get("dom") or groups.get("dom2") or groups["dom3"])
+    named = groups.get("month") or groups.get("month2")
+    if named:
+        month = MONTHS[named.lower().rstrip(".")]
+        year = now.year if (month, day) <= (now.month, now.day) else now.year - 1
+        start = datetime(year, month, day, tzinfo=now.tzinfo)  # ValueError: no such day
+    else:
+        start = today.replace(day=day) if day <= now.day else None
+        if start is None:
+            last = (today.replace(day=1) - DAY).replace(day=1)
+            start = last.replace(day=day)
+    return start, min(start + DAY, now)
 
 
 def _latest(of_year: Callable[[int], datetime], now: datetime) -> int:
@@ -226,6 +257,11 @@ def window(kind: str, match: re.Match, now: datetime) -> Window | None:
         return _weekdays(kind, groups, now, today, match.group(0))
     if kind == "holiday":
         return _holiday(groups, now)
+    if kind == "day_of_month":
+        return _day_of_month(groups, now, today)
+    if kind == "pos_period":  # "at the start of the month": of this one, so far
+        found = _part_of(_whole(groups["unit"].lower(), now, today), groups.get("pos"))
+        return (found[0], min(found[1], now)) if found[0] < now else None
     if kind in {"period", "earlier_period", "before_last"}:
         found = _calendar(kind, groups, now, today)
     elif kind == "month":

@@ -54,6 +54,21 @@ def day(d: int, month: int = 12, year: int = 2026, zone=LISBON) -> datetime:
         ("What happened at the end of last month?", day(21, 11), day(1), "What happened?"),
         ("my mid-July trip", day(1, 7) + timedelta(days=31 / 3),
          day(1, 7) + timedelta(days=62 / 3), "my trip"),
+        ("What did I buy back in January?", day(1, 1), day(1, 2), "What did I buy?"),
+        ("What did the vet say on Wednesday just gone?", day(25, 11), day(26, 11),
+         "What did the vet say?"),
+        ("What was I doing this time last year?", day(16, 11, 2025), day(17, 12, 2025),
+         "What was I doing?"),
+        ("What did I cook two nights ago?", day(28, 11), day(1), "What did I cook?"),
+        ("Anything new since last Friday?", day(27, 11), NOW, "Anything new?"),
+        ("What have I learned since last week?", day(23, 11), NOW, "What have I learned?"),
+        ("What have I spent since Christmas?", day(24, 12, 2025), NOW, "What have I spent?"),
+        ("What did I do during the summer holidays?", day(1, 6), day(1, 9), "What did I do?"),
+        ("What did I plan at the start of the month?", day(1), NOW, "What did I plan?"),
+        ("What happened on 28 November?", day(28, 11), day(29, 11), "What happened?"),
+        ("What did I write on Nov 30th?", day(30, 11), day(1), "What did I write?"),
+        ("What did I book on the 3rd?", day(3, 11), day(4, 11), "What did I book?"),
+        ("what did i say on the 1st", day(1), NOW, "what did i say"),
     ],
 )  # fmt: skip
 def test_more_times_as_people_say_them_are_windows_in_their_zone(text, start, end, rest):
@@ -100,6 +115,11 @@ def test_the_weekend_is_the_last_one_or_the_one_under_way():
         "in the summer of 2019",
         "What's my favourite season, summer or winter?",
         "half the time",
+        "Which office is on the 3rd floor?",
+        "Did I pass on the 2nd attempt?",
+        "What do I have on 20 December?",  # still to come
+        "What happened on 30 February?",  # no such day
+        "What did I do on 28 November 2019?",  # a date: `retrieval.dates`
     ],
 )
 def test_words_of_time_that_place_nothing_are_no_window(text):
