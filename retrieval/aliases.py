@@ -24,7 +24,8 @@ ROWS_READ = 20  # rows holding the role word that are read for a name beside it
 MAX_NAMES = 2  # names one role word may stand for (a physio changed, two managers)
 MAX_ROLES = 2  # role words of one question looked up
 
-_DETERMINER = r"(?:[Tt]he|[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)"
+# "the", "my", ... or a name's possessive ("Daniel's physio").
+_DETERMINER = r"(?:[Tt]he|[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[A-Z][a-zà-ÿ-]+['’]s)"
 # The role words of a question: a determiner and the lower-case noun after it ("the
 # physio"; not "the Grand Canyon", a name).
 _ROLE_IN_QUESTION = re.compile(rf"\b{_DETERMINER}\s+([a-z][a-z-]{{2,}})\b")
@@ -94,7 +95,7 @@ def named_phrasings(corpus: Corpus, owner_id: int, question: str) -> list[str]:
     for word in role_words(question):
         ids = pipeline.keyword_ids(corpus, owner_id, word, limit=ROWS_READ)
         texts = [text for text, _ in texts_for(corpus, owner_id, ids).values()]
-        role = re.compile(rf"\b{_DETERMINER}\s+{re.escape(word)}\b", re.IGNORECASE)
+        role = re.compile(rf"\b{_DETERMINER}\s+{re.escape(word)}\b")
         for name in names_in(texts, word):
             phrasings.append(role.sub(name, question))
     return phrasings

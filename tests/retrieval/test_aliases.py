@@ -19,6 +19,7 @@ from retrieval import aliases
         ("My physio is called Anouk de Vries and she is strict.", "Anouk de Vries"),
         ("Anouk is my physio.", "Anouk"),
         ("Jon: the physio, Anouk, says rest", "Anouk"),
+        ("Daniel's physio, Anouk, says rest", "Anouk"),
         ("Saw the physio, Dr. Meyer, at nine.", "Dr. Meyer"),
     ],
 )
@@ -49,6 +50,7 @@ def test_the_role_words_of_a_question():
     assert aliases.role_words("Did my manager reply to our proposal?") == ["manager", "proposal"]
     assert aliases.role_words("What did Anouk say?") == []
     assert aliases.role_words("How did she like the Grand Canyon?") == []
+    assert aliases.role_words("What did Daniel's physio say?") == ["physio"]
 
 
 @pytest.mark.django_db(transaction=True)
