@@ -112,6 +112,23 @@ def read_time(
     return read.rest, read.answer(), start, end
 
 
+def read_due(query: str, *, user: Any, now: datetime | None) -> tuple[str, dict | None, Q | None]:
+    """(the question without its words of time to come, what was read, the condition on
+    the items due then): "What do I have tomorrow?" asks what is due tomorrow
+    (`when.ahead`, in the person's time zone). A window in which nothing of theirs is due
+    narrows nothing (`used` false), as for the time past."""
+    moment = now or timezone.now()
+    if when.ahead(query or "", moment) is None:  # no such words: the zone is not read
+        return query, None, None
+    read = when.ahead(query or "", moment, user_tz(user))
+    if read is None:
+        return query, None, None
+    due = Q(due_at__gte=read.start, due_at__lt=read.end)
+    if not KnowledgeItem.objects.for_user(user).active().filter(due).exists():
+        return query, read.answer(used=False), None
+    return read.rest, read.answer(), due
+
+
 def phrasings_of(queries: Sequence[str] | None, holder: Holder) -> list[tuple[str, str]]:
     """The caller's phrasings (at most MAX_QUERIES), each without time words, as searched
     and as the judge would read it."""
@@ -140,12 +157,16 @@ def _about_holder(owned: Any, owner_id: int, scope: Filters, top_k: int) -> Hits
     return Hits(hits, reason="broad question")
 
 
-def _in_window(owned: Any, owner_id: int, scope: Filters, top_k: int, read: dict) -> Hits:
+def _in_window(
+    owned: Any, owner_id: int, scope: Filters, top_k: int, read: dict, *, due: bool = False
+) -> Hits:
     """A question that names a time and no topic ("what did I tell you yesterday?"): the
-    items of that time, newest first."""
+    items of that time, newest first; of a time to come (`due`, "what do I have
+    tomorrow?"), what is due then, soonest first."""
     ids = pipeline.in_scope(ITEMS, owner_id, scope)
     items = owned.filter(pk__in=ids).select_related("agent").defer("embedding")
-    items = items.order_by("-created_at", "-pk")[:top_k]
+    order = ("due_at", "pk") if due else ("-created_at", "-pk")
+    items = items.order_by(*order)[:top_k]
     hits = [Hit(item, BROAD_RELEVANCE, "time", BROAD_RELEVANCE) for item in items]
     return Hits(hits, reason="time range", time_read=read)
 
@@ -199,6 +220,9 @@ def recall(
     topic, said, time_from, time_to = read_time(
         query or "", user=user, now=now, time_from=time_from, time_to=time_to
     )
+    due = None
+    if said is None:  # no time past: a time to come is what is due then
+        topic, said, due = read_due(topic, user=user, now=now)
     read = said if said and said["used"] else None
     newest = when.recent(topic) if read is None else None
     topic = newest[0] if newest else topic
@@ -212,6 +236,8 @@ def recall(
         agent_id=writer,
     )
     owned = KnowledgeItem.objects.for_user(user)
+    if due is not None:
+        matching = due if matching is None else matching & due
     if matching is not None:
         sql, params = owned.filter(matching).values("pk").query.sql_with_params()
         scope.append(within("id", Rows(sql, tuple(params))))
@@ -220,7 +246,7 @@ def recall(
     if read is None and perspective.asks_about_holder(topic, holder):
         return _about_holder(owned, user.pk, scope, top_k)
     if read is not None and not phrasings and perspective.names_no_topic(topic, holder):
-        return _in_window(owned, user.pk, scope, top_k, said)
+        return _in_window(owned, user.pk, scope, top_k, said, due=due is not None)
     related = graph.related(user=user, query=topic)
     if holder.also:  # which form their memories use cannot be told yet: both are searched
         phrasings.append((perspective.as_stored(topic, holder, holder.also), ""))

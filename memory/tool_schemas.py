@@ -92,7 +92,8 @@ MEMORY_TOOLS: list[dict] = [
         "them with update_memory or forget) and a relevance from 0 to 1; an empty list "
         'means nothing stored matches. Say times as the user does ("yesterday", "about '
         'a week ago"): they narrow the search, and `time_read` says the window read; '
-        '"lately" or "last time" puts the newest of the matching items first.',
+        '"lately" or "last time" puts the newest of the matching items first; a time to '
+        'come ("tomorrow", "next week") finds what is due then.',
         {
             "query": {
                 "type": "string",

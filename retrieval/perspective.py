@@ -195,7 +195,8 @@ def asks_about_holder(query: str, holder: Holder = NOBODY) -> bool:
 _SAYING = frozenset(
     "talk talked talking discuss discussed discussing chat chatted say said tell told "
     "speak spoke mention mentioned happen happened happening go going went do doing done "
-    "up new news last time conversation conversations".split()
+    "up new news last time conversation conversations due upcoming coming planned plan plans "
+    "scheduled schedule agenda calendar happens".split()
 )
 
 

@@ -46,10 +46,11 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from retrieval import dates
+from retrieval.when import _ahead as _coming
 from retrieval.when._grammar import PATTERNS
 from retrieval.when._windows import window as _window
 
-__all__ = ["TimeRead", "read", "recent"]
+__all__ = ["TimeRead", "ahead", "read", "recent"]
 
 # Words that ask for the newest of what answers, and name no window: "What did the physio
 # say lately?", "the latest on my knee", "last time", "these days". Not "recently": it
@@ -85,7 +86,7 @@ class TimeRead:
 
 
 _SINCE = re.compile(r"\b(?:ever\s+)?since\s+$", re.IGNORECASE)
-_TRAILING = re.compile(r"\s+(?:from|on|in|during|at|of|since|over|ago)\s*([?.!]*)$", re.I)
+_TRAILING = re.compile(r"\s+(?:from|on|in|during|at|of|since|over|ago|for)\s*([?.!]*)$", re.I)
 
 
 def _without(text: str, start: int, end: int) -> str:
@@ -162,3 +163,38 @@ def recent(text: str) -> tuple[str, str] | None:
     if match.group("news"):  # "What's the latest with my knee?" -> "What's new with my knee?"
         return text[: match.start()] + "new" + text[match.end() :], said
     return _without(text, match.start(), match.end()), said
+
+
+# Expressions of time to come that say so themselves ("tomorrow", "next week", "in three
+# days"); the others ("on Tuesday", "in March", "this weekend") only in a question that
+# speaks of what is to come.
+_SURELY_AHEAD = {"after_tomorrow", "tomorrow", "next_period", "coming", "from_now"}
+_NEXT = re.compile(r"^\s*(?:on\s+)?next\b", re.IGNORECASE)
+
+
+def ahead(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | None:
+    """The first expression of time to come in `text` ("tomorrow", "next week", "on
+    Tuesday" asked of what is to come) as a window after `now` (in `zone`), or None. For
+    what is due then (`memory.recall`): `read` reads the time past, and is asked first."""
+    if not text or not text.strip():
+        return None
+    if zone is not None:
+        now = now.astimezone(zone)
+    to_come = bool(_TO_COME.search(text)) and not _PAST.search(text)
+    found = []
+    for kind, pattern in _coming.PATTERNS:
+        match = pattern.search(text)
+        if match:
+            found.append((match.start(), -(match.end() - match.start()), kind, match))
+    for _, _, kind, match in sorted(found, key=lambda f: f[:2]):
+        if kind not in _SURELY_AHEAD and not to_come and not _NEXT.match(match.group(0)):
+            continue
+        try:
+            window = _coming.window(kind, match, now)
+        except (OverflowError, ValueError):
+            window = None
+        if window is None or not window[0] < window[1]:
+            continue
+        said = " ".join(match.group(0).split())
+        return TimeRead(window[0], window[1], said, _without(text, match.start(), match.end()))
+    return None
