@@ -50,7 +50,7 @@ from retrieval.when import _ahead as _coming
 from retrieval.when._grammar import PATTERNS
 from retrieval.when._windows import window as _window
 
-__all__ = ["TimeRead", "ahead", "read", "recent"]
+__all__ = ["TimeRead", "ahead", "read", "recent", "speaks_ahead"]
 
 # Words that ask for the newest of what answers, and name no window: "What did the physio
 # say lately?", "the latest on my knee", "last time", "these days". Not "recently": it
@@ -172,6 +172,12 @@ _SURELY_AHEAD = {"after_tomorrow", "tomorrow", "next_period", "coming", "from_no
 _NEXT = re.compile(r"^\s*(?:on\s+)?next\b", re.IGNORECASE)
 
 
+def speaks_ahead(text: str) -> bool:
+    """Whether a question speaks of what is to come and of nothing past ("What do I have
+    this week?", not "What did I do this week?")."""
+    return bool(_TO_COME.search(text or "")) and not _PAST.search(text or "")
+
+
 def ahead(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | None:
     """The first expression of time to come in `text` ("tomorrow", "next week", "on
     Tuesday" asked of what is to come) as a window after `now` (in `zone`), or None. For
@@ -180,7 +186,7 @@ def ahead(text: str, now: datetime, zone: tzinfo | None = None) -> TimeRead | No
         return None
     if zone is not None:
         now = now.astimezone(zone)
-    to_come = bool(_TO_COME.search(text)) and not _PAST.search(text)
+    to_come = speaks_ahead(text)
     found = []
     for kind, pattern in _coming.PATTERNS:
         match = pattern.search(text)

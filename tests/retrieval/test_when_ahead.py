@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from accounts.services import user_settings_update
+from memory.models import KnowledgeItem
 from memory.recall import recall
 from memory.services import memory_create
 from retrieval import when
@@ -99,3 +100,17 @@ def test_a_topic_is_searched_among_what_is_due_then(alice):
     hits = recall(user=alice, query="When is my dentist appointment next week?", now=ASKED)
     assert [h.item.pk for h in hits][:1] == [ids["Dentist check-up at 09:30 at Smile Clinic"]]
     assert ids["Dentist said to floss more"] not in [h.item.pk for h in hits]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_question_of_what_is_to_come_reads_this_week_ahead_before_behind(alice):
+    # "this week" is also a time past (Monday until now); asked of what is to come, what
+    # is due in the rest of the week answers first, when something is.
+    user_settings_update(user=alice, timezone="UTC")
+    ids = _due(alice, {"Parents' evening at Escola do Bonfim": timedelta(days=2)})
+    told = memory_create(user=alice, content="User had a haircut", source="user")
+    KnowledgeItem.objects.filter(pk=told.pk).update(created_at=ASKED - timedelta(days=1))
+    hits = recall(user=alice, query="What do I have this week?", now=ASKED)
+    assert [h.item.pk for h in hits] == [ids["Parents' evening at Escola do Bonfim"]]
+    hits = recall(user=alice, query="What did I do this week?", now=ASKED)
+    assert [h.item.pk for h in hits] == [told.pk]
