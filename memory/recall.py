@@ -218,13 +218,14 @@ def recall(
             return Hits(judged=True)
         writer = found.pk
     topic, said, due = query or "", None, None
-    if when.speaks_ahead(topic):  # "What do I have this week?": what is due, if anything is
+    ahead_first = when.speaks_ahead(topic)
+    if ahead_first:  # "What do I have this week?": what is due, if anything is
         topic, said, due = read_due(topic, user=user, now=now)
     if due is None:
         past = read_time(query or "", user=user, now=now, time_from=time_from, time_to=time_to)
         if past[1] is not None or said is None:  # a time past, or no time to come either
             topic, said, time_from, time_to = past
-    if said is None:  # no time past: a time to come is what is due then
+    if said is None and not ahead_first:  # no time past: a time to come is what is due then
         topic, said, due = read_due(topic, user=user, now=now)
     read = said if said and said["used"] else None
     newest = when.recent(topic) if read is None else None

@@ -8,8 +8,16 @@ Each pattern names its parts as `_grammar` does (`n`, `unit`, `weekday`, `part`,
 import re
 from datetime import datetime, timedelta
 
-from retrieval.when._grammar import MONTHS, NUMBERS, PARTS, UNIT_DAYS, WEEKDAYS
-from retrieval.when._windows import DAY, Window, _midnight, _month_start, _number, _of_day
+from retrieval.when._grammar import MONTHS, NUMBERS, UNIT_DAYS, WEEKDAYS
+from retrieval.when._windows import (
+    DAY,
+    Window,
+    _midnight,
+    _month_start,
+    _number,
+    _of_day,
+    _whole,
+)
 
 _NUM = r"(?P<n>\d{1,3}|" + "|".join(sorted(map(re.escape, NUMBERS), key=len, reverse=True)) + ")"
 _UNIT = r"(?P<unit>day|week|fortnight|month|year)s?"
@@ -72,10 +80,10 @@ def _period(kind: str, groups: dict, now: datetime, today: datetime) -> Window |
         if unit == "weekend":
             saturday = today + ((5 - now.weekday()) % 7 or 7) * DAY
             return saturday, saturday + 2 * DAY
-        start, end = _this(unit, now, today)
-        return end, _this(unit, end, end)[1]
+        end = _whole(unit, now, today)[1]  # the next one starts where this one ends
+        return end, _whole(unit, end, end)[1]
     if kind == "rest_of":
-        return now, _this(unit, now, today)[1]
+        return now, _whole(unit, now, today)[1]
     days = _number(groups.get("n") or groups.get("n2")) * UNIT_DAYS[unit]
     if days <= 0 or days > 36_500:
         return None
@@ -87,14 +95,4 @@ def _period(kind: str, groups: dict, now: datetime, today: datetime) -> Window |
     ) + DAY
 
 
-def _this(unit: str, now: datetime, today: datetime) -> Window:
-    """The whole week (from Monday), month or year `now` is in."""
-    if unit == "week":
-        start = today - now.weekday() * DAY
-        return start, start + 7 * DAY
-    if unit == "month":
-        return today.replace(day=1), _month_start(now.year, now.month + 1, now)
-    return today.replace(month=1, day=1), today.replace(year=now.year + 1, month=1, day=1)
-
-
-__all__ = ["PATTERNS", "PARTS", "window"]
+__all__ = ["PATTERNS", "window"]
