@@ -211,18 +211,20 @@ def judge(
     min_relevance: float,
     timed: bool = False,
     asked: str = "",
+    candidates: int = 0,
 ) -> Verdict:
     """The first candidates judged, best first, those below `min_relevance` left out
     (with the rest the judge never saw, unless `min_relevance` is 0: they follow in
     fused order at relevance 0). `timed`: the candidates are of the time the question
     named (`blend`), and the floor is TIMED_FLOOR of `min_relevance`: the time chose them
     as much as the words did. `asked`: the question alone, when `query` adds the caller's
-    phrasings to it (`read_pairs`)."""
+    phrasings to it (`read_pairs`). `candidates`: how many it reads (default
+    GAIA_JUDGE_CANDIDATES), never fewer than `top_k`."""
     if timed:
         min_relevance *= TIMED_FLOOR
     if not fused:
         return Verdict([], True)
-    shown = max(top_k, settings.GAIA_JUDGE_CANDIDATES)
+    shown = max(top_k, candidates or settings.GAIA_JUDGE_CANDIDATES)
     head, tail = fused[:shown], fused[shown:]
     texts = documents([f.id for f in head])
     head = [f for f in head if f.id in texts]

@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 CANDIDATES_PER_RESULT = 4  # each stage proposes top_k x 4 (reference: Recall)
 MIN_CANDIDATES = 20
 MAX_PHRASINGS = 4  # the caller's own phrasings of a question (`hybrid`'s `phrasings`)
+# With phrasings the judge reads this share more candidates than GAIA_JUDGE_CANDIDATES:
+# the head of their fused ranking holds the first few of each (`fuse_phrasings`).
+PHRASED_POOL = 1.25
 
 
 def in_scope(corpus: Corpus, owner_id: int, filters: Filters = ()) -> list[int]:
@@ -212,17 +215,27 @@ def _elsewhere(
 
 
 def fuse_phrasings(lists: Sequence[list[fusion.Fused]]) -> list[fusion.Fused]:
-    """One ranking from the rankings of several phrasings of one question: reciprocal
-    rank fusion of their orders (k = GAIA_RRF_K), each row with the best relevance,
-    similarity and topic any phrasing gave it and every stage that found it."""
+    """One ranking from the rankings of several phrasings of one question, each row with
+    the best relevance, similarity and topic any phrasing gave it and every stage that
+    found it.
+
+    A row ranks by the best rank any phrasing gives it, and rows of the same best rank
+    by reciprocal rank fusion of all the orders (k = GAIA_RRF_K): what each phrasing
+    finds first comes first, what they agree on before what one alone finds. Fusion
+    alone favours what every phrasing finds somewhere over what one finds first, and the
+    judge reads only the head: "what does the user do for work" with "User works as a
+    teacher" ranked the answer first on that phrasing and nowhere else, 22nd fused.
+    """
     if len(lists) == 1:
         return lists[0]
     k = settings.GAIA_RRF_K
     scores: dict[int, float] = {}
+    first: dict[int, int] = {}
     best: dict[int, fusion.Fused] = {}
     for ranking in lists:
         for rank, f in enumerate(ranking, start=1):
             scores[f.id] = scores.get(f.id, 0.0) + 1.0 / (k + rank)
+            first[f.id] = min(rank, first.get(f.id, rank))
             mine = best.get(f.id)
             if mine is None:
                 best[f.id] = f
@@ -237,8 +250,11 @@ def fuse_phrasings(lists: Sequence[list[fusion.Fused]]) -> list[fusion.Fused]:
                 f.framed or mine.framed,
                 f.unmet and mine.unmet,
             )
-    order = sorted(scores, key=lambda i: (-scores[i], "conversation" in best[i].stages, i))
-    return [replace(best[i], score=scores[i]) for i in order]
+    order = sorted(
+        scores, key=lambda i: (first[i], -scores[i], "conversation" in best[i].stages, i)
+    )
+    # Each row's score is the reciprocal of its fused rank, so scores agree with the order.
+    return [replace(best[i], score=1.0 / (k + n)) for n, i in enumerate(order, start=1)]
 
 
 def judged_question(wordings: Sequence[str]) -> str:
@@ -329,7 +345,11 @@ def hybrid(
                 question, fused, staged, documents, asked=wordings[0][1], **kwargs
             )
         else:
-            verdict = judge.judge(question, fused, documents, asked=wordings[0][1], **kwargs)
+            pool = settings.GAIA_JUDGE_CANDIDATES
+            pool = round(pool * PHRASED_POOL) if len(wordings) > 1 else pool
+            verdict = judge.judge(
+                question, fused, documents, asked=wordings[0][1], candidates=pool, **kwargs
+            )
         if verdict.judged or verdict.reason == decide.SETTLED:
             hits = in_order(verdict.hits[: keep or top_k])
             return judge.Verdict(hits, verdict.judged, verdict.reason)

@@ -468,6 +468,23 @@ def test_phrasings_fuse_into_one_ranking_with_each_rows_best_evidence():
     assert pipeline.fuse_phrasings([first]) == first
 
 
+def test_what_one_phrasing_finds_first_is_read_before_what_all_find_late():
+
+    def ranking(ids: list[int]) -> list[fusion.Fused]:
+        return [fusion.Fused(i, 1.0 / rank, frozenset({"vector"})) for rank, i in enumerate(ids, 1)]
+
+    common = list(range(100, 130))  # 30 rows every phrasing finds
+    asked, other = ranking(common), ranking(common)
+    knows = ranking([7, *common])  # the phrasing that knew the word finds the answer first
+    fused = pipeline.fuse_phrasings([asked, other, knows])
+    ids = [f.id for f in fused]
+    # Reciprocal rank fusion alone put it 31st, after every row the three share.
+    assert ids[:2] == [100, 7]  # first in two orders, then first in one
+    assert ids[2:] == common[1:]  # then by the best rank any phrasing gives
+    scores = [f.score for f in fused]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
+
+
 def test_the_judge_reads_the_question_with_the_callers_phrasings():
 
     assert judged_question(["Who looks after my teeth?"]) == "Who looks after my teeth?"
