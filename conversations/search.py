@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.services import user_tz
 from conversations.corpus import TURNS
 from conversations.models import Session, Turn
+from core.text import as_typed
 from retrieval import aliases, perspective, pipeline, when
 from retrieval.documents import texts_for
 from retrieval.filters import Filter, among, eq, since, until
@@ -54,6 +55,8 @@ def search_turns(
     A question that names someone by role ("the physio") is also asked with the name the
     person's turns give that role ("Anouk": `retrieval.aliases`).
     """
+    query = as_typed(query) if query else query  # "I’m" typed on a phone is "I'm"
+    queries = [as_typed(q) if isinstance(q, str) else q for q in queries or []]
     if not (query and query.strip()) and not time_from and not time_to:
         raise ValidationError("Give a query or a time range.", code="empty")
     top_k = max(1, min(int(top_k), MAX_TOP_K))

@@ -14,6 +14,7 @@ local machine (file names that are not UTF-8).
 """
 
 import re
+import unicodedata
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -108,3 +109,23 @@ def repair_json_column(model: Any, name: str) -> int:
     for pk, fixed in bad:
         model.objects.filter(pk=pk).update(**{name: fixed})
     return len(bad)
+
+
+# Apostrophes and quotation marks as phones and word processors type them ("I’m", “my
+# dentist”), and the prime and modifier letter people paste for them.
+_TYPOGRAPHIC = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u02bc": "'",
+     "\u2032": "'", "\u00b4": "'", "\u201c": '"', "\u201d": '"',
+     "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"'}
+)  # fmt: skip
+
+
+def as_typed(text: str) -> str:
+    """A question as if typed on a plain keyboard, so that how it was typed does not
+    change what it asks: compatibility forms folded (NFKC: fullwidth letters, no-break
+    spaces, ligatures), invisible format characters dropped (zero-width spaces, joiners,
+    bidirectional marks), typographic apostrophes and quotation marks made plain ("I’m"
+    reads as "I'm"). For reading a question, never for text that is stored."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return text.translate(_TYPOGRAPHIC)

@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.agents import agent_by_name
 from accounts.selectors import memory_on
 from accounts.services import user_tz
+from core.text import as_typed
 from graph import selectors as graph
 from graph.selectors import Related
 from memory import relations
@@ -217,7 +218,9 @@ def recall(
         if found is None:
             return Hits(judged=True)
         writer = found.pk
-    topic, said, due = query or "", None, None
+    query = as_typed(query or "")  # "I’m" typed on a phone asks what "I'm" does
+    queries = [as_typed(q) if isinstance(q, str) else q for q in queries or []]
+    topic, said, due = query, None, None
     ahead_first = when.speaks_ahead(topic)
     if ahead_first:  # "What do I have this week?": what is due, if anything is
         topic, said, due = read_due(topic, user=user, now=now)

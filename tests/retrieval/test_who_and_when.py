@@ -10,6 +10,7 @@ from django.utils import timezone
 from accounts.services import user_settings_update
 from conversations.search import search_turns
 from conversations.services.recording import turn_append, turns_append_many
+from core.text import as_typed
 from memory import holder as holder_names
 from memory.lineage import memory_supersede
 from memory.models import KnowledgeItem
@@ -326,6 +327,41 @@ def test_a_fact_stored_by_name_answers_the_first_person_and_the_name(
 ):
     hits = recall(user=alice, query=question)
     assert hits and hits[0].item.pk == by_name[answer]
+
+
+@pytest.mark.parametrize(
+    "typed, answer",
+    [
+        # A phone's apostrophe: "I’m" is "I'm", not "I" followed by "’m".
+        ("I\u2019m trying to remember what my cat\u2019s called", "Maya's cat is called Pepper"),
+        ("I\u2019ve forgotten: who\u2019s my manager?", "Maya's manager is Priya Shah"),
+        # Pasted: a no-break space, a zero-width space, quotation marks, fullwidth letters.
+        ("what\u00a0is my\u200b \u201ccat\u201d called?", "Maya's cat is called Pepper"),
+        ("\uff37hat car do I drive?", "Maya drives a blue Skoda Octavia"),
+    ],
+)
+def test_a_question_reads_the_same_however_it_was_typed(alice, by_name, typed, answer):
+    plain = as_typed(typed)
+    assert plain.isascii()
+    hits = recall(user=alice, query=typed)
+    assert hits and hits[0].item.pk == by_name[answer]
+    assert [h.item.pk for h in hits] == [h.item.pk for h in recall(user=alice, query=plain)]
+
+
+def test_conversation_search_reads_a_pasted_question_as_typed(alice, commit):
+    with commit():
+        for text in [
+            "The physio says my knee is stable and I can run again",
+            "We booked the ferry to Santander for the 12th",
+            "My sister is moving to Leeds in the spring",
+        ]:
+            turn_append(user=alice, session_id="s1", role="user", content=text)
+    # Fullwidth, as some phone keyboards and pasted text have it.
+    typed = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in "physio knee?")
+    hits = search_turns(user=alice, query=typed, queries=["what the physio\u2019s said"])
+    assert hits and "knee" in hits[0].turn.content
+    plain = search_turns(user=alice, query="physio knee?", queries=["what the physio's said"])
+    assert [h.turn.pk for h in hits] == [h.turn.pk for h in plain]
 
 
 def test_an_answer_in_other_words_is_not_set_aside_for_a_shared_possessive(alice, by_name):
