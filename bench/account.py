@@ -78,6 +78,7 @@ def evaluate_account(
     phrased: bool = False,
     said: bool = True,
     mem0: bool = False,
+    label: str = "",
 ) -> AccountScore:
     """`settled`: the owner's word counts are read again once every memory is in, as a
     question asked later sees them (not as sampled while the memories were told, which
@@ -86,10 +87,10 @@ def evaluate_account(
     declares the person's name (no memory gives it, no account name); with `mem0` the
     memories are written as mem0's SDK writes them (`bench.byname.told_as_mem0`).
     `phrased`: each question with the phrasings a strong model would give (`queries`,
-    bench/data/phrasings-*.json)."""
+    bench/data/phrasings-*.json). `label` is added to the row's name ("+ scenes")."""
     told = (" (by name)" if said else " (by name, never said)") if named else ""
     told = " (mem0's style)" if named and mem0 else told
-    score = AccountScore(path.stem + told + (" + phrasings" if phrased else ""))
+    score = AccountScore(path.stem + told + (" + phrasings" if phrased else "") + label)
     if named:
         data = by_name(data, said=said, mem0=mem0)
     with throwaway_user("account", keep=keep) as user:

@@ -13,7 +13,7 @@ from accounts.services import user_tz
 from conversations.corpus import TURNS
 from conversations.models import Session, Turn
 from core.text import as_typed
-from retrieval import aliases, perspective, pipeline, when
+from retrieval import aliases, asked, perspective, pipeline, when
 from retrieval.documents import texts_for
 from retrieval.filters import Filter, among, eq, since, until
 from retrieval.judge import Hits
@@ -89,7 +89,9 @@ def search_turns(
         newest = newest.order_by("-timestamp")[:top_k]
         hits = [TurnHit(t, 0.0, "time", 1.0) for t in newest]
         return Hits(hits, reason="time range", time_read=said)
-    for text in aliases.named_phrasings(TURNS, user.pk, query):  # "the physio" is Anouk
+    named = aliases.named_phrasings(TURNS, user.pk, query)  # "the physio" is Anouk
+    clause = asked.asked_clause(query)  # "I have a toothache, what did the dentist say?"
+    for text in [*named, *([clause] if clause else [])]:
         if len(phrasings) < pipeline.MAX_PHRASINGS and (text, text) not in phrasings:
             phrasings.append((text, text))
     scope: list[Filter] = []

@@ -23,7 +23,7 @@ from memory import relations
 from memory.corpus import ITEMS
 from memory.holder import holder as holder_of
 from memory.models import SESSION_ENTITY, KnowledgeItem, MemoryVersion
-from retrieval import perspective, pipeline, when
+from retrieval import asked, perspective, pipeline, when
 from retrieval.filters import AnyOf, Filter, Filters, Rows, among, eq, since, until, within
 from retrieval.judge import Hits
 from retrieval.perspective import Holder
@@ -250,6 +250,11 @@ def recall(
         scope.append(within("id", Rows(sql, tuple(params))))
     holder = holder_of(user)
     phrasings = phrasings_of(queries, holder)
+    clause = asked.asked_clause(topic)  # "I have a toothache, who is my dentist?"
+    if clause and len(phrasings) < MAX_QUERIES:
+        phrasings.append(
+            (perspective.as_stored(clause, holder), perspective.for_judge(clause, holder))
+        )
     if read is None and perspective.asks_about_holder(topic, holder):
         return _about_holder(owned, user.pk, scope, top_k)
     if read is not None and not phrasings and perspective.names_no_topic(topic, holder):

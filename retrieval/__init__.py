@@ -18,6 +18,8 @@ generation counters, fusion, rerank) is retrieval's own and may change without n
 - `perspective`: "my" and "me" as stored, the holder's names.
 - `when`: time as people say it ("yesterday") as a window.
 - `aliases`: who a question's role word is in the owner's rows ("the physio" is Anouk).
+- `asked`: the clause a question asks in, after the speaker's scene ("I have a toothache,
+  who is my dentist?").
 - `neighbours`: the owner's rows nearest to a write's vectors (dedup at write time).
 - `embedding`: the embedder interface; `embedding.ahead` (embedding before a write's
   transaction) and `embedding.startup` (the model loaded and the backfill queued at start).
@@ -32,6 +34,7 @@ of them itself, since Django loads it before its models are ready.
 
 __all__ = [
     "aliases",
+    "asked",
     "corpus",
     "documents",
     "embedding",

@@ -27,6 +27,7 @@ from django.conf import settings
 
 from core.server import metrics
 from retrieval import fusion, rerank
+from retrieval.asked import asked_clause
 from retrieval.crossencoder import CrossEncoder, JudgeError, JudgeTimeout
 
 log = logging.getLogger(__name__)
@@ -193,8 +194,13 @@ def read_pairs(query: str, asked: str, texts: Sequence[str], deadline: float) ->
     keeping the higher. The phrasings add words the question lacks; they must not take
     away what the question says on its own: "How old is my daughter? (user's daughter
     age; daughter's school year)" reads "User is 41" above "Daughter Beatriz, 9" (0.90
-    against 0.45), the question alone reads the daughter at 0.80."""
+    against 0.45), the question alone reads the daughter at 0.80.
+
+    A question with the speaker's scene before it is read alone as the clause that asks
+    (`retrieval.asked`): "I've a toothache, who's my dentist?" reads the dentist at 0.30,
+    "who's my dentist?" at 0.99."""
     scores = _scores(query, texts, deadline)
+    asked = asked_clause(asked) or asked if asked else asked
     if not asked or asked == query:
         return scores
     alone = _scores(asked, texts[:ALONE], deadline)

@@ -364,6 +364,20 @@ def test_conversation_search_reads_a_pasted_question_as_typed(alice, commit):
     assert [h.turn.pk for h in hits] == [h.turn.pk for h in plain]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I've had a toothache since Sunday, who's my dentist?",
+        "I have a toothache. Who is my dentist?",
+    ],
+)
+def test_a_scene_before_the_question_does_not_set_the_answer_aside(alice, by_name, question):
+    # "toothache" is in no memory: read as what the question asks about, the dentist,
+    # which does not follow it, was set aside and nothing came back.
+    hits = recall(user=alice, query=question)
+    assert hits and hits[0].item.pk == by_name["Maya's dentist is Dr Okoro at Clifton Smile Studio"]
+
+
 def test_an_answer_in_other_words_is_not_set_aside_for_a_shared_possessive(alice, by_name):
     # "boss" is in no memory; the answer shares only the possessive's "s" with the
     # question, which is no frame word: the judge's lukewarm yes (about 0.17) stands.

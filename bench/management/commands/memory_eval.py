@@ -31,6 +31,7 @@ from bench.locomo_data import NotAConversation
 from bench.locomo_report import RANKINGS, conditions_table, summary_table, table
 from bench.migrated import migrated
 from bench.phrasings import read_phrasings, with_phrasings
+from bench.scenes import read_scenes, with_scenes
 from bench.timescenario import evaluate_time, read_time_scenario, time_table
 from learning.llm import llm_configured
 from retrieval.caches import clear_process_caches
@@ -91,6 +92,14 @@ class Command(BaseCommand):
             help="locomo: the accounts' questions with a strong model's phrasings "
             "(bench/data/phrasings-*.json; default: those beside the first account file)",
         )
+        parser.add_argument(
+            "--scenes",
+            type=Path,
+            nargs="*",
+            default=None,
+            help="locomo: some of the accounts' questions with the speaker's scene before "
+            "them (bench/data/scenes-*.json; default: those beside the first account file)",
+        )
         parser.add_argument("--keep", action="store_true", help="keep the throwaway users")
         parser.add_argument(
             "--distractors",
@@ -126,6 +135,7 @@ class Command(BaseCommand):
         keep: bool,
         time: list[Path] | None = None,
         phrasings: list[Path] | None = None,
+        scenes: list[Path] | None = None,
         settled: bool,
         distractors: int,
         **options,
@@ -145,13 +155,20 @@ class Command(BaseCommand):
             time = sorted(beside.glob("time-*.json")) if beside else []
         if phrasings is None:
             phrasings = sorted(beside.glob("phrasings-*.json")) if beside else []
+        if scenes is None:
+            scenes = sorted(beside.glob("scenes-*.json")) if beside else []
         try:
             account_data = [(path, read_account(path)) for path in accounts]
             time_data = [(path, read_time_scenario(path)) for path in time]
             phrased = [with_phrasings(read_phrasings(path), account_data) for path in phrasings]
+            staged = [with_scenes(read_scenes(path), account_data) for path in scenes]
         except NotAnAccount as error:
             raise CommandError(str(error)) from error
-        extra = {"time": time_data, "phrased": [p for p in phrased if p is not None]}
+        extra = {
+            "time": time_data,
+            "phrased": [p for p in phrased if p is not None],
+            "staged": [s for s in staged if s is not None],
+        }
         migrated(self.stdout.write)
         names = list(RANKINGS) if ranking == "all" else [ranking]
         summary = []
@@ -179,6 +196,22 @@ class Command(BaseCommand):
             for line in summary_table(summary):
                 self.stdout.write(line)
 
+    def _scenes(self, staged: list[tuple[Path, dict, dict]], *, keep: bool, settled: bool) -> None:
+        """Each account's questions given a scene, as written and then with their scenes."""
+        rows = []
+        for path, plain, scened in staged:
+            self.stderr.write(f"asking the account {path.name} with scenes before questions ...")
+            kwargs = {"keep": keep, "settled": settled}
+            rows.append(evaluate_account(path, plain, label=", as written", **kwargs))
+            rows.append(evaluate_account(path, scened, label=" + scenes", **kwargs))
+        if rows:
+            self.stdout.write("")
+            for line in account_table(rows):
+                self.stdout.write(line)
+            for score in rows:
+                if score.misses:
+                    self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+
     def locomo(
         self,
         folder: Path,
@@ -190,6 +223,7 @@ class Command(BaseCommand):
         distractors: int,
         time: list[tuple[Path, dict]] = (),
         phrased: list[tuple[Path, dict]] = (),
+        staged: list[tuple[Path, dict, dict]] = (),
     ) -> tuple:
         scenarios_of_time = time
         started = monotonic()
@@ -265,6 +299,7 @@ class Command(BaseCommand):
             for score in with_phrases:
                 if score.misses:
                     self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+        self._scenes(staged, keep=keep, settled=settled)
         timed = []
         for path, data in scenarios_of_time:
             self.stderr.write(f"asking the time scenario {path.name} ...")
