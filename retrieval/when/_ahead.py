@@ -8,7 +8,16 @@ Each pattern names its parts as `_grammar` does (`n`, `unit`, `weekday`, `part`,
 import re
 from datetime import datetime, timedelta
 
-from retrieval.when._grammar import MONTHS, NUMBERS, UNIT_DAYS, WEEKDAYS
+from retrieval.when._grammar import (
+    _MONTH,
+    _PART,
+    _WEEKDAY,
+    MONTHS,
+    NUMBERS,
+    UNIT_DAYS,
+    WEEKDAYS,
+    compiled,
+)
 from retrieval.when._windows import (
     DAY,
     Window,
@@ -22,13 +31,9 @@ from retrieval.when._windows import (
 _NUM = r"(?P<n>\d{1,3}|" + "|".join(sorted(map(re.escape, NUMBERS), key=len, reverse=True)) + ")"
 _UNIT = r"(?P<unit>day|week|fortnight|month|year)s?"
 _NUM2, _UNIT2 = _NUM.replace("<n>", "<n2>"), _UNIT.replace("<unit>", "<unit2>")  # once each
-_WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")"
-_PART = r"(?P<part>morning|afternoon|evening|night)"
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 
-PATTERNS: list[tuple[str, re.Pattern]] = [
-    (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
-    for kind, pattern in [
+PATTERNS: list[tuple[str, re.Pattern]] = compiled(
+    [
         ("after_tomorrow", r"the\s+day\s+after\s+tomorrow"),
         ("tomorrow", rf"tomorrow(?:['’]s)?(?:\s+{_PART})?"),
         ("next_period", r"next\s+(?P<unit>week|month|year|weekend)"),
@@ -47,7 +52,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
         ("bare_weekday", rf"(?<!every\s)(?<!each\s)(?<!last\s){_WEEKDAY}(?:\s+{_PART})?"),
         ("month", rf"(?:in|during|this|next)\s+{_MONTH}(?!\s*,?\s*\d)"),
     ]
-]
+)
 
 
 def window(kind: str, match: re.Match, now: datetime) -> Window | None:

@@ -71,9 +71,14 @@ _NOT_A_DAY = (
     r"week|month|year|person|one|edition|lap|set|go)\b"
 )
 
-PATTERNS: list[tuple[str, re.Pattern]] = [
-    (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
-    for kind, pattern in [
+
+def compiled(patterns: list[tuple[str, str]]) -> list[tuple[str, re.Pattern]]:
+    """Each (kind, pattern) compiled as a whole-word, case-blind expression."""
+    return [(kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE)) for kind, pattern in patterns]
+
+
+PATTERNS: list[tuple[str, re.Pattern]] = compiled(
+    [
         ("before_yesterday", r"(?:on\s+)?the\s+day\s+before\s+yesterday"),
         ("before_last", r"the\s+(?P<unit>night|week|weekend|month|year)\s+before\s+last"),
         ("yesterday_part", rf"yesterday(?:'s)?\s+{_PART}"),
@@ -146,4 +151,4 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
             rf"(?:(?P<which2>last|this)\s+)?{_SEASON}{_NO_DATE_AFTER}",
         ),
     ]
-]
+)
