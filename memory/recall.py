@@ -4,7 +4,7 @@
 stages that found it. Everything below it (vector, keyword, fusion, rerank) is swappable.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -82,6 +82,17 @@ BROAD_RELEVANCE = 0.5  # what matters most of a person answers "what do you know
 MAX_QUERIES = pipeline.MAX_PHRASINGS  # the caller's own phrasings beside the query
 
 
+def _in_zone(
+    reader: Callable[..., when.TimeRead | None], query: str, *, user: Any, now: datetime | None
+) -> when.TimeRead | None:
+    """What `reader` (`when.read` or `when.ahead`) reads in `query`, in the person's time
+    zone; the zone (a settings read) only once the words hold such a time at all."""
+    moment = now or timezone.now()
+    if reader(query or "", moment) is None:
+        return None
+    return reader(query or "", moment, user_tz(user))
+
+
 def read_time(
     query: str,
     *,
@@ -95,10 +106,7 @@ def read_time(
     within the caller's bounds. A window that holds none of the person's items narrows
     nothing and the question is searched as asked ("moved here 4 years ago" may be what
     a memory says; `used` false tells)."""
-    moment = now or timezone.now()
-    if when.read(query or "", moment) is None:  # no time words: the zone is not read
-        return query, None, time_from, time_to
-    read = when.read(query or "", moment, user_tz(user))
+    read = _in_zone(when.read, query, user=user, now=now)
     if read is None:
         return query, None, time_from, time_to
     start = max(read.start, time_from) if time_from else read.start
@@ -118,10 +126,7 @@ def read_due(query: str, *, user: Any, now: datetime | None) -> tuple[str, dict 
     the items due then): "What do I have tomorrow?" asks what is due tomorrow
     (`when.ahead`, in the person's time zone). A window in which nothing of theirs is due
     narrows nothing (`used` false), as for the time past."""
-    moment = now or timezone.now()
-    if when.ahead(query or "", moment) is None:  # no such words: the zone is not read
-        return query, None, None
-    read = when.ahead(query or "", moment, user_tz(user))
+    read = _in_zone(when.ahead, query, user=user, now=now)
     if read is None:
         return query, None, None
     due = Q(due_at__gte=read.start, due_at__lt=read.end)
@@ -225,7 +230,7 @@ def recall(
     if ahead_first:  # "What do I have this week?": what is due, if anything is
         topic, said, due = read_due(topic, user=user, now=now)
     if due is None:
-        past = read_time(query or "", user=user, now=now, time_from=time_from, time_to=time_to)
+        past = read_time(query, user=user, now=now, time_from=time_from, time_to=time_to)
         if past[1] is not None or said is None:  # a time past, or no time to come either
             topic, said, time_from, time_to = past
     if said is None and not ahead_first:  # no time past: a time to come is what is due then
