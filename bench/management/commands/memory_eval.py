@@ -204,13 +204,18 @@ class Command(BaseCommand):
             kwargs = {"keep": keep, "settled": settled}
             rows.append(evaluate_account(path, plain, label=", as written", **kwargs))
             rows.append(evaluate_account(path, scened, label=" + scenes", **kwargs))
-        if rows:
-            self.stdout.write("")
-            for line in account_table(rows):
-                self.stdout.write(line)
-            for score in rows:
-                if score.misses:
-                    self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+        self._accounts(rows)
+
+    def _accounts(self, rows: list) -> None:
+        """The accounts' table, then each account's questions not right at rank 1."""
+        if not rows:
+            return
+        self.stdout.write("")
+        for line in account_table(rows):
+            self.stdout.write(line)
+        for score in rows:
+            if score.misses:
+                self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
 
     def locomo(
         self,
@@ -270,12 +275,7 @@ class Command(BaseCommand):
                 evaluate_account(path, data, keep=keep, settled=settled, named=True, mem0=True)
             )
         if accounted:
-            self.stdout.write("")
-            for line in account_table(accounted):
-                self.stdout.write(line)
-            for score in accounted:
-                if score.misses:
-                    self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+            self._accounts(accounted)
             self.stdout.write("")
             for line in named_table([*accounted, *named]):
                 self.stdout.write(line)
@@ -292,13 +292,7 @@ class Command(BaseCommand):
             with_phrases.append(
                 evaluate_account(path, data, keep=keep, settled=settled, phrased=True)
             )
-        if with_phrases:
-            self.stdout.write("")
-            for line in account_table(with_phrases):
-                self.stdout.write(line)
-            for score in with_phrases:
-                if score.misses:
-                    self.stdout.write(f"{score.name}, not right at rank 1: {score.misses}")
+        self._accounts(with_phrases)
         self._scenes(staged, keep=keep, settled=settled)
         timed = []
         for path, data in scenarios_of_time:
