@@ -24,8 +24,10 @@ _ASKING = (
 # What may come before the question word: "so", "but", "then", "and" ("..., so when is it?").
 _LEAD = r"(?:(?:so|but|then|and|ok|okay|well|also)\s+)?"
 # Where a clause ends: a comma, semicolon, colon, full stop, "!", "?", or a dash.
-_BREAK = re.compile(r"(?:[,;:.!?]+|\s[-–—]+)\s+")
+_BREAK = r"(?:[,;:.!?]+|\s[-–—]+)\s+"
 _STARTS_ASKING = re.compile(rf"^{_LEAD}{_ASKING}\b", re.IGNORECASE)
+# The first clause end that a clause that asks follows (one pass over the text).
+_ASKS_AFTER_BREAK = re.compile(rf"{_BREAK}(?={_LEAD}{_ASKING}\b)", re.IGNORECASE)
 _WORD = re.compile(r"\w+", re.UNICODE)
 MIN_SCENE_WORDS = 2  # "Caroline, what did she paint?" names who; it sets no scene
 # A scene is the speaker's own: "I have a toothache", "my tooth hurts", "remind me". Words
@@ -50,12 +52,10 @@ def asked_clause(question: str) -> str | None:
     text = question.strip()
     if not text.endswith("?") or _STARTS_ASKING.match(text) or _NARROWS.match(text):
         return None
-    for end in _BREAK.finditer(text):
-        rest = text[end.end() :]
-        if not _STARTS_ASKING.match(rest):
-            continue
-        scene = text[: end.start()]
-        if len(_WORD.findall(scene)) < MIN_SCENE_WORDS or not _OWN.search(scene):
-            return None
-        return rest
-    return None
+    end = _ASKS_AFTER_BREAK.search(text)
+    if end is None:
+        return None
+    scene = text[: end.start()]
+    if len(_WORD.findall(scene)) < MIN_SCENE_WORDS or not _OWN.search(scene):
+        return None
+    return text[end.end() :]
